@@ -1,0 +1,99 @@
+// The `crm-sync` command. Each subcommand loads the configuration itself, so `--help` works anywhere.
+import { Command } from 'commander';
+import { ConfigError, loadConfig, type AppConfig } from '../config/config.ts';
+import { createLogger, type Logger } from '../config/logger.ts';
+import { findTemporalCli } from '../infra/temporal-cli.ts';
+import { openDatabase } from '../store/database.ts';
+import { createHeartbeatStore } from '../store/heartbeats.ts';
+import { startCommand } from './start.ts';
+import { workerCommand } from './worker-command.ts';
+
+type Action = (config: AppConfig, logger: Logger) => Promise<void>;
+
+/** Runs an action with configuration and logger; configuration errors end with exit code 2 and no stack. */
+function withConfig(action: Action) {
+  return async () => {
+    let config: AppConfig;
+    try {
+      config = loadConfig();
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(2);
+      }
+      throw error;
+    }
+    const logger = createLogger(config.log);
+    try {
+      await action(config, logger);
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      logger.fatal({ err: error }, (error as Error).message);
+      process.exitCode = 1;
+    }
+  };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('crm-sync')
+    .description('Keeps a CRM (Salesforce, HubSpot, Dynamics 365) in step with the Marketplace Commerce Service')
+    .showHelpAfterError();
+
+  program
+    .command('start')
+    .description('run everything: PostgreSQL (embedded unless DATABASE_URL), Temporal (local dev server unless TEMPORAL_ADDRESS), schedules and the worker')
+    .action(withConfig(startCommand));
+
+  program
+    .command('worker')
+    .description('run one more worker against an existing Temporal cluster and database (TEMPORAL_ADDRESS and DATABASE_URL)')
+    .action(withConfig(workerCommand));
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(
+      withConfig(async (config, logger) => {
+        const database = await openDatabase(config, logger);
+        await database.close();
+        logger.info('Database schema is up to date');
+      }),
+    );
+
+  program
+    .command('heartbeats')
+    .description('show the latest heartbeat rows written by the scheduled heartbeat workflow')
+    .option('-n, --limit <n>', 'how many rows', '10')
+    .action((options: { limit: string }) =>
+      withConfig(async (config, logger) => {
+        const database = await openDatabase(config, logger);
+        try {
+          const store = createHeartbeatStore(database.pool);
+          const rows = await store.latest(Number(options.limit));
+          process.stdout.write(JSON.stringify({ total: await store.count(), latest: rows }, null, 2) + '\n');
+        } finally {
+          await database.close();
+        }
+      })(),
+    );
+
+  program
+    .command('temporal-cli')
+    .description('find the Temporal CLI (TEMPORAL_CLI_PATH, PATH, per-user cache) or build it with go install, and print its path')
+    .action(
+      withConfig(async (config, logger) => {
+        const cli = await findTemporalCli({
+          explicitPath: config.temporal.cliPath,
+          onProgress: (message) => logger.info(message),
+        });
+        if (!cli) throw new Error('No Temporal CLI could be found or built (see the messages above)');
+        process.stdout.write(`${cli.path}\n`);
+      }),
+    );
+
+  return program;
+}

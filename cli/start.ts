@@ -1,0 +1,53 @@
+// `crm-sync start` (what `npm start` runs): the whole job on embedded defaults. PostgreSQL (embedded
+// unless DATABASE_URL), Temporal (a local dev server unless TEMPORAL_ADDRESS), the schedules, the worker.
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { AppConfig } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
+import { openDatabase } from '../store/database.ts';
+import { resolveSecretBox } from '../store/secret-box.ts';
+import { resolveTemporalCluster } from '../temporal/cluster.ts';
+import { installTemporalRuntime } from '../temporal/runtime.ts';
+import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../temporal/schedules.ts';
+import { createSyncWorker } from '../worker.ts';
+import { createShutdown } from './shutdown.ts';
+
+export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
+  installTemporalRuntime(logger);
+  const shutdown = createShutdown(logger);
+  try {
+    logger.info({ dataDir: config.dataDir }, 'Starting commerce-crm-sync');
+    const secrets = resolveSecretBox(config);
+    logger.debug({ keyId: secrets.keyId }, 'Connection secrets key loaded');
+    const database = await openDatabase(config, logger);
+    shutdown.add('PostgreSQL', () => database.close());
+    const cluster = await resolveTemporalCluster(config, logger);
+    if (cluster.devServer) shutdown.add('the Temporal dev server', () => cluster.devServer!.stop());
+    const connection = await NativeConnection.connect(cluster.connectionOptions);
+    shutdown.add('the Temporal connection', () => connection.close());
+    const client = new Client({ connection, namespace: cluster.namespace });
+
+    const outcome = await ensureHeartbeatSchedule(client, { taskQueue: config.temporal.taskQueue, every: config.heartbeatEvery });
+    logger.info({ scheduleId: HEARTBEAT_SCHEDULE_ID, every: config.heartbeatEvery, outcome }, 'Heartbeat schedule ready');
+
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool });
+    const running = worker.run();
+    shutdown.add('the worker', async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    logger.info(
+      {
+        temporal: cluster.describe(),
+        webUi: cluster.devServer?.uiUrl,
+        database: database.origin,
+        taskQueue: config.temporal.taskQueue,
+      },
+      cluster.devServer?.uiUrl ? `Worker running. Temporal Web UI: ${cluster.devServer.uiUrl}` : 'Worker running',
+    );
+    // The worker stops on a signal, or by itself on a fatal error: either way everything else stops too.
+    await Promise.race([running, shutdown.requested]);
+  } finally {
+    await shutdown.run();
+  }
+}

@@ -1,0 +1,38 @@
+// `crm-sync worker`: one more worker process on the same task queue, against an existing Temporal
+// cluster and PostgreSQL (scale-out). It starts nothing else.
+import { NativeConnection } from '@temporalio/worker';
+import { ConfigError, type AppConfig } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
+import { openDatabase } from '../store/database.ts';
+import { resolveTemporalCluster } from '../temporal/cluster.ts';
+import { installTemporalRuntime } from '../temporal/runtime.ts';
+import { createSyncWorker } from '../worker.ts';
+import { createShutdown } from './shutdown.ts';
+
+export async function workerCommand(config: AppConfig, logger: Logger): Promise<void> {
+  if (!config.temporal.address || !config.database.url) {
+    throw new ConfigError(
+      'Invalid configuration:\n  TEMPORAL_ADDRESS and DATABASE_URL: `crm-sync worker` joins an existing cluster and database, ' +
+        'so both must be set (use `crm-sync start` for the all-in-one local setup)',
+    );
+  }
+  installTemporalRuntime(logger);
+  const shutdown = createShutdown(logger);
+  try {
+    const database = await openDatabase(config, logger);
+    shutdown.add('PostgreSQL pool', () => database.close());
+    const cluster = await resolveTemporalCluster(config, logger);
+    const connection = await NativeConnection.connect(cluster.connectionOptions);
+    shutdown.add('the Temporal connection', () => connection.close());
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool });
+    const running = worker.run();
+    shutdown.add('the worker', async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    logger.info({ temporal: cluster.describe(), taskQueue: config.temporal.taskQueue }, 'Worker running');
+    await Promise.race([running, shutdown.requested]);
+  } finally {
+    await shutdown.run();
+  }
+}

@@ -1,0 +1,106 @@
+// One place that reads the environment. A bad or missing value stops start-up with a message that
+// names the variable and what it expects, instead of failing later somewhere deep in a connection.
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalText = z.string().trim().min(1).optional();
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const environmentSchema = z.object({
+  CRM_SYNC_DATA_DIR: z.string().trim().min(1).default('.data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+    .optional(),
+  CRM_SYNC_EMBEDDED_PG_PORT: port.default(54329),
+  CRM_SYNC_SECRET_KEY: z
+    .string()
+    .trim()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, '32 bytes, base64-encoded (openssl rand -base64 32)')
+    .optional(),
+  TEMPORAL_ADDRESS: optionalText,
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_CLI_PATH: optionalText,
+  CRM_SYNC_TEMPORAL_PORT: port.default(7233),
+  CRM_SYNC_TEMPORAL_UI_PORT: port.default(8233),
+  CRM_SYNC_TASK_QUEUE: z.string().trim().min(1).default('crm-sync'),
+  CRM_SYNC_HEARTBEAT_EVERY: z
+    .string()
+    .trim()
+    .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 1m or 2h')
+    .default('1m'),
+  LOG_LEVEL: logLevel.default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+});
+
+export type AppConfig = {
+  dataDir: string;
+  database: { url?: string; embeddedPort: number };
+  secretKey?: Buffer;
+  temporal: {
+    /** Set when an existing cluster (or Temporal Cloud) is used; otherwise a local dev server starts. */
+    address?: string;
+    namespace: string;
+    cliPath?: string;
+    devServerPort: number;
+    devServerUiPort: number;
+    taskQueue: string;
+  };
+  heartbeatEvery: string;
+  log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): AppConfig {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const variable = issue.path.join('.');
+      const received = env[variable] === undefined ? 'it is not set' : `got ${JSON.stringify(mask(variable, env[variable]))}`;
+      return `  ${variable}: expected ${describeExpectation(issue)}; ${received}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const values = parsed.data;
+  if (values.DATABASE_URL && !values.CRM_SYNC_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  CRM_SYNC_SECRET_KEY: expected 32 bytes, base64-encoded, whenever DATABASE_URL is set ' +
+        '(the key that encrypts connection secrets must live outside the database); it is not set',
+    );
+  }
+  return {
+    dataDir: path.resolve(values.CRM_SYNC_DATA_DIR),
+    database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT },
+    secretKey: values.CRM_SYNC_SECRET_KEY ? Buffer.from(values.CRM_SYNC_SECRET_KEY, 'base64') : undefined,
+    temporal: {
+      address: values.TEMPORAL_ADDRESS,
+      namespace: values.TEMPORAL_NAMESPACE,
+      cliPath: values.TEMPORAL_CLI_PATH,
+      devServerPort: values.CRM_SYNC_TEMPORAL_PORT,
+      devServerUiPort: values.CRM_SYNC_TEMPORAL_UI_PORT,
+      taskQueue: values.CRM_SYNC_TASK_QUEUE,
+    },
+    heartbeatEvery: values.CRM_SYNC_HEARTBEAT_EVERY,
+    log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
+  };
+}
+
+function describeExpectation(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value') return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'too_small' || issue.code === 'too_big') return 'a TCP port, a whole number from 1 to 65535';
+  if (issue.code === 'invalid_type' && issue.expected === 'number') return 'a TCP port, a whole number from 1 to 65535';
+  return issue.message;
+}
+
+const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORAL_API_KEY']);
+
+/** Never echo a secret back, even a malformed one. */
+function mask(variable: string, value: string | undefined): string | undefined {
+  return secretVariables.has(variable) ? '<redacted>' : value;
+}

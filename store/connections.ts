@@ -1,0 +1,78 @@
+// Connections: settings in clear, secrets sealed with the SecretBox (the row id is bound in as AAD).
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { SecretBox } from './secret-box.ts';
+
+export const CRM_KINDS = ['salesforce', 'hubspot', 'dynamics'] as const;
+export type CrmKind = (typeof CRM_KINDS)[number];
+
+export type ConnectionSecrets = Record<string, string>;
+export type ConnectionSettings = Record<string, unknown>;
+
+export type Connection = {
+  id: string;
+  name: string;
+  crmKind: CrmKind;
+  settings: ConnectionSettings;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+export type ConnectionWithSecrets = Connection & { secrets: ConnectionSecrets };
+
+export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
+  const toConnection = (row: Record<string, any>): Connection => ({
+    id: row.id,
+    name: row.name,
+    crmKind: row.crm_kind,
+    settings: row.settings,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  return {
+    async create(input: { name: string; crmKind: CrmKind; settings: ConnectionSettings; secrets: ConnectionSecrets; id?: string }): Promise<Connection> {
+      const id = input.id ?? randomUUID();
+      const result = await pool.query(
+        `INSERT INTO connections (id, name, crm_kind, settings, secrets_ciphertext, secrets_key_id)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+        [id, input.name, input.crmKind, input.settings, box.seal(input.secrets, id), box.keyId],
+      );
+      return toConnection(result.rows[0]);
+    },
+
+    async update(id: string, changes: { settings?: ConnectionSettings; secrets?: ConnectionSecrets }): Promise<Connection> {
+      const result = await pool.query(
+        `UPDATE connections SET
+           settings = COALESCE($2, settings),
+           secrets_ciphertext = COALESCE($3, secrets_ciphertext),
+           secrets_key_id = CASE WHEN $3::bytea IS NULL THEN secrets_key_id ELSE $4 END,
+           updated_at = now()
+         WHERE id = $1 RETURNING *`,
+        [id, changes.settings ?? null, changes.secrets ? box.seal(changes.secrets, id) : null, box.keyId],
+      );
+      if (result.rowCount === 0) throw new Error(`No connection with id ${id}`);
+      return toConnection(result.rows[0]);
+    },
+
+    async get(id: string): Promise<Connection | undefined> {
+      const result = await pool.query('SELECT * FROM connections WHERE id = $1', [id]);
+      return result.rows[0] ? toConnection(result.rows[0]) : undefined;
+    },
+
+    /** Only activities call this: secrets never travel through workflow inputs or histories. */
+    async getWithSecrets(id: string): Promise<ConnectionWithSecrets | undefined> {
+      const result = await pool.query('SELECT * FROM connections WHERE id = $1', [id]);
+      const row = result.rows[0];
+      if (!row) return undefined;
+      return { ...toConnection(row), secrets: box.open<ConnectionSecrets>(row.secrets_ciphertext, row.id, row.secrets_key_id) };
+    },
+
+    async list(): Promise<Connection[]> {
+      const result = await pool.query('SELECT * FROM connections ORDER BY name');
+      return result.rows.map(toConnection);
+    },
+  };
+}
+
+export type ConnectionStore = ReturnType<typeof createConnectionStore>;

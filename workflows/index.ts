@@ -1,0 +1,3 @@
+// Every workflow the worker runs. This module is bundled by Temporal into its deterministic sandbox:
+// import only workflow code and types here, never activities or Node modules.
+export { heartbeatWorkflow } from './heartbeat.ts';

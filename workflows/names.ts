@@ -1,0 +1,4 @@
+// Workflow type names as data, for clients and schedules that start workflows without importing their code.
+export const WORKFLOW_TYPES = {
+  heartbeat: 'heartbeatWorkflow',
+} as const;
