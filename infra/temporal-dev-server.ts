@@ -72,11 +72,19 @@ async function spawnDevServer(executable: string, origin: string, options: DevSe
         `Is the port taken (set CRM_SYNC_TEMPORAL_PORT)?\n${output.slice(-10).join('\n')}`,
     );
   }
+  // Last resort if this process exits without the ordered shutdown: never leave the server behind.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.on('exit', onExit);
   return {
     address,
     uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : undefined,
     origin,
-    stop: () => stopChild(child),
+    stop: () => {
+      process.removeListener('exit', onExit);
+      return stopChild(child);
+    },
   };
 }
 
