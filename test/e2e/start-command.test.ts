@@ -1,0 +1,118 @@
+// `crm-sync start` (what `npm start` runs) as a user runs it: embedded PostgreSQL, a local Temporal dev
+// server, the schedule and the worker; heartbeats accumulate; Ctrl-C stops everything; a second start
+// resumes on the same data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+
+const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
+
+type Started = { child: ChildProcess; logs: Record<string, unknown>[]; exited: Promise<number | null> };
+
+function start(env: NodeJS.ProcessEnv): Started {
+  // Its own process group, like a terminal job: a Ctrl-C reaches every process in it.
+  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const logs: Record<string, unknown>[] = [];
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+    try {
+      logs.push(JSON.parse(line));
+    } catch {
+      logs.push({ msg: line });
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, logs, exited };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+/** Processes whose command line mentions the data directory (the dev server's db file, postgres -D). */
+function processesUsing(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(dataDir)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+describe('crm-sync start', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-start-'));
+  chmodSync(dataDir, 0o755);
+  const running: Started[] = [];
+  afterAll(() => {
+    for (const { child } of running) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs the heartbeat loop, stops cleanly on Ctrl-C, and resumes on the same data', async () => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CRM_SYNC_DATA_DIR: dataDir,
+      CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
+      CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
+      CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
+      CRM_SYNC_HEARTBEAT_EVERY: '2s',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+    };
+    delete env.DATABASE_URL;
+    delete env.TEMPORAL_ADDRESS;
+
+    const first = start(env);
+    running.push(first);
+    const ready = await waitFor('the worker to run', () => first.logs.find((entry) => String(entry.msg).startsWith('Worker running')));
+    expect(ready.webUi).toBe(`http://127.0.0.1:${env.CRM_SYNC_TEMPORAL_UI_PORT}`);
+    expect(String(ready.msg)).toContain(`Temporal Web UI: http://127.0.0.1:${env.CRM_SYNC_TEMPORAL_UI_PORT}`);
+
+    const password = readFileSync(path.join(dataDir, 'postgres', 'password'), 'utf8').trim();
+    const url = `postgres://postgres:${password}@127.0.0.1:${env.CRM_SYNC_EMBEDDED_PG_PORT}/postgres`;
+    const countHeartbeats = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query('SELECT count(*)::int AS n FROM heartbeats')).rows[0].n as number;
+      } finally {
+        await client.end();
+      }
+    };
+    await waitFor('two heartbeat rows', async () => ((await countHeartbeats()) >= 2 ? true : undefined));
+
+    // Ctrl-C in a terminal: SIGINT to the whole process group.
+    process.kill(-first.child.pid!, 'SIGINT');
+    expect(await first.exited).toBe(0);
+    await waitFor('no process left on the data directory', () => (processesUsing(dataDir).length === 0 ? true : undefined), 15_000);
+
+    const second = start(env);
+    running.push(second);
+    const scheduleReady = await waitFor('the schedule', () => second.logs.find((entry) => entry.msg === 'Heartbeat schedule ready'));
+    expect(scheduleReady.outcome).toBe('updated'); // the schedule survived in Temporal's SQLite file
+    await waitFor('the worker to run again', () => second.logs.find((entry) => String(entry.msg).startsWith('Worker running')));
+    const before = await countHeartbeats();
+    expect(before).toBeGreaterThanOrEqual(2); // the rows survived in PostgreSQL
+    await waitFor('the heartbeat table to grow again', async () => ((await countHeartbeats()) > before ? true : undefined));
+
+    // A service manager's stop: SIGTERM to the main process only.
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+  });
+});
