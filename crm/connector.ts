@@ -1,0 +1,89 @@
+// The one interface every CRM connector offers (Salesforce first; HubSpot and Dynamics 365 follow):
+// exactly what the sync needs and no more.
+
+export type CrmKind = 'salesforce' | 'hubspot' | 'dynamics';
+
+/** A CRM record as field API name -> value. */
+export type CrmRecord = Record<string, unknown>;
+
+export type FieldSchema = {
+  name: string;
+  type: string;
+  length?: number;
+  required: boolean;
+  createable: boolean;
+  updateable: boolean;
+  externalId: boolean;
+  picklistValues?: string[];
+  restrictedPicklist?: boolean;
+  referenceTo?: string[];
+  relationshipName?: string;
+};
+
+export type ObjectSchema = { name: string; fields: ReadonlyMap<string, FieldSchema> };
+
+/** One record to write: keyed by the external id field, or by the CRM id already linked to it. */
+export type UpsertItem = {
+  /** The commerce record's id: results and dead letters speak of it. */
+  sourceId: string;
+  externalIdField: string;
+  externalId: string;
+  /** When set, the record is updated by this CRM id instead of upserted by external id. */
+  crmId?: string;
+  /** Mapped fields, without the external id field. Parent links may be relationship references. */
+  fields: CrmRecord;
+};
+
+export type CrmRecordError = { code: string; message: string; fields?: string[] };
+
+export type UpsertResult =
+  | { sourceId: string; ok: true; crmId: string; created: boolean }
+  | { sourceId: string; ok: false; error: CrmRecordError };
+
+export type ApiBudget = {
+  used?: number;
+  limit?: number;
+  /** Share of the limit kept free for the org's other integrations and people. */
+  reserved: number;
+  /** Set while the connection is parked because the budget ran out. */
+  parkedUntil?: Date;
+};
+
+export type ChangedSinceOptions = { since: Date; fields: string[]; pageSize?: number };
+
+export interface CrmConnector {
+  readonly kind: CrmKind;
+  /** Authenticates and proves the credentials work; returns who we are in the CRM. */
+  verify(): Promise<{ organizationId?: string; userId?: string; instanceUrl?: string }>;
+  describe(object: string): Promise<ObjectSchema>;
+  /** One result per item, in input order; a rejected record never fails the others. */
+  upsert(object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+  /** Records modified at or after `since` (inclusive), oldest first, page by page. */
+  changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
+  getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;
+  budget(): ApiBudget;
+}
+
+/** The CRM said no to the whole call (not to one record): credentials, budget, outage. */
+export class CrmError extends Error {
+  override name = 'CrmError';
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  constructor(message: string, details: { code: string; retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.code = details.code;
+    this.retryable = details.retryable;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** The daily API budget is spent: the connection waits until `resetsAt` rather than looping. */
+export class CrmBudgetExhaustedError extends CrmError {
+  override name = 'CrmBudgetExhaustedError';
+  readonly resetsAt: Date;
+  constructor(message: string, resetsAt: Date, cause?: unknown) {
+    super(message, { code: 'REQUEST_LIMIT_EXCEEDED', retryable: false, cause });
+    this.resetsAt = resetsAt;
+  }
+}

@@ -1,0 +1,65 @@
+// Private offer -> Opportunity. An offer made from an existing Opportunity carries its id
+// (metaInfo.crmAOpportunityId), so that Opportunity is updated instead of a second one created.
+import type { Offer } from '../../commerce/models.ts';
+import { fail, ok, type EntityMapping } from '../types.ts';
+import { amount, defined, isoDate, isoDateTime, marketplaceName, UnparseableTimeError } from '../values.ts';
+
+/** Offer status (§3) -> StageName; overridable per connection. */
+export const OFFER_STATUS_TO_STAGE: Record<string, string> = {
+  PENDING_CREATE: 'Prospecting',
+  PENDING_ACCEPTANCE: 'Proposal/Price Quote',
+  ACTIVE: 'Proposal/Price Quote',
+  UPDATE_FAILED: 'Negotiation/Review',
+  PENDING_CANCEL: 'Negotiation/Review',
+  ACCEPTED: 'Closed Won',
+  USED: 'Closed Won',
+  EXPIRED: 'Closed Lost',
+  DELETED: 'Closed Lost',
+};
+
+export const offerToOpportunity: EntityMapping<Offer> = {
+  entity: 'offer',
+  object: 'Opportunity',
+  externalIdField: 'Commerce_Offer_Id__c',
+  picklists: { StageName: OFFER_STATUS_TO_STAGE },
+  describe: {
+    Name: 'offer.name (else "Offer <id>")',
+    StageName: 'offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...)',
+    CloseDate: 'offer.expireTime, else the acceptance date, else the last update (Salesforce requires one)',
+    Amount: 'offer.info.commitAmount',
+    Account: "the buyer's Account, by Commerce_Buyer_Id__c = offer.buyerID",
+    Marketplace__c: 'offer.partner as "Marketplace A".."Marketplace F"',
+    Offer_Type__c: 'offer.offerType (PRIVATE, CPPO, CPPO_IN, CPPO_OUT, ...)',
+    Offer_Status__c: 'offer.status as the service reports it',
+    Offer_URL__c: 'offer.info.privateOfferUrl',
+    Offer_Expiration__c: 'offer.expireTime',
+  },
+  map(offer) {
+    if (!offer.id) return fail('the offer has no id');
+    try {
+      const closeDate =
+        isoDate(offer.expireTime, 'expireTime') ?? isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ?? isoDate(offer.lastUpdateTime, 'lastUpdateTime');
+      return ok({
+        object: 'Opportunity',
+        externalIdField: 'Commerce_Offer_Id__c',
+        externalId: offer.id,
+        carriedCrmId: offer.metaInfo?.crmAOpportunityId || undefined,
+        fields: defined({
+          Name: offer.name || `Offer ${offer.id}`,
+          StageName: offer.status ?? 'PENDING_CREATE',
+          CloseDate: closeDate,
+          Amount: amount(offer.info?.commitAmount),
+          Account: offer.buyerID ? { Commerce_Buyer_Id__c: offer.buyerID } : undefined,
+          Marketplace__c: marketplaceName(offer.partner),
+          Offer_Type__c: offer.offerType,
+          Offer_Status__c: offer.status,
+          Offer_URL__c: offer.info?.privateOfferUrl,
+          Offer_Expiration__c: isoDateTime(offer.expireTime, 'expireTime'),
+        }),
+      });
+    } catch (error) {
+      if (error instanceof UnparseableTimeError) return fail(`offer ${offer.id}: ${error.message}`);
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,35 @@
+// The mapping model shared by all CRMs: a mapping is a pure function from a commerce record (plus
+// what it links to) to the fields of one CRM object, keyed by an external id field.
+
+export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral';
+export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
+
+export type MappedRecord = {
+  object: string;
+  externalIdField: string;
+  externalId: string;
+  /** A CRM id the commerce record itself carries (e.g. metaInfo.crmAOpportunityId). */
+  carriedCrmId?: string;
+  fields: Record<string, unknown>;
+};
+
+/** A mapping either produces a record or says, for a person, why the source cannot be mapped. */
+export type MappingResult = { ok: true; record: MappedRecord } | { ok: false; reason: string };
+
+/** Picklist translation: source value -> CRM value (e.g. offer status -> Opportunity stage). */
+export type PicklistMap = Record<string, string>;
+
+export type EntityMapping<Source, Related = unknown> = {
+  entity: Entity;
+  object: string;
+  externalIdField: string;
+  /** Default picklist maps, by the CRM field they fill; overridable per connection. */
+  picklists: Record<string, PicklistMap>;
+  /** Which source field feeds each picklist-mapped CRM field. */
+  map(source: Source, related: Related): MappingResult;
+  /** Documentation of every default field: CRM field -> where its value comes from. */
+  describe: Record<string, string>;
+};
+
+export const ok = (record: MappedRecord): MappingResult => ({ ok: true, record });
+export const fail = (reason: string): MappingResult => ({ ok: false, reason });
