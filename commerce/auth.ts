@@ -16,9 +16,10 @@ export type TokenProviderOptions = {
 };
 
 type CachedToken = { value: string; renewAt: number };
+type ResolvedOptions = Required<Omit<TokenProviderOptions, 'fetch'>> & { fetch: typeof fetch };
 
 export class TokenProvider {
-  readonly #options: Required<Omit<TokenProviderOptions, 'fetch'>> & { fetch: typeof fetch };
+  readonly #options: ResolvedOptions;
   #cached?: CachedToken;
   #pending?: Promise<CachedToken>;
   /** How many tokens were fetched: tests and metrics read it. */
@@ -31,7 +32,7 @@ export class TokenProvider {
       now: Date.now,
       fetch: globalThis.fetch,
       ...options,
-    } as TokenProvider['#options'];
+    } as ResolvedOptions;
   }
 
   /** A valid token, from the cache when it is fresh enough. */
