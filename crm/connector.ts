@@ -61,6 +61,8 @@ export interface CrmConnector {
   /** Records modified at or after `since` (inclusive), oldest first, page by page. */
   changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;
+  /** Records whose external id field holds one of `values`, by that value (looks before creating). */
+  findByExternalIds(object: string, externalIdField: string, values: string[], fields?: string[]): Promise<Map<string, CrmRecord>>;
   budget(): ApiBudget;
 }
 

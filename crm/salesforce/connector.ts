@@ -6,7 +6,7 @@ import type { Connection } from 'jsforce';
 import { CrmBudgetExhaustedError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertResult } from '../connector.ts';
 import { bulkRecordError, callError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
-import { soqlDateTime, soqlIdentifier } from './soql.ts';
+import { soqlDateTime, soqlIdentifier, soqlIn } from './soql.ts';
 
 type SaveResult = { id?: string; success: boolean; created?: boolean; errors?: { statusCode?: string; message?: string; fields?: string[] }[] };
 
@@ -181,6 +181,19 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
         if ((error as { code?: string }).code === 'NOT_FOUND') return undefined;
         throw error;
       }
+    },
+
+    async findByExternalIds(object, externalIdField, values, fields = []) {
+      const found = new Map<string, CrmRecord>();
+      // SOQL statements are limited in length: look up in slices.
+      for (let start = 0; start < values.length; start += 200) {
+        const slice = values.slice(start, start + 200);
+        const columns = [...new Set(['Id', externalIdField, ...fields])].map(soqlIdentifier).join(', ');
+        const soql = `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(externalIdField)} IN ${soqlIn(slice)}`;
+        const result = await guarded((connection) => connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: slice.length } as never));
+        for (const record of result.records) found.set(String(record[externalIdField]), stripAttributes(record));
+      }
+      return found;
     },
 
     budget(): ApiBudget {
