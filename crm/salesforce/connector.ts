@@ -123,11 +123,11 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     stats.bulkJobs += 1;
     stats.bulkRecords += items.length;
     const byExternalId = new Map<string, UpsertResult>();
-    for (const row of results.successfulResults as Record<string, string>[]) {
+    for (const row of results.successfulResults as unknown as Record<string, string>[]) {
       const externalId = row[externalIdField]!;
       byExternalId.set(externalId, { sourceId: '', ok: true, crmId: row.sf__Id!, created: row.sf__Created === 'true' });
     }
-    for (const row of results.failedResults as Record<string, string>[]) {
+    for (const row of results.failedResults as unknown as Record<string, string>[]) {
       byExternalId.set(row[externalIdField]!, { sourceId: '', ok: false, error: bulkRecordError(row.sf__Error ?? '') });
     }
     return items.map((item) => {
@@ -164,12 +164,15 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
       const fields = [...new Set(['Id', 'SystemModstamp', ...options.fields])].map(soqlIdentifier).join(', ');
       const since = new Date(options.since.getTime() - lookbackMs);
       const soql = `SELECT ${fields} FROM ${soqlIdentifier(object)} WHERE SystemModstamp >= ${soqlDateTime(since)} ORDER BY SystemModstamp ASC, Id ASC`;
-      let page = await guarded((connection) => connection.query<CrmRecord>(soql, { autoFetch: false, headers: { 'Sforce-Query-Options': `batchSize=${options.pageSize ?? 2000}` } } as never));
+      type Page = { records: CrmRecord[]; done: boolean; nextRecordsUrl?: string };
+      const batchSize = { headers: { 'Sforce-Query-Options': `batchSize=${options.pageSize ?? 2000}` } };
+      // One page per request: the query is not auto-fetched; queryMore follows the locator.
+      let page: Page = await guarded(async (connection) => (await connection.query<CrmRecord>(soql, { autoFetch: false, ...batchSize })) as unknown as Page);
       for (;;) {
         if (page.records.length > 0) yield page.records.map(stripAttributes);
         if (page.done || !page.nextRecordsUrl) return;
         const locator = page.nextRecordsUrl;
-        page = await guarded((connection) => connection.queryMore<CrmRecord>(locator));
+        page = await guarded(async (connection) => (await connection.queryMore<CrmRecord>(locator, batchSize)) as unknown as Page);
       }
     },
 
@@ -190,7 +193,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
         const slice = values.slice(start, start + 200);
         const columns = [...new Set(['Id', externalIdField, ...fields])].map(soqlIdentifier).join(', ');
         const soql = `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(externalIdField)} IN ${soqlIn(slice)}`;
-        const result = await guarded((connection) => connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: slice.length } as never));
+        const result = await guarded(async (connection) => await connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: slice.length }));
         for (const record of result.records) found.set(String(record[externalIdField]), stripAttributes(record));
       }
       return found;
