@@ -172,7 +172,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
         if (page.records.length > 0) yield page.records.map(stripAttributes);
         if (page.done || !page.nextRecordsUrl) return;
         const locator = page.nextRecordsUrl;
-        page = await guarded(async (connection) => (await connection.queryMore<CrmRecord>(locator, batchSize)) as unknown as Page);
+        page = await guarded(async (connection) => (await connection.queryMore<CrmRecord>(locator, { autoFetch: false, ...batchSize } as never)) as unknown as Page);
       }
     },
 
