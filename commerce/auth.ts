@@ -26,13 +26,14 @@ export class TokenProvider {
   fetchCount = 0;
 
   constructor(options: TokenProviderOptions) {
+    // Explicit defaults: a caller passing `timeoutMs: undefined` must not erase them.
     this.#options = {
-      renewBeforeMs: 5 * 60_000,
-      timeoutMs: 30_000,
-      now: Date.now,
-      fetch: globalThis.fetch,
       ...options,
-    } as ResolvedOptions;
+      renewBeforeMs: options.renewBeforeMs ?? 5 * 60_000,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      now: options.now ?? Date.now,
+      fetch: options.fetch ?? globalThis.fetch,
+    };
   }
 
   /** A valid token, from the cache when it is fresh enough. */
@@ -70,7 +71,7 @@ export class TokenProvider {
       });
     } catch (error) {
       // Not an auth verdict: let the caller's retry policy treat it as a network failure.
-      throw Object.assign(new Error(`Could not reach the token endpoint ${url.origin}: ${(error as Error).message}`), { cause: error, retryable: true });
+      throw Object.assign(new Error(`Could not reach the token endpoint ${url.origin}: ${(error as Error).message}`), { cause: error, transientTokenFailure: true });
     }
     const text = await response.text();
     let body: unknown = text;
@@ -80,11 +81,11 @@ export class TokenProvider {
       // keep the text
     }
     if (response.status >= 500 || response.status === 429) {
-      throw Object.assign(new Error(`The token endpoint answered HTTP ${response.status}: ${describeBody(body)}`), { retryable: true });
+      throw Object.assign(new Error(`The token endpoint answered HTTP ${response.status}: ${this.#redact(describeBody(body))}`), { transientTokenFailure: true });
     }
     if (!response.ok) {
       throw new CommerceAuthError(
-        `The commerce API refused the client credentials of ${clientId}: ${describeBody(body)} (HTTP ${response.status})`,
+        `The commerce API refused the client credentials of ${clientId}: ${this.#redact(describeBody(body))} (HTTP ${response.status})`,
         { status: response.status, body },
       );
     }
@@ -98,6 +99,11 @@ export class TokenProvider {
     const margin = Math.min(this.#options.renewBeforeMs, lifetimeMs / 10);
     this.#cached = { value: fields.access_token, renewAt: this.#options.now() + lifetimeMs - margin };
     return this.#cached;
+  }
+
+  /** Whatever a token endpoint echoes back, our secret never reaches an error message. */
+  #redact(text: string): string {
+    return this.#options.clientSecret ? text.split(this.#options.clientSecret).join('[redacted]') : text;
   }
 
   // The secret must not show up in logs or error dumps of this object.

@@ -122,11 +122,12 @@ export function createHttp(options: HttpOptions) {
       if ((error.retryAfterMs ?? 0) > maxRetryAfterMs) return false;
       if (error.status === 429) return true; // rejected before any processing: safe for every operation
       if (error.status < 500) return false;
-    } else if (!(error instanceof CommerceNetworkError || error instanceof CommerceResponseError || (error as { retryable?: boolean }).retryable)) {
+    } else if (!(error instanceof CommerceNetworkError || error instanceof CommerceResponseError || isTransientTokenFailure(error))) {
       return false;
     }
-    const surelyNotProcessed = error instanceof CommerceNetworkError && !error.mayHaveBeenProcessed;
-    if (surelyNotProcessed || (error as { retryable?: boolean }).retryable) return true; // includes token-endpoint hiccups
+    // A token-endpoint hiccup happened before the API call itself: the call was never sent.
+    const surelyNotProcessed = (error instanceof CommerceNetworkError && !error.mayHaveBeenProcessed) || isTransientTokenFailure(error);
+    if (surelyNotProcessed) return true;
     switch (spec.policy.kind) {
       case 'idempotent':
         return true;
@@ -142,6 +143,10 @@ export function createHttp(options: HttpOptions) {
 }
 
 export type Http = ReturnType<typeof createHttp>;
+
+function isTransientTokenFailure(error: Error): boolean {
+  return (error as { transientTokenFailure?: boolean }).transientTokenFailure === true;
+}
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string; value?: undefined } {
   if (text === '') return { ok: true, value: undefined };
