@@ -1,0 +1,93 @@
+// Dead letters: records the CRM (or our validation) rejected, kept with the reason and the mapped
+// payload. One open letter per record; each new failure counts an attempt and pushes the next retry
+// further out; a later success resolves it.
+import type pg from 'pg';
+
+export type DeadLetterInput = { sourceId: string; reason: string; crmError?: unknown; payload?: unknown };
+export type DeadLetter = DeadLetterInput & { id: number; connectionId: string; entity: string; attempts: number; firstFailedAt: Date; lastFailedAt: Date; nextRetryAt: Date | null };
+
+/** Retry after 5 min, 10, 20, ... capped at 6 h. */
+export const RETRY_BASE_SECONDS = 300;
+export const RETRY_CAP_SECONDS = 6 * 3600;
+
+export function createDeadLetterStore(pool: pg.Pool) {
+  const toLetter = (row: Record<string, any>): DeadLetter => ({
+    id: Number(row.id),
+    connectionId: row.connection_id,
+    entity: row.entity,
+    sourceId: row.source_id,
+    reason: row.reason,
+    crmError: row.crm_error ?? undefined,
+    payload: row.payload ?? undefined,
+    attempts: row.attempts,
+    firstFailedAt: row.first_failed_at,
+    lastFailedAt: row.last_failed_at,
+    nextRetryAt: row.next_retry_at,
+  });
+
+  return {
+    async record(connectionId: string, entity: string, letters: DeadLetterInput[], client: pg.Pool | pg.PoolClient = pool): Promise<void> {
+      if (letters.length === 0) return;
+      await client.query(
+        `INSERT INTO dead_letters (connection_id, entity, source_id, reason, crm_error, payload, next_retry_at)
+         SELECT $1, $2, s, r, e::jsonb, p::jsonb, now() + make_interval(secs => $7)
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS t(s, r, e, p)
+         ON CONFLICT (connection_id, entity, source_id) WHERE resolved_at IS NULL DO UPDATE SET
+           reason = EXCLUDED.reason,
+           crm_error = EXCLUDED.crm_error,
+           payload = EXCLUDED.payload,
+           attempts = dead_letters.attempts + 1,
+           last_failed_at = now(),
+           next_retry_at = now() + make_interval(secs => LEAST($8, $7 * power(2, dead_letters.attempts)))`,
+        [
+          connectionId,
+          entity,
+          letters.map((l) => l.sourceId),
+          letters.map((l) => l.reason),
+          letters.map((l) => (l.crmError === undefined ? null : JSON.stringify(l.crmError))),
+          letters.map((l) => (l.payload === undefined ? null : JSON.stringify(l.payload))),
+          RETRY_BASE_SECONDS,
+          RETRY_CAP_SECONDS,
+        ],
+      );
+    },
+
+    async resolve(connectionId: string, entity: string, sourceIds: string[], client: pg.Pool | pg.PoolClient = pool): Promise<number> {
+      if (sourceIds.length === 0) return 0;
+      const result = await client.query(
+        `UPDATE dead_letters SET resolved_at = now() WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[]) AND resolved_at IS NULL`,
+        [connectionId, entity, sourceIds],
+      );
+      return result.rowCount ?? 0;
+    },
+
+    /** Open letters whose retry time has come and whose attempts are under the bound. */
+    async due(connectionId: string, entity: string, options: { maxAttempts: number; limit: number; now?: Date }): Promise<DeadLetter[]> {
+      const result = await pool.query(
+        `SELECT * FROM dead_letters WHERE connection_id = $1 AND entity = $2 AND resolved_at IS NULL
+           AND attempts < $3 AND next_retry_at <= $4 ORDER BY next_retry_at LIMIT $5`,
+        [connectionId, entity, options.maxAttempts, options.now ?? new Date(), options.limit],
+      );
+      return result.rows.map(toLetter);
+    },
+
+    async listOpen(connectionId: string, entity?: string): Promise<DeadLetter[]> {
+      const result = await pool.query(
+        `SELECT * FROM dead_letters WHERE connection_id = $1 AND ($2::text IS NULL OR entity = $2) AND resolved_at IS NULL ORDER BY last_failed_at DESC`,
+        [connectionId, entity ?? null],
+      );
+      return result.rows.map(toLetter);
+    },
+
+    /** "Retry now" from the CLI: make the letters due immediately, whatever their backoff. */
+    async makeDue(connectionId: string, ids?: number[]): Promise<number> {
+      const result = await pool.query(
+        `UPDATE dead_letters SET next_retry_at = now() WHERE connection_id = $1 AND resolved_at IS NULL AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))`,
+        [connectionId, ids ?? null],
+      );
+      return result.rowCount ?? 0;
+    },
+  };
+}
+
+export type DeadLetterStore = ReturnType<typeof createDeadLetterStore>;

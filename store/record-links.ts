@@ -1,0 +1,50 @@
+// Record links: which CRM record each commerce record became and the hash of what was last written.
+// Writes are batch upserts on the primary key, so replaying a page leaves the same rows.
+import type pg from 'pg';
+
+export type RecordLink = { sourceId: string; crmObject: string; crmId: string | null; contentHash: string };
+
+export function createRecordLinkStore(pool: pg.Pool) {
+  return {
+    async get(connectionId: string, entity: string, sourceIds: string[]): Promise<Map<string, RecordLink>> {
+      if (sourceIds.length === 0) return new Map();
+      const result = await pool.query(
+        `SELECT source_id, crm_object, crm_id, content_hash FROM record_links
+         WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[])`,
+        [connectionId, entity, sourceIds],
+      );
+      return new Map(result.rows.map((row) => [row.source_id, { sourceId: row.source_id, crmObject: row.crm_object, crmId: row.crm_id, contentHash: row.content_hash }]));
+    },
+
+    async upsert(connectionId: string, entity: string, links: RecordLink[], client: pg.Pool | pg.PoolClient = pool): Promise<void> {
+      if (links.length === 0) return;
+      await client.query(
+        `INSERT INTO record_links (connection_id, entity, source_id, crm_object, crm_id, content_hash)
+         SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
+         ON CONFLICT (connection_id, entity, source_id) DO UPDATE SET
+           crm_object = EXCLUDED.crm_object,
+           crm_id = COALESCE(EXCLUDED.crm_id, record_links.crm_id),
+           content_hash = EXCLUDED.content_hash,
+           updated_at = now(),
+           synced_at = now()`,
+        [connectionId, entity, links.map((l) => l.sourceId), links.map((l) => l.crmObject), links.map((l) => l.crmId), links.map((l) => l.contentHash)],
+      );
+    },
+
+    async count(connectionId: string, entity?: string): Promise<number> {
+      const result = await pool.query(
+        `SELECT count(*)::int AS n FROM record_links WHERE connection_id = $1 AND ($2::text IS NULL OR entity = $2)`,
+        [connectionId, entity ?? null],
+      );
+      return result.rows[0].n;
+    },
+
+    /** "Forget the record links": the next sync compares nothing and writes every record again (by external id). */
+    async forget(connectionId: string, entities?: string[]): Promise<number> {
+      const result = await pool.query(`DELETE FROM record_links WHERE connection_id = $1 AND ($2::text[] IS NULL OR entity = ANY($2::text[]))`, [connectionId, entities ?? null]);
+      return result.rowCount ?? 0;
+    },
+  };
+}
+
+export type RecordLinkStore = ReturnType<typeof createRecordLinkStore>;
