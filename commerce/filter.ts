@@ -60,12 +60,14 @@ export function sort(...keys: SortKey[]): string {
 }
 
 /**
- * The incremental-sync window on (lastUpdateTime, id): records after the cursor and up to `until`.
- * Inclusive start (a lookback re-reads the edge; unchanged records cost no CRM write), fixed end.
+ * The incremental-sync window on (lastUpdateTime, id), up to a fixed `until`.
+ * Without `afterId` the start is inclusive (a run's first page, after the look-back: records seen twice
+ * cost nothing, their content hash is unchanged). With `afterId` it resumes strictly after the last
+ * record of the previous page, so many records sharing one timestamp are neither skipped nor re-read.
  */
-export function changedSince(cursor: { time: Date; id?: string }, until?: Date): Filter {
-  const after = cursor.id
-    ? q.or(q.gt('lastUpdateTime', cursor.time), q.and(q.eq('lastUpdateTime', cursor.time), q.ge('id', cursor.id)))
+export function changedSince(cursor: { time: Date; afterId?: string }, until?: Date): Filter {
+  const after = cursor.afterId
+    ? q.or(q.gt('lastUpdateTime', cursor.time), q.and(q.eq('lastUpdateTime', cursor.time), q.gt('id', cursor.afterId)))
     : q.ge('lastUpdateTime', cursor.time);
   return until ? q.and(after, q.le('lastUpdateTime', until)) : after;
 }

@@ -35,8 +35,8 @@ describe('q filter builder', () => {
     expect(changedSince({ time: start }, until).expression).toBe(
       '(and (ge lastUpdateTime "2026-01-01T00:00:00.000Z") (le lastUpdateTime "2026-01-02T00:00:00.000Z"))',
     );
-    expect(changedSince({ time: start, id: 'ent-9' }).expression).toBe(
-      '(or (gt lastUpdateTime "2026-01-01T00:00:00.000Z") (and (eq lastUpdateTime "2026-01-01T00:00:00.000Z") (ge id "ent-9")))',
+    expect(changedSince({ time: start, afterId: 'ent-9' }).expression).toBe(
+      '(or (gt lastUpdateTime "2026-01-01T00:00:00.000Z") (and (eq lastUpdateTime "2026-01-01T00:00:00.000Z") (gt id "ent-9")))',
     );
   });
 
