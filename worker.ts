@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type pg from 'pg';
+import type { SecretBox } from './store/secret-box.ts';
 import { createActivities } from './activities/index.ts';
 
 export const WORKFLOWS_PATH = path.join(import.meta.dirname, 'workflows', 'index.ts');
@@ -13,6 +14,8 @@ export type SyncWorkerOptions = {
   namespace: string;
   taskQueue: string;
   pool: pg.Pool;
+  /** Opens connection secrets inside activities; workflows only ever see connection ids. */
+  secretBox: SecretBox;
   identity?: string;
   /** Tests add their own workflows and activities; production uses the defaults. */
   workflowsPath?: string;
@@ -31,7 +34,7 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     taskQueue: options.taskQueue,
     identity,
     workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH,
-    activities: { ...createActivities({ pool: options.pool, workerIdentity: identity }), ...options.extraActivities },
+    activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity }), ...options.extraActivities },
     shutdownGraceTime: '10 seconds',
   });
 }

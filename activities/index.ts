@@ -1,13 +1,18 @@
 // The worker's activities, built from their dependencies (pattern of temporalio/samples-typescript).
 import type pg from 'pg';
+import { createConnectionStore } from '../store/connections.ts';
 import { createHeartbeatStore } from '../store/heartbeats.ts';
+import type { SecretBox } from '../store/secret-box.ts';
+import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
+import { createSyncActivities } from './sync.ts';
 
-export type ActivityDeps = { pool: pg.Pool; workerIdentity: string };
+export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions };
 
-export function createActivities({ pool, workerIdentity }: ActivityDeps) {
+export function createActivities({ pool, secretBox, workerIdentity, runtime }: ActivityDeps) {
   return {
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
+    ...createSyncActivities({ pool, runtimeFor: createRuntimeCache(createConnectionStore(pool, secretBox), runtime) }),
   };
 }
 

@@ -4,6 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { ConfigError, type AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { openDatabase } from '../store/database.ts';
+import { resolveSecretBox } from '../store/secret-box.ts';
 import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
 import { createSyncWorker } from '../worker.ts';
@@ -24,7 +25,7 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
     const cluster = await resolveTemporalCluster(config, logger);
     const connection = await NativeConnection.connect(cluster.connectionOptions);
     shutdown.add('the Temporal connection', () => connection.close());
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool });
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config) });
     const running = worker.run();
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

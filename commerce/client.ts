@@ -105,7 +105,9 @@ export function createCommerceClient(options: CommerceClientOptions) {
     },
 
     referrals: {
-      list: (orgId: string, paging: { limit?: number } = {}) => listPages('referral', pager('GET /org/{orgId}/cosell/referral', { orgId }), paging),
+      /** With `q` and `s` as on query endpoints (the contract lists filters and sort for this list; A5). */
+      list: (orgId: string, options: { limit?: number; q?: string; s?: string } = {}) =>
+        listPages('referral', pager('GET /org/{orgId}/cosell/referral', { orgId }, { q: options.q, s: options.s }), { limit: options.limit }),
       get: (orgId: string, referralId: string): Promise<Referral> => one('referral', call('GET /org/{orgId}/cosell/referral/{referralId}', { orgId, referralId })),
       /** Not retried after an ambiguous failure: callers record an intent and look for the referral before creating again. */
       create: (orgId: string, referral: Partial<Referral>): Promise<Referral> => one('referral', call('POST /org/{orgId}/cosell/referral', { orgId }, { body: referral })),

@@ -64,6 +64,8 @@ export interface CrmConnector {
   /** Records whose external id field holds one of `values`, by that value (looks before creating). */
   findByExternalIds(object: string, externalIdField: string, values: string[], fields?: string[]): Promise<Map<string, CrmRecord>>;
   budget(): ApiBudget;
+  /** A link a person can open to see the record in the CRM. */
+  recordUrl(crmId: string): Promise<string>;
 }
 
 /** The CRM said no to the whole call (not to one record): credentials, budget, outage. */

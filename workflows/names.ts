@@ -1,4 +1,6 @@
 // Workflow type names as data, for clients and schedules that start workflows without importing their code.
 export const WORKFLOW_TYPES = {
   heartbeat: 'heartbeatWorkflow',
+  incrementalSync: 'incrementalSyncWorkflow',
+  backfill: 'backfillWorkflow',
 } as const;

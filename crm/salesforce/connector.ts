@@ -199,6 +199,11 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
       return found;
     },
 
+    async recordUrl(crmId: string) {
+      const connection = await connect();
+      return `${connection.instanceUrl.replace(/\/$/, '')}/${encodeURIComponent(crmId)}`;
+    },
+
     budget(): ApiBudget {
       const usage = established?.limitInfo?.apiUsage;
       return { used: usage?.used, limit: usage?.limit, reserved: reservedShare, parkedUntil: parkedUntil && parkedUntil > clock() ? parkedUntil : undefined };

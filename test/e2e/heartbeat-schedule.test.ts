@@ -8,6 +8,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findTemporalCli } from '../../infra/temporal-cli.ts';
 import { createHeartbeatStore } from '../../store/heartbeats.ts';
+import { SecretBox } from '../../store/secret-box.ts';
 import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../../temporal/schedules.ts';
 import { createSyncWorker, WORKFLOWS_PATH } from '../../worker.ts';
 import { createTestDatabase, quietLogger, type TestDatabase } from '../support/database.ts';
@@ -22,7 +23,7 @@ describe('heartbeat schedule (real Temporal, real PostgreSQL)', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, identity: 'heartbeat-test' });
+    worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: new SecretBox(Buffer.alloc(32, 3)), identity: 'heartbeat-test' });
     running = worker.run();
   });
   afterAll(async () => {

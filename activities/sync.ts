@@ -1,0 +1,232 @@
+// The sync's activities: thin adapters over the commerce client, the CRM connector and the stores.
+// One call handles one page (fetch, map, diff, write, record) and is safe to run twice: CRM writes are
+// upserts keyed by external id or linked id, link rows are upserts, the cursor only moves forward.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type pg from 'pg';
+import { CommerceAuthError, toDate, type Page } from '../commerce/index.ts';
+import { CrmBudgetExhaustedError, CrmError } from '../crm/connector.ts';
+import { MappingConfigError, checkMappings } from '../mappings/check.ts';
+import type { Entity } from '../mappings/types.ts';
+import { createCursorStore } from '../store/cursors.ts';
+import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
+import { createRecordLinkStore, type RecordLink } from '../store/record-links.ts';
+import { orderedEntities } from '../sync/connection-settings.ts';
+import { canonicalJson } from '../sync/hash.ts';
+import { planPage } from '../sync/plan.ts';
+import type { RuntimeFor } from '../sync/runtime.ts';
+import { readById, readEntitlementTerms, readWindowPage } from '../sync/sources.ts';
+import { writeBackIds } from '../sync/write-back.ts';
+import { createHash } from 'node:crypto';
+
+/** A cursor as it travels through workflow history: plain strings. */
+export type WireCursor = { time: string; afterId?: string };
+
+export type PageCounts = { records: number; created: number; updated: number; unchanged: number; failed: number; writeBacks: number };
+export type PageOutcome = PageCounts & { nextCursor: WireCursor; done: boolean; crmWriteCalls: number };
+
+export type SyncActivityDeps = {
+  pool: pg.Pool;
+  runtimeFor: RuntimeFor;
+  clock?: () => Date;
+  /** How often a dead letter is retried before it waits for a person (default 5). */
+  maxDeadLetterAttempts?: number;
+  /** Chunk size between heartbeats (Salesforce collections take 200). */
+  writeChunk?: number;
+};
+
+const EPOCH: WireCursor = { time: new Date(0).toISOString() };
+
+export function createSyncActivities(deps: SyncActivityDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  const links = createRecordLinkStore(deps.pool);
+  const cursors = createCursorStore(deps.pool);
+  const deadLetters = createDeadLetterStore(deps.pool);
+  const writeChunk = deps.writeChunk ?? 200;
+  const checkedMappings = new Set<string>();
+
+  async function runtime(connectionId: string) {
+    const rt = await deps.runtimeFor(connectionId);
+    // Overrides are checked against the CRM's describe once per connection version, before any write.
+    const key = `${connectionId}:${JSON.stringify(rt.settings.overrides)}`;
+    if (!checkedMappings.has(key)) {
+      await guard(() => checkMappings(rt.crm, Object.fromEntries(rt.settings.entities.map((entity) => [entity, rt.mappings[entity]])), rt.settings.overrides));
+      checkedMappings.add(key);
+    }
+    return rt;
+  }
+
+  return {
+    /** Fixes the run's window end and where each entity starts (stored cursor minus the look-back). */
+    async startSync(input: { connectionId: string; entities?: Entity[]; resetCursors?: boolean; forgetLinks?: boolean }) {
+      const rt = await deps.runtimeFor(input.connectionId);
+      const entities = orderedEntities(input.entities ?? rt.settings.entities);
+      if (input.resetCursors) await cursors.reset(input.connectionId, entities);
+      if (input.forgetLinks) await links.forget(input.connectionId, entities);
+      const starts: Partial<Record<Entity, WireCursor>> = {};
+      for (const entity of entities) {
+        const stored = await cursors.get(input.connectionId, entity);
+        starts[entity] = stored ? { time: new Date(stored.time.getTime() - rt.settings.schedule.lookbackSeconds * 1000).toISOString() } : EPOCH;
+      }
+      return { until: clock().toISOString(), entities, pageSize: rt.settings.schedule.pageSize, starts };
+    },
+
+    async syncEntityPage(input: { connectionId: string; entity: Entity; cursor: WireCursor; until: string; pageSize: number; advanceStoredCursor: boolean; dryRun?: boolean }): Promise<PageOutcome> {
+      const rt = await runtime(input.connectionId);
+      const orgId = rt.settings.commerce.organizationId;
+      const window = { cursor: { time: new Date(input.cursor.time), afterId: input.cursor.afterId }, until: new Date(input.until) };
+      const page: Page<any> = await guard(() => readWindowPage(rt.commerce, orgId, input.entity, window, input.pageSize));
+      heartbeat({ entity: input.entity, phase: 'read', records: page.records.length });
+      const rowsOnPage = page.records.length + page.rejected.length;
+      const done = rowsOnPage < input.pageSize;
+      const last = page.records.at(-1);
+      if (!last && !done) throw ApplicationFailure.nonRetryable(`A whole page of ${input.entity} records was unreadable; the sync cannot move past it`);
+
+      const terms = input.entity === 'entitlement' ? await guard(() => readEntitlementTerms(rt.commerce, orgId, page.records)) : undefined;
+      const known = await links.get(input.connectionId, input.entity, page.records.map((record) => record.id));
+      const plan = planPage({
+        records: page.records,
+        related: (record: { id: string }) => (terms ? { terms: terms.get(record.id) ?? [] } : undefined),
+        mapping: rt.mappings[input.entity],
+        overrides: rt.settings.overrides[input.entity],
+        links: known,
+      });
+
+      const counts: PageCounts = { records: rowsOnPage, created: 0, updated: 0, unchanged: plan.unchanged.length, failed: 0, writeBacks: 0 };
+      const letters: DeadLetterInput[] = [
+        ...page.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })),
+        ...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })),
+      ];
+      const written: RecordLink[] = [];
+      const created: { sourceId: string; crmId: string; current?: Record<string, unknown> }[] = [];
+      let crmWriteCalls = 0;
+      const object = rt.mappings[input.entity].object;
+      if (input.dryRun) {
+        counts.created = plan.writes.filter((write) => !write.linked).length;
+        counts.updated = plan.writes.length - counts.created;
+      } else {
+        for (let start = 0; start < plan.writes.length; start += writeChunk) {
+          const chunk = plan.writes.slice(start, start + writeChunk);
+          const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
+          crmWriteCalls += 1;
+          results.forEach((result, index) => {
+            const write = chunk[index]!;
+            if (result.ok) {
+              written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
+              if (result.created) counts.created += 1;
+              else counts.updated += 1;
+              const source = page.records.find((record) => record.id === write.item.sourceId);
+              created.push({ sourceId: write.item.sourceId, crmId: result.crmId, current: source?.metaInfo });
+            } else {
+              letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
+            }
+          });
+          heartbeat({ entity: input.entity, phase: 'write', written: start + chunk.length, of: plan.writes.length });
+        }
+      }
+      counts.failed = letters.length;
+
+      if (!input.dryRun) {
+        await inTransaction(deps.pool, async (client) => {
+          await links.upsert(input.connectionId, input.entity, written, client);
+          await deadLetters.resolve(input.connectionId, input.entity, [...written.map((link) => link.sourceId), ...plan.unchanged], client);
+          await deadLetters.record(input.connectionId, input.entity, letters, client);
+          if (input.advanceStoredCursor && last) {
+            await cursors.advance(input.connectionId, input.entity, { time: toDate(last.lastUpdateTime)!, id: last.id }, client);
+          }
+        });
+        counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, input.entity, created, (id) => rt.crm.recordUrl(id)));
+      }
+      const nextCursor: WireCursor = last ? { time: toDate(last.lastUpdateTime)!.toISOString(), afterId: last.id } : input.cursor;
+      return { ...counts, nextCursor, done, crmWriteCalls };
+    },
+
+    /** Dead letters whose retry time has come: read the record again and run it through the same path. */
+    async retryDeadLetters(input: { connectionId: string; entity: Entity; limit?: number }): Promise<PageCounts> {
+      const rt = await runtime(input.connectionId);
+      const due = await deadLetters.due(input.connectionId, input.entity, { maxAttempts: deps.maxDeadLetterAttempts ?? 5, limit: input.limit ?? 200, now: clock() });
+      const counts: PageCounts = { records: due.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
+      if (due.length === 0) return counts;
+      const orgId = rt.settings.commerce.organizationId;
+      const records: any[] = [];
+      const letters: DeadLetterInput[] = [];
+      for (const letter of due) {
+        try {
+          records.push(await readById(rt.commerce, orgId, input.entity, letter.sourceId));
+        } catch (error) {
+          letters.push({ sourceId: letter.sourceId, reason: `could not be read again: ${(error as Error).message}` });
+        }
+      }
+      const terms = input.entity === 'entitlement' ? await readEntitlementTerms(rt.commerce, orgId, records) : undefined;
+      const plan = planPage({ records, related: (record: { id: string }) => (terms ? { terms: terms.get(record.id) ?? [] } : undefined), mapping: rt.mappings[input.entity], overrides: rt.settings.overrides[input.entity], links: await links.get(input.connectionId, input.entity, records.map((r) => r.id)) });
+      const object = rt.mappings[input.entity].object;
+      const results = plan.writes.length ? await guard(() => rt.crm.upsert(object, plan.writes.map((write) => write.item))) : [];
+      const written: RecordLink[] = [];
+      results.forEach((result, index) => {
+        const write = plan.writes[index]!;
+        if (result.ok) {
+          written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
+          if (result.created) counts.created += 1;
+          else counts.updated += 1;
+        } else letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
+      });
+      letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
+      counts.unchanged = plan.unchanged.length;
+      counts.failed = letters.length;
+      await inTransaction(deps.pool, async (client) => {
+        await links.upsert(input.connectionId, input.entity, written, client);
+        await deadLetters.resolve(input.connectionId, input.entity, [...written.map((link) => link.sourceId), ...plan.unchanged], client);
+        await deadLetters.record(input.connectionId, input.entity, letters, client);
+      });
+      return counts;
+    },
+  };
+}
+
+export type SyncActivities = ReturnType<typeof createSyncActivities>;
+
+async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await work(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function heartbeat(details: unknown): void {
+  // Outside an activity (unit tests calling the function directly) there is no context to report to.
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.heartbeat(details);
+}
+
+/** Translates failures into Temporal's retry language: wait as long as asked, never retry what cannot succeed. */
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CrmBudgetExhaustedError) {
+      throw ApplicationFailure.create({ message: error.message, type: 'CrmBudgetExhausted', nextRetryDelay: Math.max(1000, error.resetsAt.getTime() - Date.now()) });
+    }
+    if (error instanceof CrmError) {
+      if (!error.retryable) throw ApplicationFailure.create({ message: error.message, type: error.code, nonRetryable: true });
+      throw ApplicationFailure.create({ message: error.message, type: error.code, nextRetryDelay: error.retryAfterMs });
+    }
+    if (error instanceof CommerceAuthError || error instanceof MappingConfigError) {
+      throw ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true });
+    }
+    const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
+    if (retryAfterMs) throw ApplicationFailure.create({ message: (error as Error).message, type: (error as Error).name, nextRetryDelay: retryAfterMs });
+    throw error;
+  }
+}

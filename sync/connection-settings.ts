@@ -1,0 +1,54 @@
+// What a connection holds. Settings are shown and edited in clear; secrets are sealed in the store.
+// Validated with zod whenever a connection is saved or loaded, so a bad value names its field.
+import { z } from 'zod';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
+
+const entityOverrides = z.object({
+  rename: z.record(z.string(), z.string()).optional(),
+  disable: z.array(z.string()).optional(),
+  constants: z.record(z.string(), z.unknown()).optional(),
+  picklists: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+});
+
+export const connectionSettingsSchema = z.object({
+  commerce: z.object({
+    baseUrl: z.url(),
+    authUrl: z.url(),
+    clientId: z.string().min(1),
+    organizationId: z.string().min(1),
+  }),
+  crm: z.object({
+    loginUrl: z.url(),
+    clientId: z.string().min(1),
+    apiVersion: z.string().regex(/^\d+\.\d$/).optional(),
+    bulkThreshold: z.number().int().positive().optional(),
+    reservedShare: z.number().min(0).max(0.9).optional(),
+  }),
+  entities: z.array(z.enum(ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
+  overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
+  schedule: z
+    .object({
+      every: z.string().regex(/^\d+(s|m|h)$/).default('5m'),
+      realtimeEvery: z.string().regex(/^\d+(s|m|h)$/).default('30s'),
+      lookbackSeconds: z.number().int().min(0).default(600),
+      pageSize: z.number().int().min(2).max(1000).default(1000),
+    })
+    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000 }),
+});
+
+export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
+
+export const connectionSecretsSchema = z.object({
+  commerceClientSecret: z.string().min(1),
+  crmClientSecret: z.string().min(1),
+  crmRefreshToken: z.string().min(1).optional(),
+});
+
+export type ConnectionSecrets = z.infer<typeof connectionSecretsSchema>;
+
+/** Dependency order: parents before children, so a child's parent already exists in the CRM. */
+export const SYNC_ORDER: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
+
+export function orderedEntities(selected: readonly Entity[]): Entity[] {
+  return SYNC_ORDER.filter((entity) => selected.includes(entity));
+}

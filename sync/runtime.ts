@@ -1,0 +1,57 @@
+// Builds the clients of one connection (commerce client, CRM connector) from the store, and keeps them
+// while the connection is unchanged, so tokens and sessions are reused across pages.
+import { createCommerceClient, type CommerceClient } from '../commerce/index.ts';
+import type { CrmConnector } from '../crm/connector.ts';
+import { createSalesforceConnector } from '../crm/salesforce/connector.ts';
+import { SALESFORCE_MAPPINGS } from '../mappings/salesforce/index.ts';
+import type { Entity, EntityMapping } from '../mappings/types.ts';
+import type { ConnectionStore } from '../store/connections.ts';
+import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from './connection-settings.ts';
+
+export type ConnectionRuntime = {
+  id: string;
+  name: string;
+  settings: ConnectionSettings;
+  commerce: CommerceClient;
+  crm: CrmConnector;
+  mappings: Record<Entity, EntityMapping<any, any>>;
+};
+
+export type RuntimeOptions = { commerceRetries?: number; commerceMinRetryDelayMs?: number };
+
+export function createRuntimeCache(connections: ConnectionStore, options: RuntimeOptions = {}) {
+  const cache = new Map<string, { updatedAt: number; runtime: ConnectionRuntime }>();
+
+  return async function runtimeFor(connectionId: string): Promise<ConnectionRuntime> {
+    const summary = await connections.get(connectionId);
+    if (!summary) throw new Error(`No connection with id ${connectionId}`);
+    const cached = cache.get(connectionId);
+    if (cached && cached.updatedAt === summary.updatedAt.getTime()) return cached.runtime;
+    const stored = (await connections.getWithSecrets(connectionId))!;
+    const settings = connectionSettingsSchema.parse(stored.settings);
+    const secrets = connectionSecretsSchema.parse(stored.secrets);
+    if (stored.crmKind !== 'salesforce') throw new Error(`Connection ${stored.name}: CRM kind ${stored.crmKind} is not supported yet (Salesforce is)`);
+    const runtime: ConnectionRuntime = {
+      id: stored.id,
+      name: stored.name,
+      settings,
+      commerce: createCommerceClient({
+        baseUrl: settings.commerce.baseUrl,
+        authUrl: settings.commerce.authUrl,
+        clientId: settings.commerce.clientId,
+        clientSecret: secrets.commerceClientSecret,
+        retries: options.commerceRetries,
+        minRetryDelayMs: options.commerceMinRetryDelayMs,
+      }),
+      crm: createSalesforceConnector(
+        { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion, bulkThreshold: settings.crm.bulkThreshold, reservedShare: settings.crm.reservedShare, lookbackSeconds: settings.schedule.lookbackSeconds },
+        { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
+      ),
+      mappings: SALESFORCE_MAPPINGS,
+    };
+    cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });
+    return runtime;
+  };
+}
+
+export type RuntimeFor = ReturnType<typeof createRuntimeCache>;

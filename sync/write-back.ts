@@ -1,0 +1,26 @@
+// After a CRM create, the CRM id goes onto the commerce record, only when it differs from what the
+// record already carries. Salesforce: crmAOpportunityId on offers, crmAEntitlementURL on entitlements.
+import type { CommerceClient } from '../commerce/index.ts';
+import type { Entity } from '../mappings/types.ts';
+
+export type WriteBack = { sourceId: string; crmId: string; current?: Record<string, unknown> };
+
+export async function writeBackPatch(entity: Entity, crmId: string, recordUrl: (crmId: string) => Promise<string>): Promise<Record<string, string> | undefined> {
+  if (entity === 'offer') return { crmAOpportunityId: crmId };
+  if (entity === 'entitlement') return { crmAEntitlementURL: await recordUrl(crmId) };
+  return undefined;
+}
+
+export async function writeBackIds(commerce: CommerceClient, orgId: string, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>): Promise<number> {
+  let written = 0;
+  for (const item of items) {
+    const patch = await writeBackPatch(entity, item.crmId, recordUrl);
+    if (!patch) continue;
+    const differs = Object.entries(patch).some(([field, value]) => item.current?.[field] !== value);
+    if (!differs) continue;
+    if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, item.sourceId, patch);
+    else await commerce.entitlements.updateMetaInfo(orgId, item.sourceId, patch);
+    written += 1;
+  }
+  return written;
+}
