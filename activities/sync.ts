@@ -23,7 +23,13 @@ import { createHash } from 'node:crypto';
 export type WireCursor = { time: string; afterId?: string };
 
 export type PageCounts = { records: number; created: number; updated: number; unchanged: number; failed: number; writeBacks: number };
-export type PageOutcome = PageCounts & { nextCursor: WireCursor; done: boolean; crmWriteCalls: number };
+export type PageOutcome = PageCounts & {
+  nextCursor: WireCursor;
+  done: boolean;
+  crmWriteCalls: number;
+  /** Dry runs only: why records would be rejected (the first 100 of the page). */
+  rejections?: { sourceId: string; reason: string }[];
+};
 
 export type SyncActivityDeps = {
   pool: pg.Pool;
@@ -138,7 +144,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, input.entity, created, (id) => rt.crm.recordUrl(id)));
       }
       const nextCursor: WireCursor = last ? { time: toDate(last.lastUpdateTime)!.toISOString(), afterId: last.id } : input.cursor;
-      return { ...counts, nextCursor, done, crmWriteCalls };
+      const rejections = input.dryRun ? letters.slice(0, 100).map(({ sourceId, reason }) => ({ sourceId, reason })) : undefined;
+      return { ...counts, nextCursor, done, crmWriteCalls, rejections };
     },
 
     /** Dead letters whose retry time has come: read the record again and run it through the same path. */

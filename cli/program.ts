@@ -1,42 +1,13 @@
 // The `crm-sync` command. Each subcommand loads the configuration itself, so `--help` works anywhere.
 import { Command } from 'commander';
-import { ConfigError, loadConfig, type AppConfig } from '../config/config.ts';
-import { createLogger, type Logger } from '../config/logger.ts';
 import { findTemporalCli } from '../infra/temporal-cli.ts';
 import { openDatabase } from '../store/database.ts';
 import { createHeartbeatStore } from '../store/heartbeats.ts';
 import { startCommand } from './start.ts';
 import { workerCommand } from './worker-command.ts';
-
-type Action = (config: AppConfig, logger: Logger) => Promise<void>;
-
-/** Runs an action with configuration and logger; configuration errors end with exit code 2 and no stack. */
-function withConfig(action: Action) {
-  return async () => {
-    let config: AppConfig;
-    try {
-      config = loadConfig();
-    } catch (error) {
-      if (error instanceof ConfigError) {
-        process.stderr.write(`${error.message}\n`);
-        process.exit(2);
-      }
-      throw error;
-    }
-    const logger = createLogger(config.log);
-    try {
-      await action(config, logger);
-    } catch (error) {
-      if (error instanceof ConfigError) {
-        process.stderr.write(`${error.message}\n`);
-        process.exitCode = 2;
-        return;
-      }
-      logger.fatal({ err: error }, (error as Error).message);
-      process.exitCode = 1;
-    }
-  };
-}
+import { withConfig } from './with-config.ts';
+import { registerConnectionCommands } from './connection-commands.ts';
+import { registerSyncCommands } from './sync-commands.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crm-sync')
@@ -95,5 +66,7 @@ export function buildProgram(): Command {
       }),
     );
 
+  registerConnectionCommands(program, withConfig);
+  registerSyncCommands(program, withConfig);
   return program;
 }

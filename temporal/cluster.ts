@@ -40,3 +40,15 @@ export async function resolveTemporalCluster(config: AppConfig, logger: Logger):
     describe: () => `local dev server ${devServer.address} (${devServer.origin})`,
   };
 }
+
+/**
+ * For short-lived commands (connect, backfill): the configured cluster, else the local dev server that
+ * `crm-sync start` runs. Never starts a server of its own.
+ */
+export async function connectToRunningTemporal(config: AppConfig): Promise<{ connectionOptions: NativeConnectionOptions; namespace: string }> {
+  if (config.temporal.address) {
+    const { connectionOptions, namespace } = loadClientConnectConfig();
+    return { connectionOptions, namespace: namespace ?? config.temporal.namespace };
+  }
+  return { connectionOptions: { address: `127.0.0.1:${config.temporal.devServerPort}` }, namespace: config.temporal.namespace };
+}

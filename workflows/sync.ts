@@ -81,7 +81,7 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
         advanceStoredCursor: kind === 'incremental' && !input.dryRun,
         dryRun: input.dryRun,
       });
-      const { nextCursor, done, crmWriteCalls: _calls, ...counts } = outcome;
+      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, ...counts } = outcome;
       add(state, counts);
       add(progress.totals, counts);
       state.pages += 1;

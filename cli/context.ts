@@ -1,0 +1,42 @@
+// What the short-lived commands share: the database, a Temporal client, and the connection store.
+import { Client, Connection } from '@temporalio/client';
+import type { AppConfig } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
+import { createConnectionStore } from '../store/connections.ts';
+import { openDatabase } from '../store/database.ts';
+import { resolveSecretBox } from '../store/secret-box.ts';
+import { connectToRunningTemporal } from '../temporal/cluster.ts';
+
+export async function openCommandContext(config: AppConfig, logger: Logger) {
+  const database = await openDatabase(config, logger);
+  const connections = createConnectionStore(database.pool, resolveSecretBox(config));
+  let temporal: Connection | undefined;
+  return {
+    database,
+    connections,
+    async temporalClient(): Promise<Client> {
+      const target = await connectToRunningTemporal(config);
+      try {
+        temporal ??= await Connection.connect({ ...target.connectionOptions, connectTimeout: 5_000 } as never);
+      } catch (error) {
+        throw new Error(
+          `Temporal is not reachable at ${target.connectionOptions.address}: start the worker first (npx crm-sync start) or set TEMPORAL_ADDRESS. (${(error as Error).message})`,
+        );
+      }
+      return new Client({ connection: temporal, namespace: target.namespace });
+    },
+    /** A connection by id or by name, or a clear error listing what exists. */
+    async findConnection(idOrName: string) {
+      const all = await connections.list();
+      const match = all.find((connection) => connection.id === idOrName || connection.name === idOrName);
+      if (!match) throw new Error(`No connection named or numbered ${JSON.stringify(idOrName)}; known: ${all.map((c) => c.name).join(', ') || 'none'}`);
+      return match;
+    },
+    async close() {
+      await temporal?.close();
+      await database.close();
+    },
+  };
+}
+
+export type CommandContext = Awaited<ReturnType<typeof openCommandContext>>;
