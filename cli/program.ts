@@ -8,6 +8,7 @@ import { workerCommand } from './worker-command.ts';
 import { withConfig } from './with-config.ts';
 import { registerConnectionCommands } from './connection-commands.ts';
 import { registerSyncCommands } from './sync-commands.ts';
+import { sandboxCommand } from './sandbox-command.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crm-sync')
@@ -63,6 +64,26 @@ export function buildProgram(): Command {
         });
         if (!cli) throw new Error('No Temporal CLI could be found or built (see the messages above)');
         process.stdout.write(`${cli.path}\n`);
+      }),
+    );
+
+  program
+    .command('sandbox')
+    .description('start the local sandboxes (commerce API; CRMs as they land) on loopback; the first stdout line is a JSON object with their URLs and credentials')
+    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .option('--commerce-port <port>', 'commerce API port (0: any free port)', '0')
+    .option('--commerce-auth-port <port>', 'commerce token endpoint port (0: any free port)', '0')
+    .option('--seed <n>', 'seed of the generated data', '1')
+    .option('--entitlements <n>', 'how many entitlements to generate', '200')
+    .option('--changes-per-second <n>', 'rate of the change driver (0: off)', '0')
+    .action((options) =>
+      sandboxCommand({
+        host: options.host,
+        commercePort: Number(options.commercePort),
+        commerceAuthPort: Number(options.commerceAuthPort),
+        seed: Number(options.seed),
+        entitlements: Number(options.entitlements),
+        changesPerSecond: Number(options.changesPerSecond),
       }),
     );
 

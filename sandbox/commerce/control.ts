@@ -1,0 +1,73 @@
+// Test controls under /_sandbox/ on the API port (no token needed): call counts, faults, token
+// expiry, reset, changes on demand and record dumps. See README.md.
+import { applyChanges } from './change-driver.ts';
+import { badRequest, HttpError, notFound } from './errors.ts';
+import { isPlainObject } from './http-util.ts';
+import { parseFaultRule } from './faults.ts';
+import { resetState, type SandboxState } from './state.ts';
+import type { Store } from './store.ts';
+
+const RECORD_KINDS: Record<string, (store: Store) => readonly unknown[]> = {
+  organizations: (store) => store.organizations.rows,
+  products: (store) => store.products.rows,
+  buyers: (store) => store.buyers.rows,
+  contacts: (store) => store.contacts.rows,
+  offers: (store) => store.offers.rows,
+  entitlements: (store) => store.entitlements.rows,
+  entitlementTerms: (store) => store.entitlementTerms.rows,
+  referrals: (store) => store.referrals.rows,
+  notificationEvents: (store) => store.events.rows,
+};
+
+const MAX_CHANGES = 10_000;
+
+export function handleControl(state: SandboxState, method: string, pathname: string, body: unknown): { status: number; body: unknown } {
+  const route = `${method} ${pathname.replace(/\/+$/, '')}`;
+  switch (route) {
+    case 'GET /_sandbox':
+      return {
+        status: 200,
+        body: {
+          apiUrl: state.apiUrl,
+          authUrl: state.authUrl,
+          organizationId: state.settings.organizationId,
+          seed: state.settings.seed,
+          entitlements: state.settings.entitlements,
+          counts: Object.fromEntries(Object.entries(RECORD_KINDS).map(([kind, rows]) => [kind, rows(state.store).length])),
+        },
+      };
+    case 'GET /_sandbox/calls':
+      return { status: 200, body: state.calls.snapshot() };
+    case 'POST /_sandbox/calls/reset':
+      state.calls.reset();
+      return { status: 200, body: state.calls.snapshot() };
+    case 'GET /_sandbox/faults':
+      return { status: 200, body: state.faults.list() };
+    case 'POST /_sandbox/faults': {
+      const { operation, rule } = parseFaultRule(body);
+      state.faults.set(operation, rule);
+      return { status: 200, body: state.faults.list() };
+    }
+    case 'DELETE /_sandbox/faults':
+      state.faults.clear();
+      return { status: 200, body: state.faults.list() };
+    case 'POST /_sandbox/tokens/expire':
+      state.tokens.expireAll();
+      return { status: 200, body: { expired: true } };
+    case 'POST /_sandbox/reset':
+      resetState(state);
+      return { status: 200, body: { reset: true } };
+    case 'POST /_sandbox/changes': {
+      const count = body === undefined ? 1 : isPlainObject(body) ? (body.count ?? 1) : Number.NaN;
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_CHANGES) throw badRequest(`count must be an integer from 0 to ${MAX_CHANGES}`);
+      return { status: 200, body: { changes: applyChanges(state, count) } };
+    }
+  }
+  const records = /^GET \/_sandbox\/records\/([^/]+)$/.exec(route);
+  if (records) {
+    const read = RECORD_KINDS[records[1]!];
+    if (!read) throw notFound(`unknown record kind ${records[1]}; one of ${Object.keys(RECORD_KINDS).join(', ')}`);
+    return { status: 200, body: read(state.store) };
+  }
+  throw new HttpError(404, `no sandbox control at ${route}`);
+}

@@ -1,0 +1,14 @@
+// Every operation the sandbox implements, by operation key. The rest of the catalogue answers 501.
+import type { Handler } from './common.ts';
+import { entitlementHandlers } from './entitlements.ts';
+import { eventHandlers } from './events.ts';
+import { offerWriteHandlers } from './offer-writes.ts';
+import { offerReadHandlers } from './offers.ts';
+import { partyHandlers } from './parties.ts';
+import { referralHandlers } from './referrals.ts';
+
+export const HANDLERS: ReadonlyMap<string, Handler> = new Map(
+  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...eventHandlers }).filter(
+    (entry): entry is [string, Handler] => entry[1] !== undefined,
+  ),
+);

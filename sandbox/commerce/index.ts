@@ -1,0 +1,97 @@
+// The commerce sandbox: a local stand-in for the Marketplace Commerce Service on the wire (an auth
+// host and an API host), written from the contract (../../../shared/commerce-api-spec.md) and
+// docs/commerce-api-assumptions.md. Used by the tests and the demo (`crm-sync sandbox`).
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAuthServer } from './auth-server.ts';
+import { startChangeTimer } from './change-driver.ts';
+import { DEFAULT_BASE_TIME } from './generator.ts';
+import { createApiServer } from './server.ts';
+import { createState } from './state.ts';
+
+export type CommerceSandboxOptions = {
+  host?: string; // default '127.0.0.1'
+  apiPort?: number; // default 0 (free port)
+  authPort?: number; // default 0
+  seed?: number; // default 1
+  entitlements?: number; // default 200
+  organizationId?: string; // default 'org-1'
+  clientId?: string; // default 'sandbox-client'
+  clientSecret?: string; // default 'sandbox-secret'
+  tokenTtlSeconds?: number; // default 3600
+  totalCountCap?: number; // default 10000
+  changesPerSecond?: number; // default 0
+  unknownEventVersionRate?: number; // default 0
+  now?: () => Date; // default () => new Date()
+};
+
+export type CommerceSandbox = {
+  apiUrl: string; // e.g. http://127.0.0.1:40123  (the {base_url}; paths start with /org)
+  authUrl: string; // e.g. http://127.0.0.1:40124  (token at {authUrl}/oauth2/token)
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+  stop(): Promise<void>;
+};
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function close(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+export async function startCommerceSandbox(options: CommerceSandboxOptions = {}): Promise<CommerceSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const state = createState({
+    seed: options.seed ?? 1,
+    entitlements: options.entitlements ?? 200,
+    organizationId: options.organizationId ?? 'org-1',
+    clientId: options.clientId ?? 'sandbox-client',
+    clientSecret: options.clientSecret ?? 'sandbox-secret',
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    totalCountCap: options.totalCountCap ?? 10_000,
+    changesPerSecond: options.changesPerSecond ?? 0,
+    unknownEventVersionRate: options.unknownEventVersionRate ?? 0,
+    baseTime: DEFAULT_BASE_TIME,
+    now: options.now ?? (() => new Date()),
+  });
+  const api = createApiServer(state);
+  const auth = createAuthServer(state);
+  try {
+    state.apiUrl = urlOf(host, await listen(api, options.apiPort ?? 0, host));
+    state.authUrl = urlOf(host, await listen(auth, options.authPort ?? 0, host));
+  } catch (error) {
+    await Promise.all([close(api), close(auth)]);
+    throw error;
+  }
+  const stopChanges = startChangeTimer(state, state.settings.changesPerSecond);
+  let stopping: Promise<void> | undefined;
+  return {
+    apiUrl: state.apiUrl,
+    authUrl: state.authUrl,
+    organizationId: state.settings.organizationId,
+    clientId: state.settings.clientId,
+    clientSecret: state.settings.clientSecret,
+    stop: () => {
+      stopping ??= (async () => {
+        stopChanges();
+        await Promise.all([close(api), close(auth)]);
+      })();
+      return stopping;
+    },
+  };
+}

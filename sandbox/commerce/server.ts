@@ -1,0 +1,79 @@
+// The API host ({base_url}). Order of work for a request: /_sandbox controls (no token) are answered
+// first; anything else is counted under its operation key, then needs a valid bearer token (401),
+// then must be a known path (404) with a known method (405); then injected faults apply, then the
+// organization must exist (404), then the handler runs or the operation answers 501.
+import http from 'node:http';
+import { handleControl } from './control.ts';
+import { HttpError, methodNotAllowed, notFound, notImplemented, unauthenticated } from './errors.ts';
+import { HANDLERS } from './handlers/index.ts';
+import { parseJsonBody, readBody, sendJson, sendRaw } from './http-util.ts';
+import { matchRoute } from './router.ts';
+import type { SandboxState } from './state.ts';
+import type { FaultDecision } from './faults.ts';
+
+function authenticate(state: SandboxState, request: http.IncomingMessage): string {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!match) throw unauthenticated('an Authorization: Bearer <access token> header is required');
+  const result = state.tokens.check(match[1]!, state.nowMs());
+  if ('problem' in result) throw unauthenticated(result.problem);
+  return result.clientId;
+}
+
+/** Sends a 2xx reply spoiled on purpose: invalid JSON, or half the body and then a dropped connection. */
+function sendCorrupted(response: http.ServerResponse, status: number, text: string, kind: 'malformed' | 'truncated') {
+  if (kind === 'malformed') {
+    sendRaw(response, 200, `{"sandboxFault":"malformed",${text}`);
+    return;
+  }
+  const payload = Buffer.from(text, 'utf8');
+  // Content-Length announces the whole body; the connection dies after half of it.
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(payload.length) });
+  response.write(payload.subarray(0, Math.floor(payload.length / 2)), () => response.destroy());
+}
+
+async function handleApi(state: SandboxState, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  const method = (request.method ?? 'GET').toUpperCase();
+  const url = new URL(request.url ?? '/', 'http://api.invalid');
+  const raw = await readBody(request);
+
+  if (url.pathname === '/_sandbox' || url.pathname.startsWith('/_sandbox/')) {
+    const body = raw.length > 0 ? parseJsonBody(request, raw) : undefined;
+    const reply = handleControl(state, method, url.pathname, body);
+    return sendJson(response, reply.status, reply.body);
+  }
+
+  const match = matchRoute(method, url.pathname);
+  state.calls.record(match.kind === 'operation' ? match.key : match.kind === 'method-not-allowed' ? `${method} ${match.path}` : `${method} (no route)`);
+  const clientId = authenticate(state, request);
+  if (match.kind === 'not-found') throw notFound(`no operation at ${method} ${url.pathname}`);
+  if (match.kind === 'method-not-allowed') throw methodNotAllowed(method, match.path, match.allowed);
+
+  const fault: FaultDecision | undefined = state.faults.decide(match.key);
+  if (fault?.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  if (fault?.status === 429) {
+    throw new HttpError(429, { code: 'RESOURCE_EXHAUSTED', message: `too many requests (sandbox fault); retry after ${fault.retryAfterSeconds} s` }, { 'retry-after': String(fault.retryAfterSeconds) });
+  }
+  if (fault?.status === 500) throw new HttpError(500, { code: 'INTERNAL', message: 'internal server error (sandbox fault)' });
+
+  const orgId = match.params.orgId;
+  if (orgId !== undefined && !state.store.organizations.get(orgId)) throw notFound(`organization ${orgId} not found`);
+  const handler = HANDLERS.get(match.key);
+  if (!handler) throw notImplemented(match.key);
+  const body = method === 'POST' || method === 'PATCH' ? parseJsonBody(request, raw) : undefined;
+  const reply = handler({ state, params: match.params, query: url.searchParams, body, clientId });
+  const status = reply.status ?? 200;
+  const text = reply.text ?? JSON.stringify(reply.body) ?? 'null';
+  if (fault?.corrupt && status >= 200 && status < 300) return sendCorrupted(response, status, text, fault.corrupt);
+  sendRaw(response, status, text, reply.headers);
+}
+
+export function createApiServer(state: SandboxState): http.Server {
+  return http.createServer((request, response) => {
+    handleApi(state, request, response).catch((error: unknown) => {
+      if (response.headersSent) return void response.destroy();
+      if (error instanceof HttpError) return sendJson(response, error.status, error.body, error.headers);
+      sendJson(response, 500, { code: 'INTERNAL', message: `sandbox error: ${(error as Error).message}` });
+    });
+  });
+}

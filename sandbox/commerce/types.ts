@@ -1,0 +1,207 @@
+// Record shapes the sandbox stores and serves, written from §2 of the contract and A6 of the
+// assumptions doc. Nested objects the contract leaves open stay loose (JsonObject).
+
+export type JsonObject = Record<string, unknown>;
+
+export const PARTNERS = ['cloudA', 'cloudB', 'cloudC', 'cloudD', 'cloudE', 'cloudF'] as const;
+export type Partner = (typeof PARTNERS)[number];
+
+export const ENTITLEMENT_STATUSES = ['ACTIVE', 'PENDING', 'SUSPENDED', 'CANCELLED', 'EXPIRED'] as const;
+export const OFFER_STATUSES = [
+  'PENDING_CREATE',
+  'PENDING_ACCEPTANCE',
+  'PENDING_CANCEL',
+  'ACTIVE',
+  'USED',
+  'ACCEPTED',
+  'EXPIRED',
+  'UPDATE_FAILED',
+  'DELETED',
+] as const;
+export const OFFER_TYPES = ['PRIVATE', 'PUBLIC', 'CPPO', 'CPPO_IN', 'CPPO_OUT', 'FREE_TRIAL', 'OFFER_SET'] as const;
+export const REFERRAL_STATUSES = ['DRAFT', 'SUBMITTED', 'ACCEPTED', 'REJECTED', 'CLOSED'] as const;
+export const REFERRAL_STAGES = [
+  'Prospect',
+  'Qualified',
+  'Technical Validation',
+  'Business Validation',
+  'Committed',
+  'Launched',
+  'Closed Lost',
+] as const;
+export const REFERRAL_DIRECTIONS = ['INBOUND', 'OUTBOUND'] as const;
+/** §3.1: Cancel Offer is allowed only from these statuses. */
+export const CANCELLABLE_OFFER_STATUSES: readonly string[] = ['PENDING_ACCEPTANCE', 'PENDING_CANCEL', 'ACTIVE', 'USED'];
+/** §3.2: Extend Offer Expiry Date is allowed only from these statuses. */
+export const EXTENDABLE_OFFER_STATUSES: readonly string[] = ['PENDING_ACCEPTANCE', 'EXPIRED', 'ACCEPTED', 'UPDATE_FAILED'];
+
+export type Organization = { id: string; name: string };
+
+export type Product = {
+  id: string;
+  organizationID: string;
+  name: string;
+  partner: Partner;
+  partnerID: string;
+  productType: string;
+  status: string;
+  externalID: string;
+  creationTime: string;
+  lastUpdateTime: string;
+  info: JsonObject;
+};
+
+export type Buyer = {
+  id: string;
+  organizationID: string;
+  name: string;
+  externalID: string;
+  partner: Partner;
+  emailDomain: string;
+  country: string;
+  status: string;
+  creationTime: string;
+  lastUpdateTime: string;
+  metaInfo: JsonObject;
+};
+
+export type Contact = {
+  id: string;
+  organizationID: string;
+  buyerID: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  title: string;
+  tags: string[];
+  creationTime: string;
+  lastUpdateTime: string;
+};
+
+export type Offer = {
+  id: string;
+  name: string;
+  organizationID: string;
+  buyerID?: string;
+  contactIds: string[];
+  channelType: string;
+  offerType: string;
+  pricingType: string;
+  productID: string;
+  productType: string;
+  partner: string;
+  partnerID: string;
+  service: string;
+  externalID?: string;
+  externalStatus?: string;
+  status: string;
+  subStatus?: string;
+  createdBy: string;
+  lastUpdatedBy: string;
+  creationTime: string;
+  lastUpdateTime: string;
+  endTime: string | null;
+  expireTime: string | null;
+  info: JsonObject;
+  metaInfo: JsonObject;
+};
+
+export type Entitlement = {
+  id: string;
+  organizationID: string;
+  buyerID: string;
+  externalBuyerID: string;
+  externalID: string;
+  externalProductID: string;
+  externalStatus: string;
+  entitlementTermID: string;
+  offerID: string;
+  productID: string;
+  partner: string;
+  partnerID: string;
+  service: string;
+  name: string;
+  status: string;
+  type: string;
+  creationTime: string;
+  startTime: string;
+  endTime: string | null;
+  lastUpdateTime: string;
+  info: JsonObject;
+  metaInfo: JsonObject;
+};
+
+export type EntitlementTerm = {
+  id: string;
+  entitlementID: string;
+  externalEntitlementID: string;
+  buyerID: string;
+  offerID: string;
+  productID: string;
+  organizationID: string;
+  partner: string;
+  service: string;
+  commitAmount: number;
+  usedCommitAmount: number;
+  creditAmount: number;
+  usedCreditAmount: number;
+  reportedAmount: number;
+  creationTime: string;
+  startTime: string;
+  endTime: string | null;
+  lastUpdateTime: string;
+  entitlementInfo: JsonObject;
+  info: JsonObject;
+};
+
+export type Referral = {
+  id: string;
+  organizationID: string;
+  name: string;
+  partner: string;
+  direction: string;
+  status: string;
+  stage: string;
+  buyerID: string;
+  offerID?: string;
+  dealValue?: number;
+  currency?: string;
+  expectedCloseDate?: string;
+  crmAOpportunityId?: string;
+  crmBDealId?: string;
+  crmCOpportunityId?: string;
+  description?: string;
+  creationTime: string;
+  lastUpdateTime: string;
+};
+
+export type NotificationEvent = {
+  eventID: string;
+  organizationID: string;
+  /** Missing or 0 means version 1 (§6.3); the generator leaves it out on a few events on purpose. */
+  version?: number;
+  action: string;
+  eventStatus: string;
+  entityType: string;
+  entityID: string;
+  entityName: string;
+  entityStatus?: string;
+  partner?: string;
+  priority: string;
+  title: string;
+  message: string;
+  channels: readonly string[];
+  contactIds: readonly string[];
+  ccContactIds: readonly string[];
+  contactEmails: readonly string[];
+  isActionItem: boolean;
+  requireAudit: boolean;
+  customFields: Readonly<JsonObject>;
+  info: Readonly<JsonObject>;
+  createdBy: Readonly<JsonObject>;
+  createdBySource: string;
+  trackEvents: readonly Readonly<JsonObject>[];
+  timestamp: string;
+  lastUpdateTime: string;
+};
