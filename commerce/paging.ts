@@ -1,6 +1,7 @@
 // The three paging styles of the API (§2.9, §8) as async iterators of pages. Each page carries the
 // records that parsed and those that did not (with the reason), so one bad row never stops the rest.
-// Iteration stops at the first short page: a capped total_count (§8) is only a lower bound.
+// Iteration stops at the first short page, or when an exact total_count is reached; a capped
+// total_count (§8) is only a lower bound and is never trusted to stop.
 import { parseRecord, type ResourceName, type ResourceType } from './models.ts';
 import type { CommerceRecordError } from './errors.ts';
 
@@ -51,8 +52,11 @@ export async function* queryPages<R extends ResourceName>(resource: R, fetchPage
       total_count_capped?: boolean;
     };
     const rows = expectArray(body?.data ?? [], `the data of ${resource} query page ${pageNumber}`);
-    yield { ...split(resource, rows), position: pageNumber, totalCount: body?.total_count, totalCountCapped: body?.total_count_capped === true };
+    const capped = body?.total_count_capped === true;
+    yield { ...split(resource, rows), position: pageNumber, totalCount: body?.total_count, totalCountCapped: capped };
     if (rows.length < pageSize) return;
+    // An exact (uncapped) total saves asking for an empty page after a full last one.
+    if (!capped && typeof body?.total_count === 'number' && pageNumber * pageSize >= body.total_count) return;
   }
 }
 
