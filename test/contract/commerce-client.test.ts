@@ -177,3 +177,18 @@ describe('commerce client against the sandbox', () => {
     expect(verdicts.every((verdict) => verdict.accepted || /left for redelivery/.test(verdict.reason))).toBe(true);
   });
 });
+
+describe('commerce client and a capped total_count', () => {
+  it('treats a capped total_count as a lower bound and reads on to the short page', async () => {
+    const sandbox = await startCommerceSandbox({ entitlements: 1200, totalCountCap: 500, seed: 2 });
+    try {
+      const client = clientFor(sandbox);
+      const pages = [];
+      for await (const page of client.entitlements.query(sandbox.organizationId, { pageSize: 400 })) pages.push(page);
+      expect(pages.map((page) => page.records.length)).toEqual([400, 400, 400, 0]);
+      expect(pages[0]).toMatchObject({ totalCount: 500, totalCountCapped: true });
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});
