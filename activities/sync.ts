@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import { CommerceAuthError, toDate, type Page } from '../commerce/index.ts';
+import { classifyEvent, CommerceAuthError, toDate, type Page } from '../commerce/index.ts';
 import { CrmBudgetExhaustedError, CrmError } from '../crm/connector.ts';
 import { MappingConfigError, checkMappings } from '../mappings/check.ts';
 import type { Entity } from '../mappings/types.ts';
@@ -42,6 +42,9 @@ export type SyncActivityDeps = {
 };
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
+/** The notification feed's position is kept as a cursor row of its own. */
+const FEED = 'notification-feed';
+const ENTITY_BY_EVENT_TYPE: Record<string, Entity> = { BUYER: 'buyer', CONTACT: 'contact', OFFER: 'offer', ENTITLEMENT: 'entitlement', REFERRAL: 'referral' };
 
 export function createSyncActivities(deps: SyncActivityDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -152,42 +155,107 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     async retryDeadLetters(input: { connectionId: string; entity: Entity; limit?: number }): Promise<PageCounts> {
       const rt = await runtime(input.connectionId);
       const due = await deadLetters.due(input.connectionId, input.entity, { maxAttempts: deps.maxDeadLetterAttempts ?? 5, limit: input.limit ?? 200, now: clock() });
-      const counts: PageCounts = { records: due.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
-      if (due.length === 0) return counts;
+      return syncRecordsById(rt, input.connectionId, input.entity, due.map((letter) => letter.sourceId));
+    },
+
+    /**
+     * Near-real-time: one page of the notification feed from the stored offset; the entities it names
+     * are synced by id. Envelopes of an unknown version are set aside as dead letters (kept, with the
+     * reason) for redelivery once this worker understands them (§6.3); audit-only events change nothing.
+     */
+    async syncFromNotifications(input: { connectionId: string; limit?: number }): Promise<PageCounts & { events: number; setAside: number; done: boolean }> {
+      const rt = await runtime(input.connectionId);
       const orgId = rt.settings.commerce.organizationId;
-      const records: any[] = [];
-      const letters: DeadLetterInput[] = [];
-      for (const letter of due) {
-        try {
-          records.push(await readById(rt.commerce, orgId, input.entity, letter.sourceId));
-        } catch (error) {
-          letters.push({ sourceId: letter.sourceId, reason: `could not be read again: ${(error as Error).message}` });
-        }
+      const stored = await cursors.get(input.connectionId, FEED);
+      let offset = stored ? Number(stored.id) : undefined;
+      if (offset === undefined) {
+        // A new connection starts at the end of the feed: the full pass covers everything before it.
+        const head = await guard(() => rt.commerce.notificationEvents.list(orgId, { limit: 1, offset: 0 }).next());
+        offset = head.done ? 0 : (head.value.totalCount ?? 0);
       }
-      const terms = input.entity === 'entitlement' ? await readEntitlementTerms(rt.commerce, orgId, records) : undefined;
-      const plan = planPage({ records, related: (record: { id: string }) => (terms ? { terms: terms.get(record.id) ?? [] } : undefined), mapping: rt.mappings[input.entity], overrides: rt.settings.overrides[input.entity], links: await links.get(input.connectionId, input.entity, records.map((r) => r.id)) });
-      const object = rt.mappings[input.entity].object;
-      const results = plan.writes.length ? await guard(() => rt.crm.upsert(object, plan.writes.map((write) => write.item))) : [];
-      const written: RecordLink[] = [];
+      const pages = rt.commerce.notificationEvents.list(orgId, { limit: input.limit ?? 500, offset });
+      const next = await guard(() => pages.next());
+      await pages.return(undefined);
+      const counts = { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, events: 0, setAside: 0, done: true };
+      if (next.done) return counts;
+      const page = next.value;
+      counts.events = page.records.length + page.rejected.length;
+      const wanted = new Map<Entity, Set<string>>();
+      const setAside: DeadLetterInput[] = page.rejected.map((row) => ({ sourceId: row.error.recordId ?? `event-at-${offset}`, reason: row.error.message, payload: row.raw }));
+      for (const event of page.records) {
+        const verdict = classifyEvent(event);
+        if (!verdict.accepted) {
+          setAside.push({ sourceId: event.eventID, reason: verdict.reason, payload: event });
+          continue;
+        }
+        const entity = ENTITY_BY_EVENT_TYPE[String(event.entityType ?? '').toUpperCase()];
+        if (!entity || !rt.settings.entities.includes(entity) || !event.entityID) continue;
+        if (!wanted.has(entity)) wanted.set(entity, new Set());
+        wanted.get(entity)!.add(event.entityID);
+      }
+      for (const entity of orderedEntities([...wanted.keys()])) {
+        const synced = await syncRecordsById(rt, input.connectionId, entity, [...wanted.get(entity)!]);
+        for (const key of Object.keys(synced) as (keyof PageCounts)[]) counts[key] += synced[key];
+      }
+      counts.setAside = setAside.length;
+      const nextOffset = page.nextOffset ?? offset + counts.events;
+      await inTransaction(deps.pool, async (client) => {
+        await deadLetters.record(input.connectionId, 'notification', setAside, client);
+        await cursors.advance(input.connectionId, FEED, { time: clock(), id: String(nextOffset).padStart(12, '0') }, client);
+      });
+      counts.done = page.nextOffset === undefined;
+      return counts;
+    },
+  };
+
+  /** Reads records by id and runs them through the page path: map, diff, write, record. */
+  async function syncRecordsById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[]): Promise<PageCounts> {
+    const counts: PageCounts = { records: ids.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
+    if (ids.length === 0) return counts;
+    const orgId = rt.settings.commerce.organizationId;
+    const records: any[] = [];
+    const letters: DeadLetterInput[] = [];
+    for (const id of ids) {
+      try {
+        records.push(await guard(() => readById(rt.commerce, orgId, entity, id)));
+      } catch (error) {
+        if ((error as { status?: number }).status !== 404) throw error;
+        letters.push({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` });
+      }
+    }
+    const terms = entity === 'entitlement' ? await guard(() => readEntitlementTerms(rt.commerce, orgId, records)) : undefined;
+    const plan = planPage({
+      records,
+      related: (record: { id: string }) => (terms ? { terms: terms.get(record.id) ?? [] } : undefined),
+      mapping: rt.mappings[entity],
+      overrides: rt.settings.overrides[entity],
+      links: await links.get(connectionId, entity, records.map((record) => record.id)),
+    });
+    const object = rt.mappings[entity].object;
+    const written: RecordLink[] = [];
+    for (let start = 0; start < plan.writes.length; start += writeChunk) {
+      const chunk = plan.writes.slice(start, start + writeChunk);
+      const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
       results.forEach((result, index) => {
-        const write = plan.writes[index]!;
+        const write = chunk[index]!;
         if (result.ok) {
           written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
           if (result.created) counts.created += 1;
           else counts.updated += 1;
         } else letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
       });
-      letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
-      counts.unchanged = plan.unchanged.length;
-      counts.failed = letters.length;
-      await inTransaction(deps.pool, async (client) => {
-        await links.upsert(input.connectionId, input.entity, written, client);
-        await deadLetters.resolve(input.connectionId, input.entity, [...written.map((link) => link.sourceId), ...plan.unchanged], client);
-        await deadLetters.record(input.connectionId, input.entity, letters, client);
-      });
-      return counts;
-    },
-  };
+      heartbeat({ entity, phase: 'write', written: start + chunk.length, of: plan.writes.length });
+    }
+    letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
+    counts.unchanged = plan.unchanged.length;
+    counts.failed = letters.length;
+    await inTransaction(deps.pool, async (client) => {
+      await links.upsert(connectionId, entity, written, client);
+      await deadLetters.resolve(connectionId, entity, [...written.map((link) => link.sourceId), ...plan.unchanged], client);
+      await deadLetters.record(connectionId, entity, letters, client);
+    });
+    return counts;
+  }
 }
 
 export type SyncActivities = ReturnType<typeof createSyncActivities>;

@@ -5,7 +5,7 @@ import { ENTITIES, type Entity } from '../mappings/types.ts';
 import { createDeadLetterStore } from '../store/dead-letters.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
-import { ensureSyncSchedule, triggerSync } from '../temporal/sync-schedules.ts';
+import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 
@@ -52,7 +52,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
           const saved = existing
             ? await context.connections.update(existing.id, { settings, secrets })
             : await context.connections.create({ name: options.name, crmKind: 'salesforce', settings, secrets });
-          const schedule = await ensureSyncSchedule(await context.temporalClient(), { connectionId: saved.id, every: settings.schedule.every, taskQueue: config.temporal.taskQueue });
+          const schedule = await ensureConnectionSchedules(await context.temporalClient(), { connectionId: saved.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, taskQueue: config.temporal.taskQueue });
           process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule }) + '\n');
         } finally {
           await context.close();

@@ -10,6 +10,9 @@ import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
 import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../temporal/schedules.ts';
 import { createSyncWorker } from '../worker.ts';
+import { createConnectionStore } from '../store/connections.ts';
+import { connectionSettingsSchema } from '../sync/connection-settings.ts';
+import { ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
 import { createShutdown } from './shutdown.ts';
 
 export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
@@ -29,6 +32,14 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
 
     const outcome = await ensureHeartbeatSchedule(client, { taskQueue: config.temporal.taskQueue, every: config.heartbeatEvery });
     logger.info({ scheduleId: HEARTBEAT_SCHEDULE_ID, every: config.heartbeatEvery, outcome }, 'Heartbeat schedule ready');
+
+    // Every stored connection has its schedules (created by `connect`; re-asserted here after restores).
+    const connections = await createConnectionStore(database.pool, secrets).list();
+    for (const connection of connections) {
+      const settings = connectionSettingsSchema.parse(connection.settings);
+      await ensureConnectionSchedules(client, { connectionId: connection.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, taskQueue: config.temporal.taskQueue });
+    }
+    if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
 
     const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets });
     const running = worker.run();

@@ -6,19 +6,32 @@ import { WORKFLOW_TYPES } from '../workflows/names.ts';
 import type { SyncInput, SyncProgress } from '../workflows/sync.ts';
 
 export const syncScheduleId = (connectionId: string) => `crm-sync-connection-${connectionId}`;
+export const realtimeScheduleId = (connectionId: string) => `crm-sync-realtime-${connectionId}`;
+
+/** Both schedules of a connection: the full incremental pass and the near-real-time feed reader. */
+export async function ensureConnectionSchedules(client: Client, options: { connectionId: string; every: string; realtimeEvery: string; taskQueue: string }) {
+  return {
+    incremental: await ensureSchedule(client, syncScheduleId(options.connectionId), WORKFLOW_TYPES.incrementalSync, `sync-${options.connectionId}`, options.every, options),
+    realtime: await ensureSchedule(client, realtimeScheduleId(options.connectionId), WORKFLOW_TYPES.realtimeSync, `realtime-${options.connectionId}`, options.realtimeEvery, options),
+  };
+}
 
 export async function ensureSyncSchedule(client: Client, options: { connectionId: string; every: string; taskQueue: string }): Promise<'created' | 'updated'> {
+  return ensureSchedule(client, syncScheduleId(options.connectionId), WORKFLOW_TYPES.incrementalSync, `sync-${options.connectionId}`, options.every, options);
+}
+
+async function ensureSchedule(client: Client, scheduleId: string, workflowType: string, workflowId: string, every: string, options: { connectionId: string; taskQueue: string }): Promise<'created' | 'updated'> {
   const action = {
     type: 'startWorkflow' as const,
-    workflowType: WORKFLOW_TYPES.incrementalSync,
-    workflowId: `sync-${options.connectionId}`,
+    workflowType,
+    workflowId,
     taskQueue: options.taskQueue,
     args: [{ connectionId: options.connectionId } satisfies SyncInput],
   };
-  const spec = { intervals: [{ every: options.every }] };
+  const spec = { intervals: [{ every }] };
   try {
     await client.schedule.create({
-      scheduleId: syncScheduleId(options.connectionId),
+      scheduleId,
       spec,
       action,
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
@@ -27,7 +40,7 @@ export async function ensureSyncSchedule(client: Client, options: { connectionId
     return 'created';
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(syncScheduleId(options.connectionId)).update((previous) => ({ ...previous, spec, action }));
+    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
     return 'updated';
   }
 }

@@ -2,3 +2,4 @@
 // import only workflow code and types here, never activities or Node modules.
 export { heartbeatWorkflow } from './heartbeat.ts';
 export { backfillWorkflow, incrementalSyncWorkflow } from './sync.ts';
+export { realtimeSyncWorkflow } from './realtime.ts';

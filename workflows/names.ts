@@ -3,4 +3,5 @@ export const WORKFLOW_TYPES = {
   heartbeat: 'heartbeatWorkflow',
   incrementalSync: 'incrementalSyncWorkflow',
   backfill: 'backfillWorkflow',
+  realtimeSync: 'realtimeSyncWorkflow',
 } as const;
