@@ -32,6 +32,7 @@ const environmentSchema = z.object({
     .trim()
     .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 1m or 2h')
     .default('1m'),
+  CRM_SYNC_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
   LOG_LEVEL: logLevel.default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
@@ -50,6 +51,8 @@ export type AppConfig = {
     taskQueue: string;
   };
   heartbeatEvery: string;
+  /** Demo mode: sandboxes for the commerce API and Salesforce, and a connection between them. */
+  demo: boolean;
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
 };
 
@@ -87,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       taskQueue: values.CRM_SYNC_TASK_QUEUE,
     },
     heartbeatEvery: values.CRM_SYNC_HEARTBEAT_EVERY,
+    // 'auto': on the embedded defaults (no external database or cluster), `npm start` is the demo.
+    demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
   };
 }

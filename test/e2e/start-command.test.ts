@@ -71,6 +71,7 @@ describe('crm-sync start', () => {
       CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
       CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
       CRM_SYNC_HEARTBEAT_EVERY: '2s',
+      CRM_SYNC_DEMO: 'off',
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
     };

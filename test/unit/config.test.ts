@@ -54,6 +54,14 @@ describe('loadConfig', () => {
     expect(config.secretKey?.length).toBe(32);
   });
 
+  it('is the demo on embedded defaults unless told otherwise', () => {
+    expect(loadConfig({}, false).demo).toBe(true);
+    expect(loadConfig({ CRM_SYNC_DEMO: 'off' }, false).demo).toBe(false);
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }, false).demo).toBe(false);
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', CRM_SYNC_DEMO: 'on' }, false).demo).toBe(true);
+    expect(() => loadConfig({ CRM_SYNC_DEMO: 'maybe' }, false)).toThrow(/CRM_SYNC_DEMO: expected one of "auto", "on", "off"/);
+  });
+
   it('takes an existing Temporal cluster from TEMPORAL_ADDRESS', () => {
     const config = loadConfig({ TEMPORAL_ADDRESS: 'my-ns.a1b2c.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'my-ns.a1b2c' }, false);
     expect(config.temporal.address).toBe('my-ns.a1b2c.tmprl.cloud:7233');
