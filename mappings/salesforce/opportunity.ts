@@ -25,7 +25,7 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   describe: {
     Name: 'offer.name (else "Offer <id>")',
     StageName: 'offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...)',
-    CloseDate: 'offer.expireTime, else the acceptance date, else the last update (Salesforce requires one)',
+    CloseDate: 'offer.expireTime, else the acceptance date, else the creation date (Salesforce requires one)',
     Amount: 'offer.info.commitAmount',
     Account: "the buyer's Account, by Commerce_Buyer_Id__c = offer.buyerID",
     Marketplace__c: 'offer.partner as "Marketplace A".."Marketplace F"',
@@ -37,8 +37,12 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   map(offer) {
     if (!offer.id) return fail('the offer has no id');
     try {
+      // Never from lastUpdateTime: a volatile source would rewrite the Opportunity on every touch.
       const closeDate =
-        isoDate(offer.expireTime, 'expireTime') ?? isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ?? isoDate(offer.lastUpdateTime, 'lastUpdateTime');
+        isoDate(offer.expireTime, 'expireTime') ??
+        isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ??
+        isoDate(offer.creationTime, 'creationTime') ??
+        isoDate(offer.lastUpdateTime, 'lastUpdateTime');
       return ok({
         object: 'Opportunity',
         externalIdField: 'Commerce_Offer_Id__c',

@@ -58,7 +58,7 @@ describe('Salesforce default mappings, marketplace by marketplace', () => {
     expect(fields.Marketplace_Agreement_Id__c).toBe('providers/p/entitlements/e-c-5');
     const offer = mapOffer('C');
     expect(offer.fields.StageName).toBe('Closed Lost');
-    expect(offer.fields.CloseDate).toBe('2026-02-01'); // no expiry: the last update stands in
+    expect(offer.fields.CloseDate).toBe('2026-02-01'); // no expiry and no creation time: the last update stands in
     expect(offer.fields.Offer_Expiration__c).toBeNull(); // an offer without expiry clears the field
   });
 

@@ -1,0 +1,167 @@
+// The page activity's own logic against real PostgreSQL and the commerce sandbox, with an in-memory
+// CRM: counts, content hashes, cursors that move only after writes, dead letters, write-back, the feed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSyncActivities } from '../../activities/sync.ts';
+import { createCommerceClient } from '../../commerce/index.ts';
+import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
+import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { createCursorStore } from '../../store/cursors.ts';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { SecretBox } from '../../store/secret-box.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import type { ConnectionRuntime } from '../../sync/runtime.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMemoryCrm } from '../support/memory-crm.ts';
+
+describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
+  let database: TestDatabase;
+  let commerce: CommerceSandbox;
+  let crm: ReturnType<typeof createMemoryCrm>;
+  let activities: ReturnType<typeof createSyncActivities>;
+  let connectionId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    commerce = await startCommerceSandbox({ entitlements: 120, seed: 5 });
+    const settings = connectionSettingsSchema.parse({
+      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
+      schedule: { pageSize: 25, lookbackSeconds: 0 },
+    });
+    const box = new SecretBox(Buffer.alloc(32, 8));
+    connectionId = (await createConnectionStore(database.pool, box).create({ name: 'memory', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
+    crm = createMemoryCrm(SALESFORCE_MAPPINGS);
+    const runtime: ConnectionRuntime = {
+      id: connectionId,
+      name: 'memory',
+      settings,
+      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret }),
+      crm: crm.connector,
+      mappings: SALESFORCE_MAPPINGS,
+    };
+    activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime, writeChunk: 10 });
+  });
+  afterAll(async () => {
+    await commerce?.stop();
+    await database?.drop();
+  });
+
+  async function syncEntity(entity: 'buyer' | 'offer' | 'entitlement') {
+    const started = await activities.startSync({ connectionId, entities: [entity] });
+    let cursor = started.starts[entity]!;
+    const totals = { pages: 0, records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
+    for (;;) {
+      const outcome = await activities.syncEntityPage({ connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
+      totals.pages += 1;
+      for (const key of ['records', 'created', 'updated', 'unchanged', 'failed', 'writeBacks'] as const) totals[key] += outcome[key];
+      if (outcome.done) return totals;
+      cursor = outcome.nextCursor;
+    }
+  }
+
+  it('pages through every offer once, writes each, moves the cursor, and writes the CRM id back', async () => {
+    const offers = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; lastUpdateTime: string }[];
+    const first = await syncEntity('offer');
+    expect(first.records).toBe(offers.length);
+    expect(first.created).toBe(offers.length);
+    expect(first.pages).toBe(Math.floor(offers.length / 25) + 1);
+    expect(crm.objects('Opportunity')).toHaveLength(offers.length);
+    const latest = offers.reduce((a, b) => (Date.parse(b.lastUpdateTime) > Date.parse(a.lastUpdateTime) || (b.lastUpdateTime === a.lastUpdateTime && b.id > a.id) ? b : a));
+    expect((await createCursorStore(database.pool).get(connectionId, 'offer'))?.id).toBe(latest.id);
+    // Write-back: every offer now carries its Opportunity id.
+    const after = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; metaInfo?: { crmAOpportunityId?: string } }[];
+    const opportunityIds = new Set(crm.objects('Opportunity').map((row) => row.Id));
+    expect(after.every((offer) => opportunityIds.has(offer.metaInfo?.crmAOpportunityId))).toBe(true);
+    expect(first.writeBacks).toBe(offers.length);
+  });
+
+  it('a second pass over unchanged data makes no CRM write at all', async () => {
+    await createCursorStore(database.pool).reset(connectionId, ['offer']);
+    const calls = crm.stats.writeCalls;
+    const again = await syncEntity('offer');
+    expect(again.created + again.updated).toBe(0);
+    expect(again.unchanged).toBe(again.records);
+    expect(crm.stats.writeCalls).toBe(calls);
+  });
+
+  it('a rejected record becomes a dead letter with the CRM message, the rest of its page goes on, and a fix resolves it', async () => {
+    const token = (await (await fetch(`${commerce.authUrl}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: commerce.clientId, client_secret: commerce.clientSecret, resource: commerce.apiUrl }) })).json()) as { access_token: string };
+    const api = (path: string, method: string, body: unknown) =>
+      fetch(`${commerce.apiUrl}/org/${commerce.organizationId}${path}`, { method, headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const bad = await api('/offer', 'POST', { name: 'X'.repeat(150), productID: 'prod-000001', buyerID: 'buyer-000001' });
+    const good = await api('/offer', 'POST', { name: 'Fits', productID: 'prod-000001', buyerID: 'buyer-000001' });
+    expect(bad.id, JSON.stringify(bad)).toBeTruthy();
+    const pass = await syncEntity('offer');
+    expect(pass.failed).toBe(1);
+    expect(pass.created).toBeGreaterThanOrEqual(1); // the good offer (and all offers when this test runs alone)
+    const letters = await createDeadLetterStore(database.pool).listOpen(connectionId);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ entity: 'offer', sourceId: bad.id, attempts: 1 });
+    expect(letters[0]!.reason).toMatch(/^STRING_TOO_LONG: Name: data value too large/);
+    expect(crm.objects('Opportunity').some((row) => row.Commerce_Offer_Id__c === good.id)).toBe(true);
+
+    // Nothing changed: the due retry fails again (attempt 2); after a fix it succeeds and resolves.
+    await createDeadLetterStore(database.pool).makeDue(connectionId);
+    expect((await activities.retryDeadLetters({ connectionId, entity: 'offer' })).failed).toBe(1);
+    const fixed = await api(`/draftOffer`, 'POST', { id: bad.id, name: 'Shorter now' });
+    expect(fixed.name, JSON.stringify(fixed)).toBe('Shorter now');
+    expect(await createDeadLetterStore(database.pool).makeDue(connectionId)).toBe(1);
+    const retried = await activities.retryDeadLetters({ connectionId, entity: 'offer' });
+    expect(retried).toMatchObject({ created: 1, failed: 0 });
+    expect(await createDeadLetterStore(database.pool).listOpen(connectionId)).toEqual([]);
+  });
+
+  it('syncs entitlements with the amounts of their terms', async () => {
+    const pass = await syncEntity('entitlement');
+    expect(pass.failed).toBe(0);
+    const terms = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/entitlementTerms`)).json()) as { entitlementID: string; commitAmount?: number; info?: { parentEntitlementTermId?: string } }[];
+    const rows = crm.objects('Marketplace_Entitlement__c');
+    expect(rows).toHaveLength(120);
+    const withCommit = rows.filter((row) => typeof row.Commit_Amount__c === 'number');
+    expect(withCommit.length).toBeGreaterThan(0);
+    for (const row of withCommit.slice(0, 20)) {
+      const own = terms.filter((term) => term.entitlementID === row.Commerce_Entitlement_Id__c && !term.info?.parentEntitlementTermId);
+      if (own.length) expect(own.map((term) => term.commitAmount)).toContain(row.Commit_Amount__c);
+    }
+  });
+
+  it('the notification feed syncs just the entities it names, from its stored offset', async () => {
+    // Start the feed at its current end, then make changes that emit events.
+    await activities.syncFromNotifications({ connectionId });
+    const changes = (await (await fetch(`${commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 10 }) })).json()) as { changes: unknown[] };
+    expect(changes.changes.length).toBe(10);
+    const outcome = await activities.syncFromNotifications({ connectionId });
+    expect(outcome.events).toBeGreaterThanOrEqual(10);
+    expect(outcome.created + outcome.updated + outcome.unchanged).toBeGreaterThan(0);
+    expect(outcome.done).toBe(true);
+    // Read again from the stored offset: nothing new.
+    expect((await activities.syncFromNotifications({ connectionId })).events).toBe(0);
+  });
+
+  it('sets envelopes of an unknown version aside as dead letters, keeping the event', async () => {
+    await fetch(`${commerce.apiUrl}/_sandbox/reset`, { method: 'POST' });
+    const versioned = await startCommerceSandbox({ entitlements: 20, seed: 6, unknownEventVersionRate: 1 });
+    try {
+      const rt = await (async () => {
+        const settings = connectionSettingsSchema.parse({
+          commerce: { baseUrl: versioned.apiUrl, authUrl: versioned.authUrl, clientId: versioned.clientId, organizationId: versioned.organizationId },
+          crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
+        });
+        return { id: connectionId, name: 'memory', settings, commerce: createCommerceClient({ baseUrl: versioned.apiUrl, authUrl: versioned.authUrl, clientId: versioned.clientId, clientSecret: versioned.clientSecret }), crm: crm.connector, mappings: SALESFORCE_MAPPINGS };
+      })();
+      const feed = createSyncActivities({ pool: database.pool, runtimeFor: async () => rt });
+      await createCursorStore(database.pool).reset(connectionId, ['notification-feed']);
+      await feed.syncFromNotifications({ connectionId });
+      await fetch(`${versioned.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 5 }) });
+      const outcome = await feed.syncFromNotifications({ connectionId });
+      expect(outcome.setAside).toBeGreaterThanOrEqual(5);
+      const kept = await createDeadLetterStore(database.pool).listOpen(connectionId, 'notification');
+      expect(kept.length).toBe(outcome.setAside);
+      expect(kept[0]!.reason).toMatch(/envelope version .* left for redelivery/);
+      expect(kept[0]!.payload).toMatchObject({ eventID: kept[0]!.sourceId });
+    } finally {
+      await versioned.stop();
+    }
+  });
+});

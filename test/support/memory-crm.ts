@@ -1,0 +1,60 @@
+// An in-memory CRM behind the CrmConnector interface, for activity tests that are about the sync's own
+// logic (cursors, hashes, dead letters), not about a CRM's wire. It upserts by external id or Id,
+// rejects a Name longer than its limit the way Salesforce does, and counts its write calls.
+import type { CrmConnector, CrmRecord, FieldSchema, ObjectSchema, UpsertItem, UpsertResult } from '../../crm/connector.ts';
+import type { EntityMapping } from '../../mappings/types.ts';
+
+export function createMemoryCrm(mappings: Record<string, EntityMapping<any, any>>, options: { nameLimit?: number } = {}) {
+  const objects = new Map<string, Map<string, CrmRecord>>();
+  let nextId = 1;
+  const stats = { writeCalls: 0, written: 0 };
+  const table = (object: string) => {
+    if (!objects.has(object)) objects.set(object, new Map());
+    return objects.get(object)!;
+  };
+
+  const connector: CrmConnector = {
+    kind: 'salesforce',
+    async verify() {
+      return { organizationId: '00Dmemory' };
+    },
+    async describe(object) {
+      const mapping = Object.values(mappings).find((m) => m.object === object)!;
+      const field = (name: string, extra: Partial<FieldSchema> = {}): [string, FieldSchema] => [name, { name, type: 'string', required: false, createable: true, updateable: true, externalId: false, ...extra }];
+      const fields = new Map<string, FieldSchema>([
+        field(mapping.externalIdField, { externalId: true }),
+        ...Object.keys(mapping.describe).map((name) => (name === 'Account' || name.endsWith('__r') ? field(`${name}Id`, { relationshipName: name }) : field(name))),
+      ]);
+      return { name: object, fields } satisfies ObjectSchema;
+    },
+    async upsert(object, items: UpsertItem[]): Promise<UpsertResult[]> {
+      stats.writeCalls += 1;
+      return items.map((item) => {
+        const name = item.fields.Name ?? item.fields.LastName;
+        if (typeof name === 'string' && name.length > (options.nameLimit ?? 120)) {
+          return { sourceId: item.sourceId, ok: false, error: { code: 'STRING_TOO_LONG', message: `Name: data value too large: ${name.slice(0, 20)}... (max length=${options.nameLimit ?? 120})`, fields: ['Name'] } };
+        }
+        const rows = table(object);
+        const existing = item.crmId ? rows.get(item.crmId) : [...rows.values()].find((row) => row[item.externalIdField] === item.externalId);
+        const id = (existing?.Id as string) ?? `mem${String(nextId++).padStart(12, '0')}`;
+        rows.set(id, { ...existing, ...item.fields, [item.externalIdField]: item.externalId, Id: id });
+        stats.written += 1;
+        return { sourceId: item.sourceId, ok: true, crmId: id, created: !existing };
+      });
+    },
+    async *changedSince() {},
+    async getById(object, id) {
+      return table(object).get(id);
+    },
+    async findByExternalIds(object, field, values) {
+      return new Map([...table(object).values()].filter((row) => values.includes(String(row[field]))).map((row) => [String(row[field]), row]));
+    },
+    budget() {
+      return { reserved: 0 };
+    },
+    async recordUrl(id) {
+      return `https://memory.example/${id}`;
+    },
+  };
+  return { connector, objects: (object: string) => [...table(object).values()], stats };
+}
