@@ -13,7 +13,7 @@ import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-lette
 import { createRecordLinkStore, type RecordLink } from '../store/record-links.ts';
 import { orderedEntities } from '../sync/connection-settings.ts';
 import { canonicalJson } from '../sync/hash.ts';
-import { planPage } from '../sync/plan.ts';
+import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
 import { readById, readEntitlementTerms, readWindowPage } from '../sync/sources.ts';
 import { writeBackIds } from '../sync/write-back.ts';
@@ -40,6 +40,8 @@ export type SyncActivityDeps = {
   /** Chunk size between heartbeats (Salesforce collections take 200). */
   writeChunk?: number;
 };
+
+type WriteOutcome = { written: RecordLink[]; letters: DeadLetterInput[]; created: number; updated: number; succeeded: { sourceId: string; crmId: string }[]; calls: number };
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
 /** The notification feed's position is kept as a cursor row of its own. */
@@ -106,33 +108,20 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         ...page.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })),
         ...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })),
       ];
-      const written: RecordLink[] = [];
-      const created: { sourceId: string; crmId: string; current?: Record<string, unknown> }[] = [];
-      let crmWriteCalls = 0;
-      const object = rt.mappings[input.entity].object;
+      let outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
       if (input.dryRun) {
         counts.created = plan.writes.filter((write) => !write.linked).length;
         counts.updated = plan.writes.length - counts.created;
       } else {
-        for (let start = 0; start < plan.writes.length; start += writeChunk) {
-          const chunk = plan.writes.slice(start, start + writeChunk);
-          const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
-          crmWriteCalls += 1;
-          results.forEach((result, index) => {
-            const write = chunk[index]!;
-            if (result.ok) {
-              written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
-              if (result.created) counts.created += 1;
-              else counts.updated += 1;
-              const source = page.records.find((record) => record.id === write.item.sourceId);
-              created.push({ sourceId: write.item.sourceId, crmId: result.crmId, current: source?.metaInfo });
-            } else {
-              letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
-            }
-          });
-          heartbeat({ entity: input.entity, phase: 'write', written: start + chunk.length, of: plan.writes.length });
-        }
+        outcome = await writeToCrm(rt, input.entity, plan.writes);
+        counts.created = outcome.created;
+        counts.updated = outcome.updated;
+        letters.push(...outcome.letters);
       }
+      const { written } = outcome;
+      const crmWriteCalls = outcome.calls;
+      const metaInfoById = new Map(page.records.map((record) => [record.id, record.metaInfo]));
+      const succeeded = outcome.succeeded.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) }));
       counts.failed = letters.length;
 
       if (!input.dryRun) {
@@ -144,7 +133,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
             await cursors.advance(input.connectionId, input.entity, { time: toDate(last.lastUpdateTime)!, id: last.id }, client);
           }
         });
-        counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, input.entity, created, (id) => rt.crm.recordUrl(id)));
+        counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, input.entity, succeeded, (id) => rt.crm.recordUrl(id)));
       }
       const nextCursor: WireCursor = last ? { time: toDate(last.lastUpdateTime)!.toISOString(), afterId: last.id } : input.cursor;
       const rejections = input.dryRun ? letters.slice(0, 100).map(({ sourceId, reason }) => ({ sourceId, reason })) : undefined;
@@ -208,6 +197,30 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     },
   };
 
+  /** Writes planned records in chunks (a heartbeat after each); a rejected record becomes a dead letter. */
+  async function writeToCrm(rt: Awaited<ReturnType<typeof runtime>>, entity: Entity, writes: PlannedWrite[]): Promise<WriteOutcome> {
+    const object = rt.mappings[entity].object;
+    const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
+    for (let start = 0; start < writes.length; start += writeChunk) {
+      const chunk = writes.slice(start, start + writeChunk);
+      const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
+      outcome.calls += 1;
+      results.forEach((result, index) => {
+        const write = chunk[index]!;
+        if (result.ok) {
+          outcome.written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
+          outcome.succeeded.push({ sourceId: write.item.sourceId, crmId: result.crmId });
+          if (result.created) outcome.created += 1;
+          else outcome.updated += 1;
+        } else {
+          outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
+        }
+      });
+      heartbeat({ entity, phase: 'write', written: start + chunk.length, of: writes.length });
+    }
+    return outcome;
+  }
+
   /** Reads records by id and runs them through the page path: map, diff, write, record. */
   async function syncRecordsById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[]): Promise<PageCounts> {
     const counts: PageCounts = { records: ids.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
@@ -231,21 +244,10 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       overrides: rt.settings.overrides[entity],
       links: await links.get(connectionId, entity, records.map((record) => record.id)),
     });
-    const object = rt.mappings[entity].object;
-    const written: RecordLink[] = [];
-    for (let start = 0; start < plan.writes.length; start += writeChunk) {
-      const chunk = plan.writes.slice(start, start + writeChunk);
-      const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
-      results.forEach((result, index) => {
-        const write = chunk[index]!;
-        if (result.ok) {
-          written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash });
-          if (result.created) counts.created += 1;
-          else counts.updated += 1;
-        } else letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
-      });
-      heartbeat({ entity, phase: 'write', written: start + chunk.length, of: plan.writes.length });
-    }
+    const { written, letters: rejectedByCrm, created, updated } = await writeToCrm(rt, entity, plan.writes);
+    counts.created = created;
+    counts.updated = updated;
+    letters.push(...rejectedByCrm);
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
     counts.unchanged = plan.unchanged.length;
     counts.failed = letters.length;
