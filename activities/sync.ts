@@ -11,6 +11,7 @@ import type { Entity } from '../mappings/types.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
 import { createRecordLinkStore, type RecordLink } from '../store/record-links.ts';
+import { createSyncRunStore } from '../store/sync-runs.ts';
 import { orderedEntities } from '../sync/connection-settings.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
@@ -53,6 +54,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   const links = createRecordLinkStore(deps.pool);
   const cursors = createCursorStore(deps.pool);
   const deadLetters = createDeadLetterStore(deps.pool);
+  const runs = createSyncRunStore(deps.pool);
   const writeChunk = deps.writeChunk ?? 200;
   const checkedMappings = new Set<string>();
 
@@ -80,6 +82,11 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         starts[entity] = stored ? { time: new Date(stored.time.getTime() - rt.settings.schedule.lookbackSeconds * 1000).toISOString() } : EPOCH;
       }
       return { until: clock().toISOString(), entities, pageSize: rt.settings.schedule.pageSize, starts };
+    },
+
+    /** The run's row in sync_runs: started, then finished with its totals. */
+    async recordRun(input: { runId: string; connectionId: string; kind: 'incremental' | 'realtime' | 'backfill'; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
+      await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts: input.counts, error: input.error });
     },
 
     async syncEntityPage(input: { connectionId: string; entity: Entity; cursor: WireCursor; until: string; pageSize: number; advanceStoredCursor: boolean; dryRun?: boolean }): Promise<PageOutcome> {

@@ -1,11 +1,11 @@
 // The sync, as the algorithm reads: for each entity in dependency order, page through the window
 // (one activity per page), then retry the entity's due dead letters. Page data never enters the
 // history: only counts and cursors do. Long runs continue as new when Temporal suggests it.
-import { continueAsNew, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PageCounts, SyncActivities, WireCursor } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
 
-const { startSync, syncEntityPage, retryDeadLetters } = proxyActivities<SyncActivities>({
+const { startSync, syncEntityPage, retryDeadLetters, recordRun } = proxyActivities<SyncActivities>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
@@ -20,6 +20,8 @@ export type SyncProgress = {
   entities: Partial<Record<Entity, EntityProgress>>;
   totals: PageCounts & { pages: number };
   finished: boolean;
+  /** The sync_runs row of this logical run. */
+  runId?: string;
 };
 
 export const progressQuery = defineQuery<SyncProgress>('progress');
@@ -33,14 +35,17 @@ export type SyncInput = {
   resetCursors?: boolean;
   forgetLinks?: boolean;
   dryRun?: boolean;
-  /** Set by continue-as-new: where the previous run stopped. */
-  resume?: { until: string; pageSize: number; entities: Entity[]; index: number; cursor: WireCursor; progress: SyncProgress };
+  /** Set by continue-as-new: the sync_runs row and where the previous run stopped. */
+  runId?: string;
+  resume?: { until: string; pageSize: number; entities: Entity[]; starts: Partial<Record<Entity, WireCursor>>; index: number; cursor: WireCursor; progress: SyncProgress };
 };
 
 const zero = (): PageCounts => ({ records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 });
 
+const COUNT_KEYS = ['records', 'created', 'updated', 'unchanged', 'failed', 'writeBacks'] as const satisfies readonly (keyof PageCounts)[];
+
 function add(target: PageCounts, counts: PageCounts) {
-  for (const key of Object.keys(target) as (keyof PageCounts)[]) target[key] += counts[key];
+  for (const key of COUNT_KEYS) target[key] += counts[key] ?? 0;
 }
 
 export async function incrementalSyncWorkflow(input: SyncInput): Promise<SyncProgress> {
@@ -56,18 +61,49 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
   setHandler(progressQuery, () => progress);
 
   let plan = input.resume;
-  let starts: Partial<Record<Entity, WireCursor>> = {};
+  // One sync_runs row per logical run: continue-as-new keeps the first run's id.
+  const runId = input.resume && input.runId ? input.runId : `${workflowInfo().workflowId}/${workflowInfo().runId}`;
+  progress.runId = runId;
+  if (!plan && !input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'running' });
   if (!plan) {
     const started = await startSync({ connectionId: input.connectionId, entities: input.entities, resetCursors: input.resetCursors, forgetLinks: input.forgetLinks });
     const until = kind === 'backfill' && input.to ? input.to : started.until;
-    starts = kind === 'backfill' ? Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }])) : started.starts;
-    plan = { until, pageSize: started.pageSize, entities: started.entities, index: 0, cursor: starts[started.entities[0]!] ?? { time: new Date(0).toISOString() }, progress };
+    const starts: Partial<Record<Entity, WireCursor>> =
+      kind === 'backfill' ? Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }])) : started.starts;
+    plan = { until, pageSize: started.pageSize, entities: started.entities, starts, index: 0, cursor: starts[started.entities[0]!] ?? { time: new Date(0).toISOString() }, progress };
   }
   progress.until = plan.until;
 
+  try {
+    await syncEntities(kind, input, plan, progress);
+  } catch (error) {
+    if (!input.dryRun && !isContinueAsNew(error)) {
+      // Recorded even when the run is being cancelled: the row must not stay 'running'.
+      await CancellationScope.nonCancellable(() =>
+        recordRun({ runId, connectionId: input.connectionId, kind, status: isCancellation(error) ? 'cancelled' : 'failed', counts: progress.totals, error: (error as Error).message }),
+      );
+    }
+    throw error;
+  }
+  progress.finished = true;
+  progress.entity = undefined;
+  if (!input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'completed', counts: progress.totals });
+  return progress;
+}
+
+function isContinueAsNew(error: unknown): boolean {
+  return error instanceof ContinueAsNew;
+}
+
+async function syncEntities(
+  kind: SyncProgress['kind'],
+  input: SyncInput,
+  plan: NonNullable<SyncInput['resume']>,
+  progress: SyncProgress,
+): Promise<void> {
   for (let index = plan.index; index < plan.entities.length; index += 1) {
     const entity = plan.entities[index]!;
-    let cursor = index === plan.index ? plan.cursor : (starts[entity] ?? { time: input.from ?? new Date(0).toISOString() });
+    let cursor = index === plan.index ? plan.cursor : (plan.starts[entity] ?? { time: input.from ?? new Date(0).toISOString() });
     const state: EntityProgress = progress.entities[entity] ?? { ...zero(), pages: 0, done: false };
     progress.entities[entity] = state;
     progress.entity = entity;
@@ -91,7 +127,7 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
       cursor = nextCursor;
       if (!done && workflowInfo().continueAsNewSuggested) {
         // The same workflow type continues: incremental and backfill take the same input.
-        await continueAsNew<typeof incrementalSyncWorkflow>({ ...input, resume: { ...plan, index, cursor, progress } });
+        await continueAsNew<typeof incrementalSyncWorkflow>({ ...input, runId: progress.runId, resume: { ...plan, index, cursor, progress } });
       }
     }
     if (!input.dryRun) {
@@ -100,7 +136,4 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
       add(progress.totals, { ...retried, records: 0 });
     }
   }
-  progress.finished = true;
-  progress.entity = undefined;
-  return progress;
 }

@@ -1,0 +1,23 @@
+// One row per sync workflow run, with its counters: what revenue ops reads to see that syncs happen.
+import type pg from 'pg';
+
+export type SyncRun = { id: string; connectionId: string; kind: string; status: string; startedAt: Date; finishedAt: Date | null; counts: Record<string, unknown>; error: string | null };
+
+export function createSyncRunStore(pool: pg.Pool) {
+  return {
+    /** Idempotent: a replayed activity rewrites the same row. */
+    async record(run: { id: string; connectionId: string; kind: 'incremental' | 'realtime' | 'backfill'; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
+      await pool.query(
+        `INSERT INTO sync_runs (id, connection_id, kind, status, counts, error, finished_at)
+         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'running' THEN NULL ELSE now() END)
+         ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, counts = EXCLUDED.counts, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at`,
+        [run.id, run.connectionId, run.kind, run.status, JSON.stringify(run.counts ?? {}), run.error ?? null],
+      );
+    },
+
+    async latest(connectionId: string, limit = 20): Promise<SyncRun[]> {
+      const result = await pool.query(`SELECT * FROM sync_runs WHERE connection_id = $1 ORDER BY started_at DESC LIMIT $2`, [connectionId, limit]);
+      return result.rows.map((row) => ({ id: row.id, connectionId: row.connection_id, kind: row.kind, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at, counts: row.counts, error: row.error }));
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// The sync workflows on a real Temporal server and real PostgreSQL, reading the commerce sandbox and
+// writing an in-memory CRM: runs, progress queries, backfill joining, sync_runs rows, cancellation.
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createSyncActivities } from '../../activities/sync.ts';
+import { createCommerceClient } from '../../commerce/index.ts';
+import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
+import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { SecretBox } from '../../store/secret-box.ts';
+import { createSyncRunStore } from '../../store/sync-runs.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
+import { WORKFLOWS_PATH } from '../../worker.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import type { SyncProgress } from '../../workflows/sync.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMemoryCrm } from '../support/memory-crm.ts';
+
+describe('sync workflows (real Temporal, real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
+  let database: TestDatabase;
+  let commerce: CommerceSandbox;
+  let crm: ReturnType<typeof createMemoryCrm>;
+  let connection: NativeConnection;
+  let worker: Worker;
+  let running: Promise<void>;
+  let connectionId: string;
+  let latency = 0;
+  const taskQueue = `sync-workflow-${Date.now()}`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    commerce = await startCommerceSandbox({ entitlements: 300, seed: 9 });
+    const settings = connectionSettingsSchema.parse({
+      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
+      schedule: { pageSize: 40, lookbackSeconds: 0 },
+    });
+    connectionId = (await createConnectionStore(database.pool, new SecretBox(Buffer.alloc(32, 4))).create({ name: 'memory', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
+    crm = createMemoryCrm(SALESFORCE_MAPPINGS);
+    const slowCrm = { ...crm.connector, upsert: async (...args: Parameters<typeof crm.connector.upsert>) => { if (latency) await new Promise((r) => setTimeout(r, latency)); return crm.connector.upsert(...args); } };
+    const runtime = {
+      id: connectionId, name: 'memory', settings, mappings: SALESFORCE_MAPPINGS, crm: slowCrm,
+      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret }),
+    };
+    connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    worker = await Worker.create({ connection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime }) });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await connection?.close();
+    await commerce?.stop();
+    await database?.drop();
+  });
+
+  it('an incremental run syncs every entity in dependency order and records its run', async () => {
+    const client = new Client({ connection });
+    const result: SyncProgress = await client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `inc-${Date.now()}`, args: [{ connectionId }] });
+    expect(result.finished).toBe(true);
+    expect(Object.keys(result.entities)).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral']);
+    expect(result.totals.failed).toBe(0);
+    expect(crm.objects('Marketplace_Entitlement__c')).toHaveLength(300);
+    expect(result.entities.entitlement!.pages).toBe(Math.floor(300 / 40) + 1);
+    const [run] = await createSyncRunStore(database.pool).latest(connectionId);
+    expect(run).toMatchObject({ kind: 'incremental', status: 'completed', counts: { created: result.totals.created } });
+
+    const again: SyncProgress = await client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `inc2-${Date.now()}`, args: [{ connectionId }] });
+    expect(again.totals.created + again.totals.updated).toBe(0);
+  });
+
+  it('a backfill reports progress while it runs, a second trigger joins it, and cancelling it is recorded', async () => {
+    const client = new Client({ connection });
+    latency = 300;
+    const request = { connectionId, entities: ['entitlement' as const], forgetLinks: true };
+    const handle = await startBackfill(client, taskQueue, request);
+    expect((await startBackfill(client, taskQueue, request)).firstExecutionRunId).toBe(handle.firstExecutionRunId);
+    let progress: SyncProgress | undefined;
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      progress = await readProgress(handle).catch(() => undefined);
+      if (progress && progress.totals.pages >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(progress!.entity).toBe('entitlement');
+    expect(progress!.totals.pages).toBeGreaterThanOrEqual(2);
+    expect(progress!.finished).toBe(false);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+    latency = 0;
+    const runs = await createSyncRunStore(database.pool).latest(connectionId);
+    expect(runs.find((run) => run.kind === 'backfill')).toMatchObject({ status: 'cancelled' });
+  });
+});
