@@ -39,7 +39,8 @@ export function createHttp(options: HttpOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
 
-  async function attempt(spec: RequestSpec, retryOnUnauthorized = true): Promise<unknown> {
+  /** `renewals`: a 401 renews the token and tries again, at most twice (a token can expire in flight). */
+  async function attempt(spec: RequestSpec, renewals = 2): Promise<unknown> {
     const url = new URL(spec.path.replace(/^\//, ''), options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
     for (const [name, value] of Object.entries(spec.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
@@ -68,9 +69,9 @@ export function createHttp(options: HttpOptions) {
     }
     const body = parseJson(text);
     if (response.status === 401) {
-      if (retryOnUnauthorized) {
+      if (renewals > 0) {
         await options.tokens.renewAfterRejection(token);
-        return attempt(spec, false);
+        return attempt(spec, renewals - 1);
       }
       throw new CommerceAuthError(`The commerce API refused a freshly issued token for ${spec.operation}`, { status: 401, body: body.value ?? text });
     }

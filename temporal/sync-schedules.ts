@@ -1,6 +1,6 @@
 // One Temporal Schedule per connection (overlap SKIP, pausable) and the backfill workflow with a
 // deterministic id, so a second trigger joins the running backfill instead of starting another.
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { Entity } from '../mappings/types.ts';
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
 import type { SyncInput, SyncProgress } from '../workflows/sync.ts';
@@ -57,7 +57,7 @@ export function backfillWorkflowId(request: BackfillRequest): string {
   return `backfill-${request.connectionId}-${entities}-${request.from ?? 'beginning'}-${request.to ?? 'now'}`;
 }
 
-export async function startBackfill(client: Client, taskQueue: string, request: BackfillRequest): Promise<WorkflowHandle> {
+export async function startBackfill(client: Client, taskQueue: string, request: BackfillRequest): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return client.workflow.start(WORKFLOW_TYPES.backfill, {
     taskQueue,
     workflowId: backfillWorkflowId(request),

@@ -17,6 +17,7 @@ import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createMemoryCrm } from '../support/memory-crm.ts';
+import { expectedCrmState, sameValue } from '../support/expected-crm.ts';
 
 describe('sync workflows (real Temporal, real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
   let database: TestDatabase;
@@ -91,5 +92,50 @@ describe('sync workflows (real Temporal, real PostgreSQL, commerce sandbox, in-m
     latency = 0;
     const runs = await createSyncRunStore(database.pool).latest(connectionId);
     expect(runs.find((run) => run.kind === 'backfill')).toMatchObject({ status: 'cancelled' });
+  });
+});
+
+describe('sync under commerce faults (real Temporal, real PostgreSQL, in-memory CRM)', () => {
+  it('converges to exactly the expected CRM state with 10% 500s, 5% 429s with Retry-After and expiring tokens', async () => {
+    const database = await createTestDatabase();
+    const commerce = await startCommerceSandbox({ entitlements: 150, seed: 13 });
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const taskQueue = `chaos-${Date.now()}`;
+    const settings = connectionSettingsSchema.parse({
+      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
+      schedule: { pageSize: 30, lookbackSeconds: 0 },
+    });
+    const connectionId = (await createConnectionStore(database.pool, new SecretBox(Buffer.alloc(32, 4))).create({ name: 'chaos', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
+    const crm = createMemoryCrm(SALESFORCE_MAPPINGS);
+    const runtime = {
+      id: connectionId, name: 'chaos', settings, mappings: SALESFORCE_MAPPINGS, crm: crm.connector,
+      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret, minRetryDelayMs: 5, maxRetryDelayMs: 50 }),
+    };
+    const worker = await Worker.create({ connection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime }) });
+    const running = worker.run();
+    // Tokens expire every second while the sync runs (they live an hour in production).
+    const expire = setInterval(() => void fetch(`${commerce.apiUrl}/_sandbox/tokens/expire`, { method: 'POST' }), 1000);
+    try {
+      await fetch(`${commerce.apiUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: '*', rate500: 0.1, rate429: 0.05, retryAfterSeconds: 1 }) });
+      const result: SyncProgress = await new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `chaos-${Date.now()}`, args: [{ connectionId }] });
+      expect(result.totals.failed).toBe(0);
+      for (const [entity, object, field] of [['buyer', 'Account', 'Commerce_Buyer_Id__c'], ['offer', 'Opportunity', 'Commerce_Offer_Id__c'], ['entitlement', 'Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c']] as const) {
+        const expected = await expectedCrmState(commerce, entity);
+        const rows = crm.objects(object);
+        expect(rows.length, entity).toBe(expected.size);
+        for (const row of rows) {
+          const fields = expected.get(String(row[field]))!;
+          for (const [name, value] of Object.entries(fields)) expect(sameValue(value, row[name]), `${entity} ${row[field]} ${name}`).toBe(true);
+        }
+      }
+    } finally {
+      clearInterval(expire);
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await commerce.stop();
+      await database.drop();
+    }
   });
 });
