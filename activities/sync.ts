@@ -42,6 +42,9 @@ export type SyncActivityDeps = {
   writeChunk?: number;
 };
 
+/** Salesforce's answers to a write by an Id that is not a record of this org. */
+const STALE_ID_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'INVALID_ID_FIELD', 'ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
+
 type WriteOutcome = { written: RecordLink[]; letters: DeadLetterInput[]; created: number; updated: number; succeeded: { sourceId: string; crmId: string }[]; calls: number };
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
@@ -110,7 +113,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         links: known,
       });
 
-      const counts: PageCounts = { records: rowsOnPage, created: 0, updated: 0, unchanged: plan.unchanged.length, failed: 0, writeBacks: 0 };
+      // A record still failing with the very same payload waits for its retry time instead of being sent again.
+      const waiting = await deadLetters.openFor(input.connectionId, input.entity, plan.writes.map((write) => write.item.sourceId));
+      const deferred = plan.writes.filter((write) => {
+        const letter = waiting.get(write.item.sourceId);
+        return letter?.nextRetryAt && letter.nextRetryAt > clock() && canonicalJson(letter.payload) === canonicalJson(write.item);
+      });
+      plan.writes = plan.writes.filter((write) => !deferred.includes(write));
+      const counts: PageCounts = { records: rowsOnPage, created: 0, updated: 0, unchanged: plan.unchanged.length, failed: deferred.length, writeBacks: 0 };
       const letters: DeadLetterInput[] = [
         ...page.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })),
         ...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })),
@@ -129,7 +139,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const crmWriteCalls = outcome.calls;
       const metaInfoById = new Map(page.records.map((record) => [record.id, record.metaInfo]));
       const succeeded = outcome.succeeded.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) }));
-      counts.failed = letters.length;
+      counts.failed += letters.length;
 
       if (!input.dryRun) {
         await inTransaction(deps.pool, async (client) => {
@@ -204,14 +214,24 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     },
   };
 
-  /** Writes planned records in chunks (a heartbeat after each); a rejected record becomes a dead letter. */
+  /**
+   * Writes planned records in chunks (a heartbeat after each); a rejected record becomes a dead letter.
+   * A write by CRM id that names no record in this org (deleted there, or an id carried from another
+   * org) is retried once as an upsert by external id instead of failing.
+   */
   async function writeToCrm(rt: Awaited<ReturnType<typeof runtime>>, entity: Entity, writes: PlannedWrite[]): Promise<WriteOutcome> {
     const object = rt.mappings[entity].object;
     const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
     for (let start = 0; start < writes.length; start += writeChunk) {
       const chunk = writes.slice(start, start + writeChunk);
-      const results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
+      let results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
       outcome.calls += 1;
+      const stale = results.flatMap((result, index) => (!result.ok && chunk[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
+      if (stale.length > 0) {
+        const retried = await guard(() => rt.crm.upsert(object, stale.map((index) => ({ ...chunk[index]!.item, crmId: undefined }))));
+        outcome.calls += 1;
+        results = results.map((result, index) => (stale.includes(index) ? retried[stale.indexOf(index)]! : result));
+      }
       results.forEach((result, index) => {
         const write = chunk[index]!;
         if (result.ok) {

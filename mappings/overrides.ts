@@ -57,7 +57,8 @@ export function validateMapping(mapping: EntityMapping<any, any>, overrides: Ent
     if (!fieldOrRelationship(to)) problems.push(`rename of ${from}: ${schema.name} has no field '${to}'`);
   }
   const renamed = (field: string) => overrides?.rename?.[field] ?? field;
-  const written = defaultFields.filter((field) => !overrides?.disable?.includes(field)).map(renamed);
+  // Renamed targets were checked above; each missing field is reported once.
+  const written = defaultFields.filter((field) => !overrides?.disable?.includes(field) && !overrides?.rename?.[field]);
   for (const field of [mapping.externalIdField, ...written]) {
     const described = fieldOrRelationship(field);
     if (!described) problems.push(`${schema.name} has no field '${field}' (written by the ${mapping.entity} mapping)`);

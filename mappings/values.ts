@@ -17,13 +17,16 @@ export function marketplaceName(partner: string | undefined): string | undefined
 
 export class UnparseableTimeError extends Error {}
 
-/** ISO date-time for a CRM datetime field; null stays null; garbage is an error naming the field. */
+/**
+ * ISO date-time for a CRM datetime field, to the second (Salesforce keeps no milliseconds, so what is
+ * written is exactly what is stored); null stays null; garbage is an error naming the field.
+ */
 export function isoDateTime(value: Time | null | undefined, field: string): string | null | undefined {
   if (value === null) return null;
   if (value === undefined || value === '') return undefined;
   const date = toDate(value);
   if (!date) throw new UnparseableTimeError(`${field} ${JSON.stringify(value)} is not a date-time`);
-  return date.toISOString();
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** YYYY-MM-DD for a CRM date field. */

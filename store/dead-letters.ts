@@ -71,6 +71,16 @@ export function createDeadLetterStore(pool: pg.Pool) {
       return result.rows.map(toLetter);
     },
 
+    /** The open letters of these records, to leave a still-failing record alone until its retry time. */
+    async openFor(connectionId: string, entity: string, sourceIds: string[]): Promise<Map<string, DeadLetter>> {
+      if (sourceIds.length === 0) return new Map();
+      const result = await pool.query(
+        `SELECT * FROM dead_letters WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[]) AND resolved_at IS NULL`,
+        [connectionId, entity, sourceIds],
+      );
+      return new Map(result.rows.map((row) => [row.source_id, toLetter(row)]));
+    },
+
     async listOpen(connectionId: string, entity?: string): Promise<DeadLetter[]> {
       const result = await pool.query(
         `SELECT * FROM dead_letters WHERE connection_id = $1 AND ($2::text IS NULL OR entity = $2) AND resolved_at IS NULL ORDER BY last_failed_at DESC`,

@@ -64,13 +64,13 @@ describe('Salesforce default mappings, marketplace by marketplace', () => {
 
   it('D: epoch-millisecond times and a divided commit counted once', () => {
     const fields = mapEntitlement('D').fields;
-    expect(fields.Start_Date__c).toBe('2026-01-01T00:00:00.000Z');
-    expect(fields.End_Date__c).toBe('2027-01-01T00:00:00.000Z');
+    expect(fields.Start_Date__c).toBe('2026-01-01T00:00:00Z');
+    expect(fields.End_Date__c).toBe('2027-01-01T00:00:00Z');
     expect(fields.Commit_Amount__c).toBe(3600);
     expect(fields.Used_Commit_Amount__c).toBe(1200);
     expect(fields.Marketplace_Agreement_Id__c).toBe('order-d-88');
     expect(fields.Marketplace_Subscription_Id__c).toBe('inst-d-77');
-    expect(mapOffer('D').fields.Offer_Expiration__c).toBe('2026-03-31T23:59:59.000Z');
+    expect(mapOffer('D').fields.Offer_Expiration__c).toBe('2026-03-31T23:59:59Z');
   });
 
   it('E: accepted offer id; CPPO_OUT offer type', () => {
