@@ -73,6 +73,7 @@ export function buildProgram(): Command {
     .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
     .option('--commerce-port <port>', 'commerce API port (0: any free port)', '0')
     .option('--commerce-auth-port <port>', 'commerce token endpoint port (0: any free port)', '0')
+    .option('--salesforce-port <port>', 'Salesforce sandbox port (0: any free port)', '0')
     .option('--seed <n>', 'seed of the generated data', '1')
     .option('--entitlements <n>', 'how many entitlements to generate', '200')
     .option('--changes-per-second <n>', 'rate of the change driver (0: off)', '0')
@@ -81,6 +82,7 @@ export function buildProgram(): Command {
         host: options.host,
         commercePort: Number(options.commercePort),
         commerceAuthPort: Number(options.commerceAuthPort),
+        salesforcePort: Number(options.salesforcePort),
         seed: Number(options.seed),
         entitlements: Number(options.entitlements),
         changesPerSecond: Number(options.changesPerSecond),

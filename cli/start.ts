@@ -12,14 +12,19 @@ import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../temporal/sche
 import { createSyncWorker } from '../worker.ts';
 import { createConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
-import { ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { createShutdown } from './shutdown.ts';
+import { ensureDemoConnection, startDemoSandboxes } from './demo.ts';
+import { mkdirSync } from 'node:fs';
 
 export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
   installTemporalRuntime(logger);
   const shutdown = createShutdown(logger);
   try {
-    logger.info({ dataDir: config.dataDir }, 'Starting commerce-crm-sync');
+    logger.info({ dataDir: config.dataDir, demo: config.demo }, 'Starting commerce-crm-sync');
+    mkdirSync(config.dataDir, { recursive: true });
+    const sandboxes = config.demo ? await startDemoSandboxes(config, logger) : undefined;
+    if (sandboxes) shutdown.add('the sandboxes', () => sandboxes.stop());
     const secrets = resolveSecretBox(config);
     logger.debug({ keyId: secrets.keyId }, 'Connection secrets key loaded');
     const database = await openDatabase(config, logger);
@@ -33,8 +38,10 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     const outcome = await ensureHeartbeatSchedule(client, { taskQueue: config.temporal.taskQueue, every: config.heartbeatEvery });
     logger.info({ scheduleId: HEARTBEAT_SCHEDULE_ID, every: config.heartbeatEvery, outcome }, 'Heartbeat schedule ready');
 
+    const connectionStore = createConnectionStore(database.pool, secrets);
+    const demoConnectionId = sandboxes ? await ensureDemoConnection(database.pool, connectionStore, sandboxes) : undefined;
     // Every stored connection has its schedules (created by `connect`; re-asserted here after restores).
-    const connections = await createConnectionStore(database.pool, secrets).list();
+    const connections = await connectionStore.list();
     for (const connection of connections) {
       const settings = connectionSettingsSchema.parse(connection.settings);
       await ensureConnectionSchedules(client, { connectionId: connection.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, taskQueue: config.temporal.taskQueue });
@@ -47,6 +54,8 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     });
+    // The demo starts syncing at once rather than at the schedule's first tick.
+    if (demoConnectionId) await triggerSync(client, demoConnectionId);
     logger.info(
       {
         temporal: cluster.describe(),

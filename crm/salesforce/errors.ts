@@ -24,6 +24,11 @@ export function bulkRecordError(text: string): CrmRecordError {
 export function callError(error: unknown, parkSeconds: number, now = new Date()): Error {
   const code = (error as { errorCode?: string; name?: string }).errorCode ?? (error as { name?: string }).name ?? 'UNKNOWN';
   const message = (error as Error).message ?? String(error);
+  // The same code names two things: the daily budget ("TotalRequests Limit exceeded.", parks the
+  // connection) and a short-lived concurrency limit (retry after a moment).
+  if (code === 'REQUEST_LIMIT_EXCEEDED' && !/TotalRequests/i.test(message)) {
+    return new CrmError(`Salesforce is busy (${message}); retrying shortly`, { code, retryable: true, retryAfterMs: 1000, cause: error });
+  }
   if (code === 'REQUEST_LIMIT_EXCEEDED') {
     return new CrmBudgetExhaustedError(`Salesforce's daily API limit is used up (${message}); syncing waits until it resets`, new Date(now.getTime() + parkSeconds * 1000), error);
   }

@@ -1,0 +1,43 @@
+// Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization and a Salesforce org)
+// and one connection between them, kept in step by the ordinary schedules. The sandboxes keep their
+// data in memory, so the demo Salesforce org starts empty at every start: the demo connection's record
+// links are forgotten then, and the first sync writes everything again, by external id.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppConfig } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
+import { startAllSandboxes, type Sandboxes } from '../sandbox/start-all.ts';
+import type { ConnectionStore } from '../store/connections.ts';
+import { createCursorStore } from '../store/cursors.ts';
+import { createRecordLinkStore } from '../store/record-links.ts';
+import { connectionSettingsSchema } from '../sync/connection-settings.ts';
+import type pg from 'pg';
+
+export const DEMO_CONNECTION_NAME = 'demo';
+
+export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<Sandboxes> {
+  const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2 });
+  // First stdout line, as `crm-sync sandbox` prints it; also kept in the data directory for scripts.
+  const line = JSON.stringify(sandboxes.description);
+  process.stdout.write(`${line}\n`);
+  writeFileSync(path.join(config.dataDir, 'sandboxes.json'), `${line}\n`, { mode: 0o600 });
+  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl }, 'Demo sandboxes running');
+  return sandboxes;
+}
+
+export async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: Sandboxes): Promise<string> {
+  const settings = connectionSettingsSchema.parse({
+    commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
+    crm: { loginUrl: sandboxes.salesforce.loginUrl, clientId: sandboxes.salesforce.clientId },
+    schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500 },
+  });
+  const secrets = { commerceClientSecret: sandboxes.commerce.clientSecret, crmClientSecret: sandboxes.salesforce.clientSecret };
+  const existing = (await connections.list()).find((connection) => connection.name === DEMO_CONNECTION_NAME);
+  const saved = existing
+    ? await connections.update(existing.id, { settings, secrets })
+    : await connections.create({ name: DEMO_CONNECTION_NAME, crmKind: 'salesforce', settings, secrets });
+  // Fresh in-memory sandboxes: what the links and cursors remember is gone on the other side.
+  await createRecordLinkStore(pool).forget(saved.id);
+  await createCursorStore(pool).reset(saved.id);
+  return saved.id;
+}

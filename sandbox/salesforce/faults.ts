@@ -1,0 +1,75 @@
+// Injected trouble for resilience tests: by endpoint kind (as counted in /_sandbox/calls, a prefix
+// ending in '*', or '*' for all), a share of requests answers 429, 500 or 503 before doing anything,
+// and every matching request can be slowed down.
+import { RequestError } from './errors.ts';
+
+export type FaultRule = { endpoint: string; rate429: number; rate500: number; rate503: number; latencyMs: number };
+export type FaultDecision = { latencyMs: number; error?: RequestError; retryAfterSeconds?: number };
+
+/** A small seeded generator (mulberry32) so a test can ask for a reproducible fault sequence. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rate = (value: unknown, name: string): number => {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RequestError(400, 'INVALID_FAULT', `${name} must be a number from 0 to 1`);
+  return value;
+};
+
+export function createFaults() {
+  let rules: FaultRule[] = [];
+  let random: () => number = Math.random;
+
+  const ruleFor = (kind: string): FaultRule | undefined =>
+    rules.find((r) => r.endpoint === kind) ??
+    rules.find((r) => r.endpoint.endsWith('*') && r.endpoint !== '*' && kind.startsWith(r.endpoint.slice(0, -1))) ??
+    rules.find((r) => r.endpoint === '*');
+
+  return {
+    /** Adds a rule (replacing one for the same endpoint) and answers the rules in force. */
+    add(body: Record<string, unknown>): FaultRule[] {
+      const endpoint = body.endpoint === undefined ? '*' : String(body.endpoint);
+      const latencyMs = body.latencyMs === undefined ? 0 : Number(body.latencyMs);
+      if (!(latencyMs >= 0)) throw new RequestError(400, 'INVALID_FAULT', 'latencyMs must be a number of at least 0');
+      const rule = { endpoint, rate429: rate(body.rate429, 'rate429'), rate500: rate(body.rate500, 'rate500'), rate503: rate(body.rate503, 'rate503'), latencyMs };
+      if (rule.rate429 + rule.rate500 + rule.rate503 > 1) throw new RequestError(400, 'INVALID_FAULT', 'the rates add up to more than 1');
+      if (typeof body.seed === 'number') random = seeded(body.seed);
+      rules = [...rules.filter((r) => r.endpoint !== endpoint), rule];
+      return rules;
+    },
+    clear() {
+      rules = [];
+      random = Math.random;
+    },
+    list: () => rules,
+    decide(kind: string): FaultDecision {
+      const rule = ruleFor(kind);
+      if (!rule) return { latencyMs: 0 };
+      const roll = random();
+      if (roll < rule.rate429) {
+        // Not a documented REST status; shaped like Salesforce's concurrency refusal, with Retry-After.
+        return { latencyMs: rule.latencyMs, retryAfterSeconds: 1, error: new RequestError(429, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.') };
+      }
+      if (roll < rule.rate429 + rule.rate500) {
+        return {
+          latencyMs: rule.latencyMs,
+          error: new RequestError(500, 'UNKNOWN_EXCEPTION', 'An unexpected error occurred. Please include this ErrorId if you contact support: 1839437191-98765 (-1197658461)'),
+        };
+      }
+      if (roll < rule.rate429 + rule.rate500 + rule.rate503) {
+        return { latencyMs: rule.latencyMs, error: new RequestError(503, 'SERVER_UNAVAILABLE', 'Server is temporarily unavailable. Try again later.') };
+      }
+      return { latencyMs: rule.latencyMs };
+    },
+  };
+}
+
+export type Faults = ReturnType<typeof createFaults>;

@@ -1,0 +1,229 @@
+// The sandbox org's objects and fields (what `describe` reports and what writes are validated
+// against). Field kinds and limits follow Salesforce's describe vocabulary.
+
+export type FieldType =
+  | 'id'
+  | 'string'
+  | 'textarea'
+  | 'url'
+  | 'email'
+  | 'phone'
+  | 'picklist'
+  | 'date'
+  | 'datetime'
+  | 'currency'
+  | 'boolean'
+  | 'reference';
+
+export type SandboxField = {
+  name: string;
+  label: string;
+  type: FieldType;
+  length: number; // characters for text kinds, 0 otherwise
+  precision: number; // total digits for currency
+  scale: number; // decimal places for currency (values are rounded to it)
+  required: boolean; // nillable false and not defaulted: creates must set it
+  externalId: boolean;
+  unique: boolean;
+  idLookup: boolean;
+  picklistValues: string[];
+  restrictedPicklist: boolean;
+  referenceTo: string[];
+  relationshipName: string | null;
+  system: boolean; // maintained by the sandbox: neither createable nor updateable
+  custom: boolean;
+};
+
+export type SandboxObject = {
+  name: string;
+  label: string;
+  labelPlural: string;
+  keyPrefix: string;
+  custom: boolean;
+  fields: SandboxField[];
+};
+
+type FieldOptions = Partial<Omit<SandboxField, 'name' | 'label' | 'type'>>;
+
+function field(name: string, label: string, type: FieldType, options: FieldOptions = {}): SandboxField {
+  return {
+    name,
+    label,
+    type,
+    length: 0,
+    precision: 0,
+    scale: 0,
+    required: false,
+    externalId: false,
+    unique: false,
+    idLookup: false,
+    picklistValues: [],
+    restrictedPicklist: false,
+    referenceTo: [],
+    relationshipName: null,
+    system: false,
+    custom: name.endsWith('__c'),
+    ...options,
+  };
+}
+
+const text = (name: string, label: string, length: number, options: FieldOptions = {}) => field(name, label, 'string', { length, ...options });
+const externalKey = (name: string, label: string) => text(name, label, 64, { externalId: true, unique: true, idLookup: true });
+const url = (name: string, label: string) => field(name, label, 'url', { length: 255 });
+const longText = (name: string, label: string) => field(name, label, 'textarea', { length: 32000 });
+const currency = (name: string, label: string) => field(name, label, 'currency', { precision: 18, scale: 2 });
+const datetime = (name: string, label: string) => field(name, label, 'datetime');
+const reference = (name: string, label: string, target: string, relationshipName: string) =>
+  field(name, label, 'reference', { length: 18, referenceTo: [target], relationshipName });
+
+/** Id first, then the object's own fields, then the audit fields every record carries. */
+function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
+  return [
+    field('Id', idLabel, 'id', { length: 18, idLookup: true, system: true, custom: false }),
+    field('IsDeleted', 'Deleted', 'boolean', { system: true }),
+    ...own,
+    datetime('CreatedDate', 'Created Date'),
+    datetime('LastModifiedDate', 'Last Modified Date'),
+    datetime('SystemModstamp', 'System Modstamp'),
+  ].map((f) => (['CreatedDate', 'LastModifiedDate', 'SystemModstamp'].includes(f.name) ? { ...f, system: true } : f));
+}
+
+const OPPORTUNITY_STAGES = [
+  'Prospecting',
+  'Qualification',
+  'Needs Analysis',
+  'Value Proposition',
+  'Id. Decision Makers',
+  'Perception Analysis',
+  'Proposal/Price Quote',
+  'Negotiation/Review',
+  'Closed Won',
+  'Closed Lost',
+];
+
+const objects: SandboxObject[] = [
+  {
+    name: 'Account',
+    label: 'Account',
+    labelPlural: 'Accounts',
+    keyPrefix: '001',
+    custom: false,
+    fields: systemFields('Account ID', [
+      text('Name', 'Account Name', 255, { required: true, idLookup: true }),
+      externalKey('Commerce_Buyer_Id__c', 'Commerce Buyer Id'),
+      text('Marketplace__c', 'Marketplace', 40),
+      text('Marketplace_Account_Id__c', 'Marketplace Account Id', 255),
+      text('BillingCountry', 'Billing Country', 80),
+      url('Website', 'Website'),
+      longText('Description', 'Account Description'),
+    ]),
+  },
+  {
+    name: 'Contact',
+    label: 'Contact',
+    labelPlural: 'Contacts',
+    keyPrefix: '003',
+    custom: false,
+    fields: systemFields('Contact ID', [
+      text('LastName', 'Last Name', 80, { required: true }),
+      text('FirstName', 'First Name', 40),
+      field('Email', 'Email', 'email', { length: 80, idLookup: true }),
+      field('Phone', 'Business Phone', 'phone', { length: 40 }),
+      text('Title', 'Title', 128),
+      reference('AccountId', 'Account ID', 'Account', 'Account'),
+      externalKey('Commerce_Contact_Id__c', 'Commerce Contact Id'),
+    ]),
+  },
+  {
+    name: 'Opportunity',
+    label: 'Opportunity',
+    labelPlural: 'Opportunities',
+    keyPrefix: '006',
+    custom: false,
+    fields: systemFields('Opportunity ID', [
+      text('Name', 'Name', 120, { required: true }),
+      field('StageName', 'Stage', 'picklist', { length: 255, required: true, picklistValues: OPPORTUNITY_STAGES, restrictedPicklist: true }),
+      field('CloseDate', 'Close Date', 'date', { required: true }),
+      currency('Amount', 'Amount'),
+      reference('AccountId', 'Account ID', 'Account', 'Account'),
+      externalKey('Commerce_Offer_Id__c', 'Commerce Offer Id'),
+      text('Marketplace__c', 'Marketplace', 40),
+      text('Offer_Type__c', 'Offer Type', 40),
+      text('Offer_Status__c', 'Offer Status', 40),
+      url('Offer_URL__c', 'Offer URL'),
+      datetime('Offer_Expiration__c', 'Offer Expiration'),
+      longText('Description', 'Description'),
+    ]),
+  },
+  {
+    name: 'Marketplace_Entitlement__c',
+    label: 'Marketplace Entitlement',
+    labelPlural: 'Marketplace Entitlements',
+    keyPrefix: 'a0E',
+    custom: true,
+    fields: systemFields('Record ID', [
+      text('Name', 'Marketplace Entitlement Name', 80, { required: true, custom: false, idLookup: true }),
+      externalKey('Commerce_Entitlement_Id__c', 'Commerce Entitlement Id'),
+      reference('Account__c', 'Account', 'Account', 'Account__r'),
+      reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
+      text('Status__c', 'Status', 40),
+      datetime('Start_Date__c', 'Start Date'),
+      datetime('End_Date__c', 'End Date'),
+      currency('Commit_Amount__c', 'Commit Amount'),
+      currency('Used_Commit_Amount__c', 'Used Commit Amount'),
+      currency('Credit_Amount__c', 'Credit Amount'),
+      currency('Used_Credit_Amount__c', 'Used Credit Amount'),
+      currency('Annualized_Amount__c', 'Annualized Amount'),
+      text('Currency__c', 'Currency', 3),
+      text('Marketplace__c', 'Marketplace', 40),
+      text('Marketplace_Agreement_Id__c', 'Marketplace Agreement Id', 255),
+      text('Marketplace_Subscription_Id__c', 'Marketplace Subscription Id', 255),
+      text('Product_Id__c', 'Product Id', 255),
+      text('Offer_Id__c', 'Offer Id', 64),
+    ]),
+  },
+  {
+    name: 'Cosell_Referral__c',
+    label: 'Cosell Referral',
+    labelPlural: 'Cosell Referrals',
+    keyPrefix: 'a0R',
+    custom: true,
+    fields: systemFields('Record ID', [
+      text('Name', 'Cosell Referral Name', 80, { required: true, custom: false, idLookup: true }),
+      externalKey('Commerce_Referral_Id__c', 'Commerce Referral Id'),
+      reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
+      text('Stage__c', 'Stage', 40),
+      text('Status__c', 'Status', 40),
+      text('Partner__c', 'Partner', 40),
+      text('Direction__c', 'Direction', 20),
+      currency('Deal_Value__c', 'Deal Value'),
+      text('Currency__c', 'Currency', 3),
+      field('Expected_Close_Date__c', 'Expected Close Date', 'date'),
+    ]),
+  },
+];
+
+/** The org's schema, by object API name: exactly what the describe calls are built from. */
+export const SALESFORCE_SANDBOX_SCHEMA: Readonly<Record<string, SandboxObject>> = Object.freeze(
+  Object.fromEntries(objects.map((o) => [o.name, o])),
+);
+
+// API names are case-insensitive on the wire; these indexes resolve any casing to the definition.
+const objectIndex = new Map(objects.map((o) => [o.name.toLowerCase(), o]));
+const fieldIndex = new Map(objects.map((o) => [o.name, new Map(o.fields.map((f) => [f.name.toLowerCase(), f]))]));
+const relationshipIndex = new Map(
+  objects.map((o) => [o.name, new Map(o.fields.filter((f) => f.relationshipName).map((f) => [f.relationshipName!.toLowerCase(), f]))]),
+);
+
+export const findObject = (name: string): SandboxObject | undefined => objectIndex.get(name.toLowerCase());
+export const findField = (object: SandboxObject, name: string): SandboxField | undefined => fieldIndex.get(object.name)?.get(name.toLowerCase());
+/** The reference field whose relationship name is `name` (Account, Account__r ...). */
+export const findRelationship = (object: SandboxObject, name: string): SandboxField | undefined =>
+  relationshipIndex.get(object.name)?.get(name.toLowerCase());
+export const objectByKeyPrefix = (id: string): SandboxObject | undefined => objects.find((o) => id.startsWith(o.keyPrefix));
+
+export const isTextType = (type: FieldType) => ['string', 'textarea', 'url', 'email', 'phone', 'picklist'].includes(type);
+/** Long text areas can be neither filtered nor sorted in SOQL. */
+export const isFilterable = (f: SandboxField) => !(f.type === 'textarea' && f.length > 255);
+/** A field a write may name as the key of a parent or an upsert: an external id or the record Id. */
+export const isUpsertKey = (f: SandboxField) => f.externalId || f.name === 'Id';

@@ -1,0 +1,43 @@
+// Everything one sandbox instance holds; handlers reach it through their request context.
+import { createCallCounter } from './calls.ts';
+import { createFaults } from './faults.ts';
+import { createApiUsage } from './limits.ts';
+import { createSessions } from './sessions.ts';
+import { createStore } from './store.ts';
+import { createCursors } from './query-cursors.ts';
+import { createJobs } from './bulk2-jobs.ts';
+
+export type SandboxConfig = {
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  sessionTtlSeconds: number;
+  dailyApiLimit: number;
+  now: () => Date;
+};
+
+export function createState(config: SandboxConfig) {
+  return {
+    config,
+    store: createStore(),
+    sessions: createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now }),
+    usage: createApiUsage({ dailyApiLimit: config.dailyApiLimit, now: config.now }),
+    calls: createCallCounter(),
+    faults: createFaults(),
+    cursors: createCursors({ now: config.now }),
+    jobs: createJobs(),
+  };
+}
+
+export type SandboxState = ReturnType<typeof createState>;
+
+/** Back to an empty org: no records, calls, faults, sessions, cursors or jobs; the limit as configured. */
+export function resetState(state: SandboxState) {
+  state.store.clear();
+  state.sessions.clear();
+  state.usage.reset();
+  state.calls.reset();
+  state.faults.clear();
+  state.cursors.clear();
+  state.jobs.clear();
+}

@@ -1,0 +1,88 @@
+// A backfill of 20,000 entitlements (with their buyers and offers) while the worker process is
+// SIGKILLed at several points and restarted: the final CRM state is exactly the expected one, with no
+// duplicate and no missing record.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Entity } from '../../mappings/types.ts';
+import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createSandboxConnection, expectedCrmState, salesforceDump, sameValue, startSandboxes } from '../support/sync-harness.ts';
+
+const WORKER_SCRIPT = path.join(import.meta.dirname, 'fixtures', 'worker-process.ts');
+
+function startWorker(name: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...env, WORKER_NAME: name }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('ready ') && resolve(child));
+    child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
+  });
+}
+
+const TARGETS: [Entity, string, string][] = [
+  ['buyer', 'Account', 'Commerce_Buyer_Id__c'],
+  ['offer', 'Opportunity', 'Commerce_Offer_Id__c'],
+  ['entitlement', 'Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c'],
+];
+
+describe('a backfill of 20,000 entitlements survives SIGKILLs of its worker', () => {
+  let database: TestDatabase;
+  let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
+  let connection: Connection;
+  const workers: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandboxes = await startSandboxes({ entitlements: 20_000, seed: 31 });
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+  }, 120_000);
+  afterAll(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await connection?.close();
+    await sandboxes?.stop();
+    await database?.drop();
+  });
+
+  it('converges to the expected state with no duplicate and no missing record', { timeout: 900_000 }, async () => {
+    const { id: connectionId } = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { pageSize: 1000 });
+    const taskQueue = `backfill-kill-${Date.now()}`;
+    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
+    workers.push(await startWorker('w0', env));
+    const handle = await startBackfill(new Client({ connection }), taskQueue, { connectionId, entities: TARGETS.map(([entity]) => entity) });
+
+    // Kill the worker outright at three points of the run: among the buyers, the offers, the entitlements.
+    for (const [index, killAt] of [3, 18, 35].entries()) {
+      for (;;) {
+        const progress = await readProgress(handle).catch(() => undefined);
+        if (progress && progress.totals.pages >= killAt) break;
+        await sleep(100);
+      }
+      const victim = workers.at(-1)!;
+      victim.kill('SIGKILL');
+      await new Promise((resolve) => (victim.exitCode !== null || victim.signalCode !== null ? resolve(undefined) : victim.once('exit', resolve)));
+      workers.push(await startWorker(`w${index + 1}`, env));
+    }
+    const result = await handle.result();
+    expect(result.finished).toBe(true);
+    expect(result.totals.failed).toBe(0);
+
+    for (const [entity, object, externalIdField] of TARGETS) {
+      const expected = await expectedCrmState(sandboxes.commerce, entity);
+      const stored = await salesforceDump(sandboxes.salesforce, object);
+      expect(stored.length, `${object}: no duplicate`).toBe(expected.size);
+      const byExternalId = new Map(stored.map((record) => [record[externalIdField], record]));
+      expect(byExternalId.size, `${object}: no missing record`).toBe(expected.size);
+      for (const [externalId, fields] of expected) {
+        const record = byExternalId.get(externalId);
+        expect(record, `${object} ${externalId}`).toBeDefined();
+        for (const [field, value] of Object.entries(fields)) {
+          if (value && typeof value === 'object') continue;
+          if (!sameValue(value, record[field])) expect.fail(`${object} ${externalId} ${field}: expected ${JSON.stringify(value)}, stored ${JSON.stringify(record[field])}`);
+        }
+      }
+    }
+  });
+});

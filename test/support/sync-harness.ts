@@ -1,0 +1,48 @@
+// Everything an end-to-end sync test needs: both sandboxes, a database with a connection to them, and
+// helpers to read both sides and compute the CRM state the mappings say there should be.
+import type { Entity } from '../../mappings/types.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { SecretBox } from '../../store/secret-box.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import { startCommerceSandbox, type CommerceSandbox, type CommerceSandboxOptions } from '../../sandbox/commerce/index.ts';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
+import type { TestDatabase } from './database.ts';
+
+export const TEST_SECRET_BOX = new SecretBox(Buffer.alloc(32, 5));
+
+
+export async function startSandboxes(commerceOptions: CommerceSandboxOptions = {}) {
+  const commerce = await startCommerceSandbox(commerceOptions);
+  const salesforce = await startSalesforceSandbox();
+  return { commerce, salesforce, stop: async () => { await commerce.stop(); await salesforce.stop(); } };
+}
+
+export async function createSandboxConnection(database: TestDatabase, commerce: CommerceSandbox, salesforce: SalesforceSandbox, extra: { pageSize?: number; entities?: Entity[] } = {}) {
+  const settings = connectionSettingsSchema.parse({
+    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+    crm: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
+    entities: extra.entities,
+    schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, lookbackSeconds: 0 },
+  });
+  return createConnectionStore(database.pool, TEST_SECRET_BOX).create({
+    name: `sandbox-${Date.now()}`,
+    crmKind: 'salesforce',
+    settings,
+    secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
+  });
+}
+
+export async function salesforceDump(salesforce: SalesforceSandbox, object: string): Promise<any[]> {
+  const body: any = await (await fetch(`${salesforce.instanceUrl}/_sandbox/records/${object}`)).json();
+  return Array.isArray(body) ? body : body.records;
+}
+
+export async function salesforceCalls(salesforce: SalesforceSandbox): Promise<Record<string, number>> {
+  const body: any = await (await fetch(`${salesforce.instanceUrl}/_sandbox/calls`)).json();
+  return body.byEndpoint ?? body.counts ?? body;
+}
+
+export const writeCalls = (calls: Record<string, number>) =>
+  Object.entries(calls).filter(([name, count]) => /upsert|create|update|bulk2|ingest|patch/i.test(name) && !/token/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
+
+export { commerceDump, expectedCrmState, sameValue } from './expected-crm.ts';
