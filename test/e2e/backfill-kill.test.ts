@@ -1,26 +1,17 @@
 // A backfill of 20,000 entitlements (with their buyers and offers) while the worker process is
 // SIGKILLed at several points and restarted: the final CRM state is exactly the expected one, with no
 // duplicate and no missing record.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Entity } from '../../mappings/types.ts';
 import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
+import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createSandboxConnection, expectedCrmState, salesforceDump, sameValue, startSandboxes } from '../support/sync-harness.ts';
 
-const WORKER_SCRIPT = path.join(import.meta.dirname, 'fixtures', 'worker-process.ts');
 
-function startWorker(name: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...env, WORKER_NAME: name }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('ready ') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
-  });
-}
 
 const TARGETS: [Entity, string, string][] = [
   ['buyer', 'Account', 'Commerce_Buyer_Id__c'],
@@ -50,7 +41,7 @@ describe('a backfill of 20,000 entitlements survives SIGKILLs of its worker', ()
     const { id: connectionId } = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { pageSize: 1000 });
     const taskQueue = `backfill-kill-${Date.now()}`;
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
-    workers.push(await startWorker('w0', env));
+    workers.push(await startWorkerProcess('w0', env));
     const handle = await startBackfill(new Client({ connection }), taskQueue, { connectionId, entities: TARGETS.map(([entity]) => entity) });
 
     // Kill the worker outright at three points of the run: among the buyers, the offers, the entitlements.
@@ -62,8 +53,8 @@ describe('a backfill of 20,000 entitlements survives SIGKILLs of its worker', ()
       }
       const victim = workers.at(-1)!;
       victim.kill('SIGKILL');
-      await new Promise((resolve) => (victim.exitCode !== null || victim.signalCode !== null ? resolve(undefined) : victim.once('exit', resolve)));
-      workers.push(await startWorker(`w${index + 1}`, env));
+      await waitForExit(victim);
+      workers.push(await startWorkerProcess(`w${index + 1}`, env));
     }
     const result = await handle.result();
     expect(result.finished).toBe(true);

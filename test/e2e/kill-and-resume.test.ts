@@ -1,29 +1,15 @@
 // The worker process is SIGKILLed while its activity runs; a new worker process finishes the workflow,
 // and the idempotent activity leaves exactly one row although it ran twice.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { E2E_TABLE } from './fixtures/activities.ts';
 
-const WORKER_SCRIPT = path.join(import.meta.dirname, 'fixtures', 'worker-process.ts');
 
-function startWorkerProcess(name: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...env, WORKER_NAME: name }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const lines = readline.createInterface({ input: child.stdout! });
-    lines.on('line', (line) => line.startsWith('ready ') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker ${name} exited early with code ${code}`)));
-  });
-}
 
-function waitForExit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
 
 describe('a worker killed during an activity (real Temporal, real PostgreSQL)', () => {
   let database: TestDatabase;

@@ -1,22 +1,13 @@
 // Two worker processes on one task queue share a backfill's pages, and the result is exactly right.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { backfillWorkflowId, startBackfill } from '../../temporal/sync-schedules.ts';
+import { startWorkerProcess } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { createSandboxConnection, expectedCrmState, salesforceDump, startSandboxes } from '../support/sync-harness.ts';
 
-const WORKER_SCRIPT = path.join(import.meta.dirname, 'fixtures', 'worker-process.ts');
 
-function startWorker(name: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER_SCRIPT], { env: { ...process.env, ...env, WORKER_NAME: name }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('ready ') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
-  });
-}
 
 describe('two workers on one task queue (real Temporal, real PostgreSQL)', () => {
   let database: TestDatabase;
@@ -40,7 +31,7 @@ describe('two workers on one task queue (real Temporal, real PostgreSQL)', () =>
     const { id: connectionId } = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { pageSize: 50 });
     const taskQueue = `scale-out-${Date.now()}`;
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
-    workers.push(await startWorker('one', env), await startWorker('two', env));
+    workers.push(await startWorkerProcess('one', env), await startWorkerProcess('two', env));
     const client = new Client({ connection });
     const request = { connectionId, entities: ['buyer', 'offer', 'entitlement'] as const };
     const handle = await startBackfill(client, taskQueue, { ...request, entities: [...request.entities] });

@@ -43,7 +43,7 @@ describe('HTTP layer', () => {
     const fetch: typeof globalThis.fetch = (_url, init) =>
       new Promise((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
     const http = createHttp({ baseUrl: 'https://api.example', tokens: tokens(), fetch, timeoutMs: 50, retries: 1, minRetryDelayMs: 1 });
-    const failure = await http.request({ operation: 'GET /slow', method: 'GET', path: '/slow', policy: { kind: 'idempotent' } }).catch((error) => error);
+    const failure = (await http.request({ operation: "GET /slow", method: "GET", path: "/slow", policy: { kind: "idempotent" } }).catch((error) => error)) as Error;
     expect(failure).toBeInstanceOf(CommerceNetworkError);
     expect(failure.message).toMatch(/GET \/slow/);
   });
