@@ -4,19 +4,15 @@ import { Client, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSyncActivities } from '../../activities/sync.ts';
-import { createCommerceClient } from '../../commerce/index.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
-import { createConnectionStore } from '../../store/connections.ts';
-import { SecretBox } from '../../store/secret-box.ts';
 import { createSyncRunStore } from '../../store/sync-runs.ts';
-import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
 import { WORKFLOWS_PATH } from '../../worker.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm } from '../support/memory-crm.ts';
+import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
 import { expectedCrmState, sameValue } from '../support/expected-crm.ts';
 
 describe('sync workflows (real Temporal, real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
@@ -33,18 +29,11 @@ describe('sync workflows (real Temporal, real PostgreSQL, commerce sandbox, in-m
   beforeAll(async () => {
     database = await createTestDatabase();
     commerce = await startCommerceSandbox({ entitlements: 300, seed: 9 });
-    const settings = connectionSettingsSchema.parse({
-      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
-      schedule: { pageSize: 40, lookbackSeconds: 0 },
-    });
-    connectionId = (await createConnectionStore(database.pool, new SecretBox(Buffer.alloc(32, 4))).create({ name: 'memory', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
     crm = createMemoryCrm(SALESFORCE_MAPPINGS);
     const slowCrm = { ...crm.connector, upsert: async (...args: Parameters<typeof crm.connector.upsert>) => { if (latency) await new Promise((r) => setTimeout(r, latency)); return crm.connector.upsert(...args); } };
-    const runtime = {
-      id: connectionId, name: 'memory', settings, mappings: SALESFORCE_MAPPINGS, crm: slowCrm,
-      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret }),
-    };
+    const made = await memoryConnection(database.pool, commerce, { name: 'memory', pageSize: 40, crm: slowCrm });
+    connectionId = made.connectionId;
+    const runtime = made.runtime;
     connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     worker = await Worker.create({ connection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime }) });
     running = worker.run();
@@ -101,17 +90,8 @@ describe('sync under commerce faults (real Temporal, real PostgreSQL, in-memory 
     const commerce = await startCommerceSandbox({ entitlements: 150, seed: 13 });
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const taskQueue = `chaos-${Date.now()}`;
-    const settings = connectionSettingsSchema.parse({
-      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
-      schedule: { pageSize: 30, lookbackSeconds: 0 },
-    });
-    const connectionId = (await createConnectionStore(database.pool, new SecretBox(Buffer.alloc(32, 4))).create({ name: 'chaos', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
     const crm = createMemoryCrm(SALESFORCE_MAPPINGS);
-    const runtime = {
-      id: connectionId, name: 'chaos', settings, mappings: SALESFORCE_MAPPINGS, crm: crm.connector,
-      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret, minRetryDelayMs: 5, maxRetryDelayMs: 50 }),
-    };
+    const { connectionId, runtime } = await memoryConnection(database.pool, commerce, { name: 'chaos', pageSize: 30, crm: crm.connector, minRetryDelayMs: 5 });
     const worker = await Worker.create({ connection, taskQueue, workflowsPath: WORKFLOWS_PATH, activities: createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime }) });
     const running = worker.run();
     // Tokens expire every second while the sync runs (they live an hour in production).

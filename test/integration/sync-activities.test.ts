@@ -5,14 +5,12 @@ import { createSyncActivities } from '../../activities/sync.ts';
 import { createCommerceClient } from '../../commerce/index.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
-import { createConnectionStore } from '../../store/connections.ts';
 import { createCursorStore } from '../../store/cursors.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import { SecretBox } from '../../store/secret-box.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import type { ConnectionRuntime } from '../../sync/runtime.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm } from '../support/memory-crm.ts';
+import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
 
 describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
   let database: TestDatabase;
@@ -24,22 +22,10 @@ describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', (
   beforeAll(async () => {
     database = await createTestDatabase();
     commerce = await startCommerceSandbox({ entitlements: 120, seed: 5 });
-    const settings = connectionSettingsSchema.parse({
-      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
-      schedule: { pageSize: 25, lookbackSeconds: 0 },
-    });
-    const box = new SecretBox(Buffer.alloc(32, 8));
-    connectionId = (await createConnectionStore(database.pool, box).create({ name: 'memory', crmKind: 'salesforce', settings, secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'x' } })).id;
     crm = createMemoryCrm(SALESFORCE_MAPPINGS);
-    const runtime: ConnectionRuntime = {
-      id: connectionId,
-      name: 'memory',
-      settings,
-      commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret }),
-      crm: crm.connector,
-      mappings: SALESFORCE_MAPPINGS,
-    };
+    const made = await memoryConnection(database.pool, commerce, { name: 'memory', pageSize: 25, crm: crm.connector });
+    connectionId = made.connectionId;
+    const runtime: ConnectionRuntime = made.runtime;
     activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime, writeChunk: 10 });
   });
   afterAll(async () => {

@@ -58,3 +58,32 @@ export function createMemoryCrm(mappings: Record<string, EntityMapping<any, any>
   };
   return { connector, objects: (object: string) => [...table(object).values()], stats };
 }
+
+/** A stored connection from a commerce sandbox to an in-memory CRM, and the runtime the activities use. */
+export async function memoryConnection(
+  pool: import('pg').Pool,
+  commerce: import('../../sandbox/commerce/index.ts').CommerceSandbox,
+  options: { name: string; pageSize?: number; crm: ReturnType<typeof createMemoryCrm>['connector']; minRetryDelayMs?: number },
+) {
+  const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
+  const { createConnectionStore } = await import('../../store/connections.ts');
+  const { SecretBox } = await import('../../store/secret-box.ts');
+  const { createCommerceClient } = await import('../../commerce/index.ts');
+  const { SALESFORCE_MAPPINGS } = await import('../../mappings/salesforce/index.ts');
+  const settings = connectionSettingsSchema.parse({
+    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+    crm: { loginUrl: 'https://memory.example', clientId: 'memory' },
+    schedule: { pageSize: options.pageSize ?? 1000, lookbackSeconds: 0 },
+  });
+  const { id } = await createConnectionStore(pool, new SecretBox(Buffer.alloc(32, 4))).create({
+    name: options.name,
+    crmKind: 'salesforce',
+    settings,
+    secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: 'unused' },
+  });
+  const runtime = {
+    id, name: options.name, settings, mappings: SALESFORCE_MAPPINGS, crm: options.crm,
+    commerce: createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret, minRetryDelayMs: options.minRetryDelayMs, maxRetryDelayMs: options.minRetryDelayMs ? 50 : undefined }),
+  };
+  return { connectionId: id, settings, runtime };
+}
