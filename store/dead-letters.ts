@@ -89,10 +89,13 @@ export function createDeadLetterStore(pool: pg.Pool) {
       return result.rows.map(toLetter);
     },
 
-    /** "Retry now" from the CLI: make the letters due immediately, whatever their backoff. */
+    /**
+     * "Retry now" from the CLI: make the letters due immediately, whatever their backoff. A second in
+     * the past, because callers compare with a millisecond JavaScript clock and now() has microseconds.
+     */
     async makeDue(connectionId: string, ids?: number[]): Promise<number> {
       const result = await pool.query(
-        `UPDATE dead_letters SET next_retry_at = now() WHERE connection_id = $1 AND resolved_at IS NULL AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))`,
+        `UPDATE dead_letters SET next_retry_at = now() - interval '1 second' WHERE connection_id = $1 AND resolved_at IS NULL AND ($2::bigint[] IS NULL OR id = ANY($2::bigint[]))`,
         [connectionId, ids ?? null],
       );
       return result.rowCount ?? 0;
