@@ -222,8 +222,12 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   async function writeToCrm(rt: Awaited<ReturnType<typeof runtime>>, entity: Entity, writes: PlannedWrite[]): Promise<WriteOutcome> {
     const object = rt.mappings[entity].object;
     const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
-    for (let start = 0; start < writes.length; start += writeChunk) {
-      const chunk = writes.slice(start, start + writeChunk);
+    // Writes by CRM id and upserts by external id are different calls: chunked apart, a chunk is one call.
+    const chunks = [writes.filter((write) => !write.item.crmId), writes.filter((write) => write.item.crmId)].flatMap((group) =>
+      Array.from({ length: Math.ceil(group.length / writeChunk) }, (_, index) => group.slice(index * writeChunk, (index + 1) * writeChunk)),
+    );
+    let done = 0;
+    for (const chunk of chunks) {
       let results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
       outcome.calls += 1;
       const stale = results.flatMap((result, index) => (!result.ok && chunk[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
@@ -243,7 +247,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
           outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
         }
       });
-      heartbeat({ entity, phase: 'write', written: start + chunk.length, of: writes.length });
+      done += chunk.length;
+      heartbeat({ entity, phase: 'write', written: done, of: writes.length });
     }
     return outcome;
   }

@@ -24,7 +24,7 @@ export const controls = {
     ctx.state.calls.reset();
     return ok();
   },
-  listFaults: (ctx: Ctx) => json(200, { faults: ctx.state.faults.list() }),
+  listFaults: (ctx: Ctx) => json(200, { faults: ctx.state.faults.list(), injected: ctx.state.faults.injected() }),
   addFault(ctx: Ctx) {
     const input = body(ctx);
     // expireSessions: every session issued so far answers 401 from now on (once, at install time).

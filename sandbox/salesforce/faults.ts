@@ -27,6 +27,12 @@ const rate = (value: unknown, name: string): number => {
 export function createFaults() {
   let rules: FaultRule[] = [];
   let random: () => number = Math.random;
+  // How many answers each injected status replaced, so a test can show its faults were really met.
+  const injected = new Map<number, number>();
+  const met = (decision: FaultDecision): FaultDecision => {
+    if (decision.error) injected.set(decision.error.status, (injected.get(decision.error.status) ?? 0) + 1);
+    return decision;
+  };
 
   const ruleFor = (kind: string): FaultRule | undefined =>
     rules.find((r) => r.endpoint === kind) ??
@@ -48,24 +54,26 @@ export function createFaults() {
     clear() {
       rules = [];
       random = Math.random;
+      injected.clear();
     },
     list: () => rules,
+    injected: (): Record<string, number> => Object.fromEntries([...injected].map(([status, count]) => [String(status), count])),
     decide(kind: string): FaultDecision {
       const rule = ruleFor(kind);
       if (!rule) return { latencyMs: 0 };
       const roll = random();
       if (roll < rule.rate429) {
         // Not a documented REST status; shaped like Salesforce's concurrency refusal, with Retry-After.
-        return { latencyMs: rule.latencyMs, retryAfterSeconds: 1, error: new RequestError(429, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.') };
+        return met({ latencyMs: rule.latencyMs, retryAfterSeconds: 1, error: new RequestError(429, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.') });
       }
       if (roll < rule.rate429 + rule.rate500) {
-        return {
+        return met({
           latencyMs: rule.latencyMs,
           error: new RequestError(500, 'UNKNOWN_EXCEPTION', 'An unexpected error occurred. Please include this ErrorId if you contact support: 1839437191-98765 (-1197658461)'),
-        };
+        });
       }
       if (roll < rule.rate429 + rule.rate500 + rule.rate503) {
-        return { latencyMs: rule.latencyMs, error: new RequestError(503, 'SERVER_UNAVAILABLE', 'Server is temporarily unavailable. Try again later.') };
+        return met({ latencyMs: rule.latencyMs, error: new RequestError(503, 'SERVER_UNAVAILABLE', 'Server is temporarily unavailable. Try again later.') });
       }
       return { latencyMs: rule.latencyMs };
     },

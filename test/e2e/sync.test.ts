@@ -2,14 +2,14 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import type { Entity } from '../../mappings/types.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { createSyncWorker } from '../../worker.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { commerceDump, createSandboxConnection, expectedCrmState, salesforceCalls, salesforceDump, sameValue, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
+import { expectOfferWriteBack, expectSalesforceMatchesCommerce, salesforceDump } from '../support/salesforce-state.ts';
+import { commerceDump, createSandboxConnection, expectedCrmState, salesforceCalls, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
 
 const ENTITIES: Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
 
@@ -41,33 +41,7 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
   const runSync = async (): Promise<SyncProgress> =>
     new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `sync-${connectionId}-${Date.now()}`, args: [{ connectionId }] });
 
-  async function assertCrmMatchesCommerce() {
-    for (const entity of ENTITIES) {
-      const mapping = SALESFORCE_MAPPINGS[entity];
-      const expected = await expectedCrmState(sandboxes.commerce, entity);
-      if (entity === 'referral') {
-        for (const referral of await commerceDump(sandboxes.commerce, 'referrals')) if (referral.crmAOpportunityId) expected.delete(referral.id);
-      }
-      const stored = await salesforceDump(sandboxes.salesforce, mapping.object);
-      const byExternalId = new Map(stored.map((record) => [record[mapping.externalIdField], record]));
-      expect(byExternalId.size, `${entity}: one CRM record per commerce record`).toBe(expected.size);
-      expect(stored.length, `${entity}: no duplicates`).toBe(expected.size);
-      for (const [externalId, fields] of expected) {
-        const record = byExternalId.get(externalId);
-        expect(record, `${entity} ${externalId} is in the CRM`).toBeDefined();
-        for (const [field, value] of Object.entries(fields)) {
-          if (value && typeof value === 'object') continue; // relationship references: checked below
-          expect(sameValue(value, record[field]), `${entity} ${externalId} ${field}: expected ${JSON.stringify(value)}, stored ${JSON.stringify(record[field])}`).toBe(true);
-        }
-      }
-    }
-    // Parents resolved: every entitlement points at its buyer's Account.
-    const accounts = new Map((await salesforceDump(sandboxes.salesforce, 'Account')).map((a) => [a.Commerce_Buyer_Id__c, a.Id]));
-    for (const entitlement of await salesforceDump(sandboxes.salesforce, 'Marketplace_Entitlement__c')) {
-      expect(entitlement.Account__c).toBeTruthy();
-      expect([...accounts.values()]).toContain(entitlement.Account__c);
-    }
-  }
+  const assertCrmMatchesCommerce = () => expectSalesforceMatchesCommerce(sandboxes.commerce, sandboxes.salesforce);
 
   it('an initial sync produces exactly the expected CRM records; a second run writes nothing', async () => {
     const first = await runSync();
@@ -80,6 +54,7 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
     expect(letters.map((letter) => letter.sourceId).sort()).toEqual(foreign.map((referral) => referral.id).sort());
     expect(letters.every((letter) => letter.entity === 'referral' && /INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY|MALFORMED_ID/.test(letter.reason))).toBe(true);
     await assertCrmMatchesCommerce();
+    await expectOfferWriteBack(sandboxes.commerce, sandboxes.salesforce);
 
     await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/calls/reset`, { method: 'POST' });
     const second = await runSync();

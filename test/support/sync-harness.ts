@@ -32,11 +32,6 @@ export async function createSandboxConnection(database: TestDatabase, commerce: 
   });
 }
 
-export async function salesforceDump(salesforce: SalesforceSandbox, object: string): Promise<any[]> {
-  const body: any = await (await fetch(`${salesforce.instanceUrl}/_sandbox/records/${object}`)).json();
-  return Array.isArray(body) ? body : body.records;
-}
-
 export async function salesforceCalls(salesforce: SalesforceSandbox): Promise<Record<string, number>> {
   const body: any = await (await fetch(`${salesforce.instanceUrl}/_sandbox/calls`)).json();
   return body.byEndpoint ?? body.counts ?? body;
@@ -46,3 +41,4 @@ export const writeCalls = (calls: Record<string, number>) =>
   Object.entries(calls).filter(([name, count]) => /upsert|create|update|bulk2|ingest|patch/i.test(name) && !/token/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
 
 export { commerceDump, expectedCrmState, sameValue } from './expected-crm.ts';
+export { salesforceDump } from './salesforce-state.ts';

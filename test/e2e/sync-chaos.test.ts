@@ -1,0 +1,64 @@
+// Chaos on both sides: the production worker syncs the commerce sandbox into the Salesforce sandbox
+// while both answer 10% 500s and 5% 429s (with Retry-After) and revoke every token each second. The
+// sync must still converge to exactly the expected org, with no duplicate, and write the ids back.
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { expect, inject, it } from 'vitest';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { createSyncWorker } from '../../worker.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import type { SyncProgress } from '../../workflows/sync.ts';
+import { createTestDatabase } from '../support/database.ts';
+import { expectOfferWriteBack, expectSalesforceMatchesCommerce } from '../support/salesforce-state.ts';
+import { commerceDump, createSandboxConnection, startSandboxes, TEST_SECRET_BOX } from '../support/sync-harness.ts';
+
+const post = (url: string, body?: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+it('converges to exactly the expected Salesforce org with 500s, 429s and expiring tokens injected in both sandboxes', async () => {
+  const database = await createTestDatabase();
+  const sandboxes = await startSandboxes({ entitlements: 120, seed: 17 });
+  const { commerce, salesforce } = sandboxes;
+  const { id: connectionId } = await createSandboxConnection(database, commerce, salesforce, { pageSize: 40 });
+  const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  const taskQueue = `chaos-both-${Date.now()}`;
+  const worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: TEST_SECRET_BOX });
+  const running = worker.run();
+  // Tokens and sessions live an hour or two in production; here every one of them dies each second.
+  const expire = setInterval(() => {
+    void post(`${commerce.apiUrl}/_sandbox/tokens/expire`).catch(() => {});
+    void post(`${salesforce.instanceUrl}/_sandbox/sessions/expire`).catch(() => {});
+  }, 1000);
+  try {
+    await post(`${commerce.apiUrl}/_sandbox/faults`, { operation: '*', rate500: 0.1, rate429: 0.05, retryAfterSeconds: 1 });
+    await post(`${salesforce.instanceUrl}/_sandbox/faults`, { endpoint: '*', rate500: 0.1, rate429: 0.05 });
+    const result: SyncProgress = await new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, {
+      taskQueue,
+      workflowId: `chaos-both-${Date.now()}`,
+      args: [{ connectionId }],
+    });
+    clearInterval(expire);
+    expect(result.finished).toBe(true);
+    // The faults were really met on the Salesforce side (the sandbox counts the answers it replaced).
+    const { injected } = (await (await fetch(`${salesforce.instanceUrl}/_sandbox/faults`)).json()) as { injected: Record<string, number> };
+    expect(injected['500']).toBeGreaterThan(0);
+    expect(injected['429']).toBeGreaterThan(0);
+
+    // The only records left out are the referrals naming another org's Opportunity (see sync.test.ts).
+    const foreign = (await commerceDump(commerce, 'referrals')).filter((referral) => referral.crmAOpportunityId);
+    const letters = await createDeadLetterStore(database.pool).listOpen(connectionId);
+    expect(letters.map((letter) => letter.sourceId).sort()).toEqual(foreign.map((referral) => referral.id).sort());
+
+    await fetch(`${commerce.apiUrl}/_sandbox/faults`, { method: 'DELETE' });
+    await fetch(`${salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
+    await expectSalesforceMatchesCommerce(commerce, salesforce);
+    await expectOfferWriteBack(commerce, salesforce);
+  } finally {
+    clearInterval(expire);
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await sandboxes.stop();
+    await database.drop();
+  }
+});
