@@ -8,6 +8,7 @@ import { workerCommand } from './worker-command.ts';
 import { withConfig } from './with-config.ts';
 import { registerConnectionCommands } from './connection-commands.ts';
 import { registerSyncCommands } from './sync-commands.ts';
+import { registerEditCommands } from './edit-commands.ts';
 import { sandboxCommand } from './sandbox-command.ts';
 
 export function buildProgram(): Command {
@@ -90,6 +91,7 @@ export function buildProgram(): Command {
     );
 
   registerConnectionCommands(program, withConfig);
+  registerEditCommands(program, withConfig);
   registerSyncCommands(program, withConfig);
   return program;
 }

@@ -1,58 +1,13 @@
 // `crm-sync start` (what `npm start` runs) as a user runs it: embedded PostgreSQL, a local Temporal dev
 // server, the schedule and the worker; heartbeats accumulate; Ctrl-C stops everything; a second start
 // resumes on the same data.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
-
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
-
-type Started = { child: ChildProcess; logs: Record<string, unknown>[]; exited: Promise<number | null> };
-
-function start(env: NodeJS.ProcessEnv): Started {
-  // Its own process group, like a terminal job: a Ctrl-C reaches every process in it.
-  const child = spawn(process.execPath, [BIN, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const logs: Record<string, unknown>[] = [];
-  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
-    try {
-      logs.push(JSON.parse(line));
-    } catch {
-      logs.push({ msg: line });
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, logs, exited };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
-/** Processes whose command line mentions the data directory (the dev server's db file, postgres -D). */
-function processesUsing(dataDir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmdline.includes(dataDir)) found.push(`${pid}: ${cmdline}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
+import { processesUsing, startJob as start, waitFor, type StartedJob as Started } from '../support/start-process.ts';
 
 describe('crm-sync start', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-start-'));

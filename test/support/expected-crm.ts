@@ -6,13 +6,13 @@ import type { CommerceSandbox } from '../../sandbox/commerce/index.ts';
 
 const COMMERCE_KIND: Record<Entity, string> = { buyer: 'buyers', contact: 'contacts', offer: 'offers', entitlement: 'entitlements', referral: 'referrals' };
 
-export async function commerceDump(commerce: CommerceSandbox, kind: string): Promise<any[]> {
+export async function commerceDump(commerce: Pick<CommerceSandbox, 'apiUrl'>, kind: string): Promise<any[]> {
   const body: any = await (await fetch(`${commerce.apiUrl}/_sandbox/records/${kind}`)).json();
   return Array.isArray(body) ? body : (body.records ?? body.rows);
 }
 
 /** The CRM records the default mappings say the commerce side should produce, by external id. */
-export async function expectedCrmState(commerce: CommerceSandbox, entity: Entity): Promise<Map<string, Record<string, unknown>>> {
+export async function expectedCrmState(commerce: Pick<CommerceSandbox, 'apiUrl'>, entity: Entity): Promise<Map<string, Record<string, unknown>>> {
   const mapping = SALESFORCE_MAPPINGS[entity];
   const records = await commerceDump(commerce, COMMERCE_KIND[entity]);
   const terms = entity === 'entitlement' ? await commerceDump(commerce, 'entitlementTerms') : [];

@@ -1,0 +1,97 @@
+// `crm-sync edit`, `pause` and `resume`: changing a saved connection later. An edit is checked like a
+// new connection (both sides' credentials tested) before it is saved; the schedules follow the new
+// intervals. Pausing stops both schedules of a connection without losing them.
+import type { Command } from 'commander';
+import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
+import { verifyConnection } from '../sync/verify-connection.ts';
+import { ensureConnectionSchedules, realtimeScheduleId, syncScheduleId } from '../temporal/sync-schedules.ts';
+import { parseEntities } from './connection-commands.ts';
+import { openCommandContext } from './context.ts';
+import type { withConfigType } from './with-config.ts';
+
+type EditOptions = { every?: string; realtimeEvery?: string; entities?: string; overrides?: string; pageSize?: string; lookbackSeconds?: string };
+
+/** The saved settings with the flags given applied; zod names any bad value. */
+export function editedSettings(current: unknown, options: EditOptions): ConnectionSettings {
+  const settings = connectionSettingsSchema.parse(current);
+  let overrides: unknown = settings.overrides;
+  if (options.overrides !== undefined) {
+    try {
+      overrides = JSON.parse(options.overrides);
+    } catch (error) {
+      throw new Error(`--overrides is not JSON: ${(error as Error).message}`);
+    }
+  }
+  return connectionSettingsSchema.parse({
+    ...settings,
+    entities: parseEntities(options.entities) ?? settings.entities,
+    overrides,
+    schedule: {
+      ...settings.schedule,
+      ...(options.every && { every: options.every }),
+      ...(options.realtimeEvery && { realtimeEvery: options.realtimeEvery }),
+      ...(options.pageSize && { pageSize: Number(options.pageSize) }),
+      ...(options.lookbackSeconds && { lookbackSeconds: Number(options.lookbackSeconds) }),
+    },
+  });
+}
+
+export function registerEditCommands(program: Command, withConfig: withConfigType) {
+  program
+    .command('edit <connection>')
+    .description('change a saved connection (tested again before saving); new secrets from COMMERCE_CLIENT_SECRET, SALESFORCE_CLIENT_SECRET when set')
+    .option('--every <interval>', 'incremental sync interval, e.g. 10m')
+    .option('--realtime-every <interval>', 'notification feed interval, e.g. 30s')
+    .option('--entities <list>', 'entities to sync')
+    .option('--overrides <json>', 'mapping overrides as JSON (replaces the saved ones)')
+    .option('--page-size <n>', 'records per page (2 to 1000)')
+    .option('--lookback-seconds <n>', 'how far each incremental run looks back before its cursor')
+    .action((name: string, options: EditOptions) =>
+      withConfig(async (config, logger) => {
+        const context = await openCommandContext(config, logger);
+        try {
+          const found = await context.connections.getWithSecrets((await context.findConnection(name)).id);
+          const settings = editedSettings(found!.settings, options);
+          const secrets = connectionSecretsSchema.parse({
+            commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET || found!.secrets.commerceClientSecret,
+            crmClientSecret: process.env.SALESFORCE_CLIENT_SECRET || found!.secrets.crmClientSecret,
+            crmRefreshToken: process.env.SALESFORCE_REFRESH_TOKEN || found!.secrets.crmRefreshToken,
+          });
+          const verified = await verifyConnection(settings, secrets);
+          const saved = await context.connections.update(found!.id, { settings, secrets });
+          const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
+            connectionId: saved.id,
+            every: settings.schedule.every,
+            realtimeEvery: settings.schedule.realtimeEvery,
+            taskQueue: config.temporal.taskQueue,
+          });
+          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, settings }) + '\n');
+        } finally {
+          await context.close();
+        }
+      })(),
+    );
+
+  for (const [command, pause] of [['pause', true], ['resume', false]] as const) {
+    program
+      .command(`${command} <connection>`)
+      .description(pause ? "pause a connection's schedules (nothing runs until resume)" : "resume a paused connection's schedules")
+      .action((name: string) =>
+        withConfig(async (config, logger) => {
+          const context = await openCommandContext(config, logger);
+          try {
+            const found = await context.findConnection(name);
+            const client = await context.temporalClient();
+            const note = `${pause ? 'Paused' : 'Resumed'} with crm-sync ${command}`;
+            for (const scheduleId of [syncScheduleId(found.id), realtimeScheduleId(found.id)]) {
+              const handle = client.schedule.getHandle(scheduleId);
+              await (pause ? handle.pause(note) : handle.unpause(note));
+            }
+            process.stdout.write(`${note}: ${found.name}\n`);
+          } finally {
+            await context.close();
+          }
+        })(),
+      );
+  }
+}

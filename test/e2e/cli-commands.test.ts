@@ -1,0 +1,144 @@
+// The commands revenue ops use, run as processes against a real PostgreSQL, a real Temporal server and
+// both sandboxes: connect (both sides tested before saving), connections, edit, pause/resume, preview,
+// backfill (live progress, then its summary) and dead-letters.
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import readline from 'node:readline';
+import { promisify } from 'node:util';
+import { Client } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SecretBox } from '../../store/secret-box.ts';
+import { syncScheduleId } from '../../temporal/sync-schedules.ts';
+import { createSyncWorker } from '../../worker.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commerceDump, salesforceCalls, salesforceDump, startSandboxes, writeCalls } from '../support/sync-harness.ts';
+
+const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
+const run = promisify(execFile);
+
+describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', () => {
+  const key = randomBytes(32);
+  const taskQueue = `cli-${Date.now()}`;
+  let database: TestDatabase;
+  let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
+  let connection: NativeConnection;
+  let worker: Awaited<ReturnType<typeof createSyncWorker>>;
+  let running: Promise<void>;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandboxes = await startSandboxes({ entitlements: 60, seed: 21 });
+    env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      CRM_SYNC_SECRET_KEY: key.toString('base64'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      CRM_SYNC_TASK_QUEUE: taskQueue,
+      CRM_SYNC_DEMO: 'off',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
+      SALESFORCE_CLIENT_SECRET: sandboxes.salesforce.clientSecret,
+    };
+    connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: new SecretBox(key) });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await connection?.close();
+    await sandboxes?.stop();
+    await database?.drop();
+  });
+
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv } });
+  const connectArgs = () => [
+    'connect', '--name', 'acme',
+    '--commerce-url', sandboxes.commerce.apiUrl, '--commerce-auth-url', sandboxes.commerce.authUrl,
+    '--commerce-client-id', sandboxes.commerce.clientId, '--commerce-org', sandboxes.commerce.organizationId,
+    '--salesforce-login-url', sandboxes.salesforce.loginUrl, '--salesforce-client-id', sandboxes.salesforce.clientId,
+  ];
+  const schedule = () => new Client({ connection }).schedule.getHandle(syncScheduleId(connectionId)).describe();
+  let connectionId = '';
+
+  it('connect refuses credentials that do not work, saying which side, and saves nothing', async () => {
+    const failed = await cli(connectArgs(), { COMMERCE_CLIENT_SECRET: 'wrong-secret-1234' }).catch((error) => error);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toMatch(/not saved/);
+    expect(failed.stderr).toMatch(/commerce:/);
+    expect(failed.stderr).not.toContain('wrong-secret-1234');
+    expect(JSON.parse((await cli(['connections'])).stdout)).toEqual([]);
+  });
+
+  it('connect tests both sides, saves the connection and its schedules; connections never shows a secret', async () => {
+    const { stdout } = await cli(connectArgs());
+    const saved = JSON.parse(stdout);
+    expect(saved).toMatchObject({ name: 'acme', schedule: { incremental: 'created', realtime: 'created' } });
+    expect(saved.verified.commerceOrganization ?? saved.verified).toBeTruthy();
+    connectionId = saved.connection;
+    const listed = (await cli(['connections'])).stdout;
+    expect(JSON.parse(listed)).toMatchObject([{ id: connectionId, name: 'acme' }]);
+    expect(listed).not.toContain(sandboxes.commerce.clientSecret);
+    expect(listed).not.toContain(sandboxes.salesforce.clientSecret);
+    const { rows } = await database.pool.query('SELECT secrets_ciphertext::text AS sealed FROM connections');
+    expect(rows[0].sealed).not.toContain(sandboxes.salesforce.clientSecret);
+  });
+
+  it('pause and resume hold and release both schedules; edit changes the interval after testing again', async () => {
+    await cli(['pause', 'acme']);
+    expect((await schedule()).state.paused).toBe(true);
+    const edited = JSON.parse((await cli(['edit', 'acme', '--every', '10m', '--page-size', '25'])).stdout);
+    expect(edited.settings.schedule).toMatchObject({ every: '10m', pageSize: 25 });
+    expect((await schedule()).spec.intervals?.[0]?.every).toBe(10 * 60_000);
+    const bad = await cli(['edit', 'acme', '--every', 'often']).catch((error) => error);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/every/);
+    await cli(['resume', 'acme']);
+    expect((await schedule()).state.paused).toBe(false);
+    await cli(['pause', 'acme']); // quiet for the rest: only what the tests start runs
+  });
+
+  it('preview reports what the first sync would do and writes nothing', async () => {
+    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/calls/reset`, { method: 'POST' });
+    const report = JSON.parse((await cli(['preview', 'acme', '--entities', 'buyer,offer'])).stdout);
+    // Records that already carry a CRM id (set by the seller in Salesforce) would be updated by that id.
+    expect(report.buyer.create + report.buyer.update).toBe((await commerceDump(sandboxes.commerce, 'buyers')).length);
+    expect(report.buyer).toMatchObject({ unchanged: 0, reject: 0 });
+    expect(report.offer.create + report.offer.update).toBe((await commerceDump(sandboxes.commerce, 'offers')).length);
+    expect(writeCalls(await salesforceCalls(sandboxes.salesforce))).toBe(0);
+    expect(await salesforceDump(sandboxes.salesforce, 'Account')).toEqual([]);
+  });
+
+  it('backfill shows live progress, then its summary; dead-letters lists what Salesforce refused and retries it', async () => {
+    // Salesforce answers slowly, as a busy org does, so the progress has time to move while we watch.
+    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 400 }) });
+    const child = spawn(process.execPath, [BIN, 'backfill', 'acme'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const progress: string[] = [];
+    const stdout: string[] = [];
+    readline.createInterface({ input: child.stderr! }).on('line', (line) => progress.push(line));
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
+    const lines = progress.filter((line) => line.startsWith('['));
+    expect(lines.length).toBeGreaterThan(1); // it moved while we watched
+    expect(lines.some((line) => /^\[offer page \d+\] pages \d+, read \d+, written \d+/.test(line))).toBe(true);
+    const summary = JSON.parse(stdout.at(-1)!);
+    const buyers = (await commerceDump(sandboxes.commerce, 'buyers')).length;
+    expect(summary.workflowId).toMatch(/^backfill-/);
+    expect(summary.entities.buyer.created).toBe(buyers);
+    expect((await salesforceDump(sandboxes.salesforce, 'Account')).length).toBe(buyers);
+
+    const foreign = (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => referral.crmAOpportunityId);
+    expect(summary.failed).toBe(foreign.length);
+    const letters = JSON.parse((await cli(['dead-letters', 'acme'])).stdout);
+    expect(letters.map((letter: { sourceId: string }) => letter.sourceId).sort()).toEqual(foreign.map((referral) => referral.id).sort());
+    expect(letters[0].reason).toMatch(/INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY|MALFORMED_ID/);
+    expect(JSON.stringify(letters)).not.toContain('"payload"');
+    const retried = await cli(['dead-letters', 'acme', '--retry']);
+    expect(retried.stdout).toContain(`${foreign.length} dead letter(s) will be retried now`);
+  });
+});
