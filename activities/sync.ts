@@ -4,12 +4,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import { classifyEvent, CommerceAuthError, toDate, type Page } from '../commerce/index.ts';
+import { classifyEvent, CommerceAuthError, CommerceCredentialsRefusedError, toDate, type Page } from '../commerce/index.ts';
 import { CrmBudgetExhaustedError, CrmError } from '../crm/connector.ts';
 import { MappingConfigError, checkMappings } from '../mappings/check.ts';
 import type { Entity } from '../mappings/types.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
+import { createReauthorisationStore } from '../store/reauthorisation.ts';
 import { createRecordLinkStore, type RecordLink } from '../store/record-links.ts';
 import { createSyncRunStore } from '../store/sync-runs.ts';
 import { orderedEntities } from '../sync/connection-settings.ts';
@@ -50,6 +51,8 @@ type WriteOutcome = { written: RecordLink[]; letters: DeadLetterInput[]; created
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
 /** The notification feed's position is kept as a cursor row of its own. */
 const FEED = 'notification-feed';
+/** Failure types that mean a side refused the connection's credentials: only new secrets will help. */
+const CREDENTIALS_REFUSED = new Set(['CommerceCredentialsRefused', 'invalid_grant', 'invalid_client']);
 const ENTITY_BY_EVENT_TYPE: Record<string, Entity> = { BUYER: 'buyer', CONTACT: 'contact', OFFER: 'offer', ENTITLEMENT: 'entitlement', REFERRAL: 'referral' };
 
 export function createSyncActivities(deps: SyncActivityDeps) {
@@ -58,6 +61,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   const cursors = createCursorStore(deps.pool);
   const deadLetters = createDeadLetterStore(deps.pool);
   const runs = createSyncRunStore(deps.pool);
+  const reauthorisation = createReauthorisationStore(deps.pool);
   const writeChunk = deps.writeChunk ?? 200;
   const checkedMappings = new Set<string>();
 
@@ -72,9 +76,30 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     return rt;
   }
 
-  return {
+  /**
+   * Runs one activity of a connection: refused credentials mark the connection for re-authorisation (and
+   * fail without retrying), so the next runs stop at once with the reason instead of hammering the login.
+   */
+  async function forConnection<T>(connectionId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApplicationFailure && error.type && CREDENTIALS_REFUSED.has(error.type)) await reauthorisation.mark(connectionId, error.message);
+      throw error;
+    }
+  }
+
+  const activities = {
     /** Fixes the run's window end and where each entity starts (stored cursor minus the look-back). */
     async startSync(input: { connectionId: string; entities?: Entity[]; resetCursors?: boolean; forgetLinks?: boolean }) {
+      const refused = await reauthorisation.get(input.connectionId);
+      if (refused) {
+        throw ApplicationFailure.create({
+          type: 'ConnectionNeedsReauthorisation',
+          nonRetryable: true,
+          message: `This connection needs re-authorisation (since ${refused.since.toISOString()}): ${refused.reason}. Save new secrets with crm-sync edit <connection>; syncing resumes after that.`,
+        });
+      }
       const rt = await deps.runtimeFor(input.connectionId);
       const entities = orderedEntities(input.entities ?? rt.settings.entities);
       if (input.resetCursors) await cursors.reset(input.connectionId, entities);
@@ -214,6 +239,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     },
   };
 
+  return {
+    ...activities,
+    startSync: (input: Parameters<typeof activities.startSync>[0]) => forConnection(input.connectionId, () => activities.startSync(input)),
+    syncEntityPage: (input: Parameters<typeof activities.syncEntityPage>[0]) => forConnection(input.connectionId, () => activities.syncEntityPage(input)),
+    retryDeadLetters: (input: Parameters<typeof activities.retryDeadLetters>[0]) => forConnection(input.connectionId, () => activities.retryDeadLetters(input)),
+    syncFromNotifications: (input: Parameters<typeof activities.syncFromNotifications>[0]) => forConnection(input.connectionId, () => activities.syncFromNotifications(input)),
+  };
+
   /**
    * Writes planned records in chunks (a heartbeat after each); a rejected record becomes a dead letter.
    * A write by CRM id that names no record in this org (deleted there, or an id carried from another
@@ -331,6 +364,7 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
       if (!error.retryable) throw ApplicationFailure.create({ message: error.message, type: error.code, nonRetryable: true });
       throw ApplicationFailure.create({ message: error.message, type: error.code, nextRetryDelay: error.retryAfterMs });
     }
+    if (error instanceof CommerceCredentialsRefusedError) throw ApplicationFailure.create({ message: error.message, type: 'CommerceCredentialsRefused', nonRetryable: true });
     if (error instanceof CommerceAuthError || error instanceof MappingConfigError) {
       throw ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true });
     }

@@ -1,7 +1,7 @@
 // OAuth 2.0 client credentials (§5): a form POST to {authUrl}/oauth2/token with `resource` = the API's
 // base URL. Tokens are cached, renewed ahead of expiry, renewed once more on a 401, and concurrent
 // callers share one renewal.
-import { CommerceAuthError, describeBody } from './errors.ts';
+import { CommerceAuthError, CommerceCredentialsRefusedError, describeBody } from './errors.ts';
 
 export type TokenProviderOptions = {
   authUrl: string;
@@ -84,7 +84,7 @@ export class TokenProvider {
       throw Object.assign(new Error(`The token endpoint answered HTTP ${response.status}: ${this.#redact(describeBody(body))}`), { transientTokenFailure: true });
     }
     if (!response.ok) {
-      throw new CommerceAuthError(
+      throw new CommerceCredentialsRefusedError(
         `The commerce API refused the client credentials of ${clientId}: ${this.#redact(describeBody(body))} (HTTP ${response.status})`,
         { status: response.status, body },
       );

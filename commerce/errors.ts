@@ -38,6 +38,11 @@ export class CommerceAuthError extends CommerceError {
   }
 }
 
+/** The token endpoint refused the client credentials themselves: only new secrets will help. */
+export class CommerceCredentialsRefusedError extends CommerceAuthError {
+  override name = 'CommerceCredentialsRefused';
+}
+
 /** The request may not have reached the service (connection refused, reset, timeout). */
 export class CommerceNetworkError extends CommerceError {
   override name = 'CommerceNetworkError';

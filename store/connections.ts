@@ -16,6 +16,8 @@ export type Connection = {
   settings: ConnectionSettings;
   createdAt: Date;
   updatedAt: Date;
+  /** Set when a side refused the credentials: syncs stop until new secrets are saved. */
+  needsReauthorisation?: { reason: string; since: Date };
 };
 
 export type ConnectionWithSecrets = Connection & { secrets: ConnectionSecrets };
@@ -28,6 +30,7 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
     settings: row.settings,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.reauthorisation_reason && { needsReauthorisation: { reason: row.reauthorisation_reason, since: row.reauthorisation_since } }),
   });
 
   return {
@@ -47,6 +50,9 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
            settings = COALESCE($2, settings),
            secrets_ciphertext = COALESCE($3, secrets_ciphertext),
            secrets_key_id = CASE WHEN $3::bytea IS NULL THEN secrets_key_id ELSE $4 END,
+           -- New secrets are a re-authorisation (connect and edit test them before saving).
+           reauthorisation_reason = CASE WHEN $3::bytea IS NULL THEN reauthorisation_reason END,
+           reauthorisation_since = CASE WHEN $3::bytea IS NULL THEN reauthorisation_since END,
            updated_at = now()
          WHERE id = $1 RETURNING *`,
         [id, changes.settings ?? null, changes.secrets ? box.seal(changes.secrets, id) : null, box.keyId],

@@ -65,22 +65,21 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
   const runId = input.resume && input.runId ? input.runId : `${workflowInfo().workflowId}/${workflowInfo().runId}`;
   progress.runId = runId;
   if (!plan && !input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'running' });
-  if (!plan) {
-    const started = await startSync({ connectionId: input.connectionId, entities: input.entities, resetCursors: input.resetCursors, forgetLinks: input.forgetLinks });
-    const until = kind === 'backfill' && input.to ? input.to : started.until;
-    const starts: Partial<Record<Entity, WireCursor>> =
-      kind === 'backfill' ? Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }])) : started.starts;
-    plan = { until, pageSize: started.pageSize, entities: started.entities, starts, index: 0, cursor: starts[started.entities[0]!] ?? { time: new Date(0).toISOString() }, progress };
-  }
-  progress.until = plan.until;
-
   try {
+    if (!plan) {
+      const started = await startSync({ connectionId: input.connectionId, entities: input.entities, resetCursors: input.resetCursors, forgetLinks: input.forgetLinks });
+      const until = kind === 'backfill' && input.to ? input.to : started.until;
+      const starts: Partial<Record<Entity, WireCursor>> =
+        kind === 'backfill' ? Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }])) : started.starts;
+      plan = { until, pageSize: started.pageSize, entities: started.entities, starts, index: 0, cursor: starts[started.entities[0]!] ?? { time: new Date(0).toISOString() }, progress };
+    }
+    progress.until = plan.until;
     await syncEntities(kind, input, plan, progress);
   } catch (error) {
     if (!input.dryRun && !isContinueAsNew(error)) {
       // Recorded even when the run is being cancelled: the row must not stay 'running'.
       await CancellationScope.nonCancellable(() =>
-        recordRun({ runId, connectionId: input.connectionId, kind, status: isCancellation(error) ? 'cancelled' : 'failed', counts: progress.totals, error: (error as Error).message }),
+        recordRun({ runId, connectionId: input.connectionId, kind, status: isCancellation(error) ? 'cancelled' : 'failed', counts: progress.totals, error: rootMessage(error) }),
       );
     }
     throw error;
@@ -89,6 +88,13 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
   progress.entity = undefined;
   if (!input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'completed', counts: progress.totals });
   return progress;
+}
+
+/** The innermost reason ("Activity task failed" says nothing; the activity's own failure does). */
+function rootMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown };
+  while (current.cause && (current.cause as { message?: string }).message) current = current.cause as typeof current;
+  return current.message ?? String(error);
 }
 
 function isContinueAsNew(error: unknown): boolean {

@@ -32,9 +32,11 @@ export function callError(error: unknown, parkSeconds: number, now = new Date())
   if (code === 'REQUEST_LIMIT_EXCEEDED') {
     return new CrmBudgetExhaustedError(`Salesforce's daily API limit is used up (${message}); syncing waits until it resets`, new Date(now.getTime() + parkSeconds * 1000), error);
   }
-  if (code === 'INVALID_SESSION_ID' || code === 'invalid_grant' || code === 'invalid_client') {
+  if (code === 'invalid_grant' || code === 'invalid_client') {
     return new CrmError(`Salesforce no longer accepts this connection's credentials: ${message}`, { code, retryable: false, cause: error });
   }
+  // jsforce already renewed the session once; a session that died again at once is worth a later attempt.
+  if (code === 'INVALID_SESSION_ID') return new CrmError(`Salesforce ended the session: ${message}`, { code, retryable: true, retryAfterMs: 1000, cause: error });
   const status = (error as { statusCode?: number }).statusCode;
   const retryable = status === undefined || status >= 500 || status === 429 || /ECONNRESET|ECONNREFUSED|ETIMEDOUT|socket hang up/i.test(message);
   return new CrmError(`Salesforce: ${message}`, { code, retryable, cause: error });

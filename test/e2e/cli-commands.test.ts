@@ -9,9 +9,12 @@ import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
+import { createSyncRunStore } from '../../store/sync-runs.ts';
 import { syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { createSyncWorker } from '../../worker.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commerceDump, salesforceCalls, salesforceDump, startSandboxes, writeCalls } from '../support/sync-harness.ts';
 
@@ -140,5 +143,31 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(JSON.stringify(letters)).not.toContain('"payload"');
     const retried = await cli(['dead-letters', 'acme', '--retry']);
     expect(retried.stdout).toContain(`${foreign.length} dead letter(s) will be retried now`);
+  });
+
+  it('a revoked secret marks the connection for re-authorisation; runs stop at once with the reason until edit saves new secrets', async () => {
+    // The commerce side rotated its client secret: the stored one no longer works.
+    const store = createConnectionStore(database.pool, new SecretBox(key));
+    await store.update(connectionId, { secrets: { commerceClientSecret: 'rotated-away-9876', crmClientSecret: sandboxes.salesforce.clientSecret } });
+    const sync = () => new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `cli-sync-${Date.now()}`, args: [{ connectionId }] });
+    // A workflow failure wraps the activity failure, which wraps the reason.
+    const reasons = (error: { message: string; cause?: unknown }) => {
+      const messages: string[] = [];
+      for (let cause: any = error; cause; cause = cause.cause) messages.push(cause.message);
+      return messages.join(' / ');
+    };
+    expect(reasons(await sync().catch((error) => error))).toMatch(/refused the client credentials/);
+    const listed = JSON.parse((await cli(['connections'])).stdout)[0];
+    expect(listed.needsReauthorisation.reason).toMatch(/refused the client credentials/);
+    expect(JSON.stringify(listed)).not.toContain('rotated-away-9876');
+
+    expect(reasons(await sync().catch((error) => error))).toMatch(/needs re-authorisation .*crm-sync edit/);
+    const runs = await createSyncRunStore(database.pool).latest(connectionId);
+    expect(runs[0]).toMatchObject({ kind: 'incremental', status: 'failed' });
+    expect(runs[0]!.error).toMatch(/needs re-authorisation/);
+
+    await cli(['edit', 'acme']); // the good secrets from the environment, tested before saving
+    expect(JSON.parse((await cli(['connections'])).stdout)[0].needsReauthorisation).toBeUndefined();
+    expect((await sync()).finished).toBe(true);
   });
 });

@@ -14,8 +14,8 @@ describe('migrations (real PostgreSQL)', () => {
     const pools = [createPool(database.url), createPool(database.url), createPool(database.url)];
     const results = await Promise.all(pools.map((pool) => migrate(pool, quietLogger)));
     await Promise.all(pools.map((pool) => pool.end()));
-    // Exactly one runner applied the first migration; the others waited on the lock and found nothing to do.
-    expect(results.flat()).toEqual(['0001_initial-schema']);
+    // Exactly one runner applied the migrations; the others waited on the lock and found nothing to do.
+    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation']);
     const tables = await database.pool.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
