@@ -2,8 +2,10 @@
 // false, one result per record) or, for large batches, one Bulk API 2.0 ingest job; records already
 // linked are updated by Id. Reads: SystemModstamp windows with an inclusive start and a look-back,
 // paged with queryMore. Budget: Sforce-Limit-Info is tracked and a share of the daily limit reserved.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from 'jsforce';
-import { CrmBudgetExhaustedError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertResult } from '../connector.ts';
+import pRetry, { AbortError } from 'p-retry';
+import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertResult } from '../connector.ts';
 import { bulkRecordError, callError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlDateTime, soqlIdentifier, soqlIn } from './soql.ts';
@@ -35,24 +37,54 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     return established;
   };
 
-  /** Every call: refuse while parked or inside the reserve, translate failures, park on REQUEST_LIMIT_EXCEEDED. */
+  /**
+   * Every call: refuse while parked or inside the reserve, translate failures, park on the daily limit.
+   * Every call the connector makes is idempotent (upserts by external id, updates by Id, reads), so a
+   * transient failure (500, 503, a concurrency 429, a dropped socket) is retried here, briefly and at
+   * least as late as Salesforce asked, rather than failing the whole page back to Temporal.
+   */
   async function guarded<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    return pRetry(
+      async () => {
+        try {
+          return await guardedOnce(work);
+        } catch (error) {
+          if (!(error instanceof CrmError) || !error.retryable) throw new AbortError(error as Error);
+          throw error;
+        }
+      },
+      {
+        retries: settings.retries ?? 3,
+        minTimeout: settings.minRetryDelayMs ?? 250,
+        maxTimeout: 5_000,
+        factor: 2,
+        randomize: true,
+        onFailedAttempt: async ({ error, retryDelay, retriesLeft }) => {
+          const extra = Math.max(0, ((error as CrmError).retryAfterMs ?? 0) - retryDelay);
+          if (retriesLeft > 0 && extra > 0) await sleep(extra);
+        },
+      },
+    );
+  }
+
+  async function guardedOnce<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
     const now = clock();
     if (parkedUntil && parkedUntil > now) {
       throw new CrmBudgetExhaustedError(`This Salesforce connection is parked until ${parkedUntil.toISOString()}: the daily API limit ran out`, parkedUntil);
     }
-    const connection = await connect();
-    const usage = connection.limitInfo?.apiUsage;
-    if (usage && usage.limit > 0 && usage.used >= usage.limit * (1 - reservedShare)) {
-      parkedUntil = new Date(now.getTime() + parkSeconds * 1000);
-      throw new CrmBudgetExhaustedError(
-        `Salesforce API usage is ${usage.used} of ${usage.limit}; the last ${Math.round(reservedShare * 100)}% is reserved for the org's other work, so syncing waits until ${parkedUntil.toISOString()}`,
-        parkedUntil,
-      );
-    }
     try {
+      const connection = await connect();
+      const usage = connection.limitInfo?.apiUsage;
+      if (usage && usage.limit > 0 && usage.used >= usage.limit * (1 - reservedShare)) {
+        parkedUntil = new Date(now.getTime() + parkSeconds * 1000);
+        throw new CrmBudgetExhaustedError(
+          `Salesforce API usage is ${usage.used} of ${usage.limit}; the last ${Math.round(reservedShare * 100)}% is reserved for the org's other work, so syncing waits until ${parkedUntil.toISOString()}`,
+          parkedUntil,
+        );
+      }
       return await work(connection);
     } catch (error) {
+      if (error instanceof CrmBudgetExhaustedError || error instanceof CrmError) throw error;
       const translated = callError(error, parkSeconds, clock());
       if (translated instanceof CrmBudgetExhaustedError) parkedUntil = translated.resetsAt;
       throw translated;

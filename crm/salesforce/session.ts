@@ -19,6 +19,9 @@ export type SalesforceSettings = {
   parkSeconds?: number;
   bulkPollIntervalMs?: number;
   bulkPollTimeoutMs?: number;
+  /** Quick retries of a transient failure inside one call (default 3), from this delay (default 250 ms). */
+  retries?: number;
+  minRetryDelayMs?: number;
 };
 
 export type SalesforceSecrets = { clientId: string; clientSecret: string; refreshToken?: string };
@@ -50,13 +53,17 @@ export async function openSalesforceSession(settings: SalesforceSettings, secret
     return { connection, userInfo };
   } catch (error) {
     const detail = (error as { message?: string }).message ?? String(error);
-    throw new CrmError(`Salesforce refused the connection's credentials (client id ${secrets.clientId}): ${detail}`, {
-      code: 'AUTH_FAILED',
-      retryable: false,
-      cause: error,
-    });
+    const code = (error as { name?: string }).name ?? 'Error';
+    // jsforce names a token-endpoint error after its OAuth `error` field. Only these mean the
+    // credentials themselves were refused; a 5xx, a rate limit or a dropped socket is worth retrying.
+    if (CREDENTIALS_REFUSED.has(code)) {
+      throw new CrmError(`Salesforce refused the connection's credentials (client id ${secrets.clientId}): ${detail}`, { code, retryable: false, cause: error });
+    }
+    throw new CrmError(`Salesforce's login did not answer properly (${code}: ${detail}); retrying`, { code: 'LOGIN_UNAVAILABLE', retryable: true, retryAfterMs: 1000, cause: error });
   }
 }
+
+const CREDENTIALS_REFUSED = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client', 'inactive_user', 'inactive_org']);
 
 function parseIdUrl(idUrl: string): { id: string; organizationId: string } {
   const [organizationId = '', id = ''] = new URL(idUrl).pathname.split('/').slice(-2);

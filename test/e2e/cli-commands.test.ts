@@ -7,16 +7,15 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
 import { createSyncRunStore } from '../../store/sync-runs.ts';
 import { syncScheduleId } from '../../temporal/sync-schedules.ts';
-import { createSyncWorker } from '../../worker.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { commerceDump, salesforceCalls, salesforceDump, startSandboxes, writeCalls } from '../support/sync-harness.ts';
+import { commerceDump, salesforceCalls, salesforceDump, startProductionWorker, startSandboxes, writeCalls } from '../support/sync-harness.ts';
 
 const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
 const run = promisify(execFile);
@@ -27,8 +26,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
   let database: TestDatabase;
   let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
   let connection: NativeConnection;
-  let worker: Awaited<ReturnType<typeof createSyncWorker>>;
-  let running: Promise<void>;
+  let worker: Awaited<ReturnType<typeof startProductionWorker>>;
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
@@ -46,14 +44,11 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
       COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
       SALESFORCE_CLIENT_SECRET: sandboxes.salesforce.clientSecret,
     };
-    connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: new SecretBox(key) });
-    running = worker.run();
+    worker = await startProductionWorker(database, { taskQueue, secretBox: new SecretBox(key) });
+    connection = worker.connection;
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await connection?.close();
+    await worker?.stop();
     await sandboxes?.stop();
     await database?.drop();
   });

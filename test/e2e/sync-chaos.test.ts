@@ -2,15 +2,13 @@
 // while both answer 10% 500s and 5% 429s (with Retry-After) and revoke every token each second. The
 // sync must still converge to exactly the expected org, with no duplicate, and write the ids back.
 import { Client } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import { createSyncWorker } from '../../worker.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { expectOfferWriteBack, expectSalesforceMatchesCommerce } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, startSandboxes, TEST_SECRET_BOX } from '../support/sync-harness.ts';
+import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -20,10 +18,9 @@ it('converges to exactly the expected Salesforce org with 500s, 429s and expirin
   const sandboxes = await startSandboxes({ entitlements: 120, seed: 17 });
   const { commerce, salesforce } = sandboxes;
   const { id: connectionId } = await createSandboxConnection(database, commerce, salesforce, { pageSize: 40 });
-  const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const taskQueue = `chaos-both-${Date.now()}`;
-  const worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: TEST_SECRET_BOX });
-  const running = worker.run();
+  const worker = await startProductionWorker(database, { taskQueue });
+  const { connection } = worker;
   // Tokens and sessions live an hour or two in production; here every one of them dies each second.
   const expire = setInterval(() => {
     void post(`${commerce.apiUrl}/_sandbox/tokens/expire`).catch(() => {});
@@ -55,10 +52,8 @@ it('converges to exactly the expected Salesforce org with 500s, 429s and expirin
     await expectOfferWriteBack(commerce, salesforce);
   } finally {
     clearInterval(expire);
-    worker.shutdown();
-    await running;
-    await connection.close();
+    await worker.stop();
     await sandboxes.stop();
     await database.drop();
   }
-});
+}, 240_000); // every 429 waits the second it asks for, and retries back off: honest waiting

@@ -1,15 +1,14 @@
 // The sync end to end: real Temporal, real PostgreSQL, both sandboxes, the production worker.
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { NativeConnection } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Entity } from '../../mappings/types.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import { createSyncWorker } from '../../worker.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { expectOfferWriteBack, expectSalesforceMatchesCommerce, salesforceDump } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, expectedCrmState, salesforceCalls, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
+import { commerceDump, createSandboxConnection, expectedCrmState, salesforceCalls, startProductionWorker, startSandboxes, writeCalls } from '../support/sync-harness.ts';
 
 const ENTITIES: Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
 
@@ -17,8 +16,7 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
   let database: TestDatabase;
   let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
   let connection: NativeConnection;
-  let worker: Worker;
-  let running: Promise<void>;
+  let worker: Awaited<ReturnType<typeof startProductionWorker>>;
   let connectionId: string;
   const taskQueue = `sync-${Date.now()}`;
 
@@ -26,14 +24,11 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
     database = await createTestDatabase();
     sandboxes = await startSandboxes({ entitlements: 400, seed: 11 });
     connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { pageSize: 150 })).id;
-    connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    worker = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: TEST_SECRET_BOX });
-    running = worker.run();
+    worker = await startProductionWorker(database, { taskQueue });
+    connection = worker.connection;
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running;
-    await connection?.close();
+    await worker?.stop();
     await sandboxes?.stop();
     await database?.drop();
   });

@@ -1,6 +1,9 @@
 // Everything an end-to-end sync test needs: both sandboxes, a database with a connection to them, and
 // helpers to read both sides and compute the CRM state the mappings say there should be.
+import { NativeConnection } from '@temporalio/worker';
+import { inject } from 'vitest';
 import type { Entity } from '../../mappings/types.ts';
+import { createSyncWorker } from '../../worker.ts';
 import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
@@ -42,3 +45,18 @@ export const writeCalls = (calls: Record<string, number>) =>
 
 export { commerceDump, expectedCrmState, sameValue } from './expected-crm.ts';
 export { salesforceDump } from './salesforce-state.ts';
+
+/** The production worker on the test Temporal server, on its own task queue; stop() drains it. */
+export async function startProductionWorker(database: TestDatabase, options: { taskQueue: string; secretBox?: SecretBox }) {
+  const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  const worker = await createSyncWorker({ connection, namespace: 'default', taskQueue: options.taskQueue, pool: database.pool, secretBox: options.secretBox ?? TEST_SECRET_BOX });
+  const running = worker.run();
+  return {
+    connection,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
