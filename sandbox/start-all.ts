@@ -1,6 +1,9 @@
 // Starts every sandbox on loopback and describes them in one JSON object: the first stdout line of
 // `crm-sync sandbox` and of `npm start` in demo mode, so scripts can find them.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { startCommerceSandbox, type CommerceSandbox } from './commerce/index.ts';
+import { readPorts, startOnRememberedPorts, writePorts, type Ports } from './remembered-ports.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from './salesforce/index.ts';
 
 export type SandboxesOptions = {
@@ -11,6 +14,13 @@ export type SandboxesOptions = {
   seed?: number;
   entitlements?: number;
   changesPerSecond?: number;
+  /**
+   * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl and
+   * salesforce.jsonl, and the ports they chose are remembered in ports.json and taken again next
+   * time when free. Started again on the same dataDir (even after SIGKILL) they hold the data they
+   * had. Default: in memory only, on free ports.
+   */
+  dataDir?: string;
 };
 
 export type Sandboxes = {
@@ -22,15 +32,36 @@ export type Sandboxes = {
 
 export async function startAllSandboxes(options: SandboxesOptions = {}): Promise<Sandboxes> {
   const host = options.host ?? '127.0.0.1';
-  const commerce = await startCommerceSandbox({
-    host,
-    apiPort: options.commercePort ?? 0,
-    authPort: options.commerceAuthPort ?? 0,
-    seed: options.seed,
-    entitlements: options.entitlements,
-    changesPerSecond: options.changesPerSecond,
-  });
-  const salesforce = await startSalesforceSandbox({ host, port: options.salesforcePort ?? 0 });
+  const dir = options.dataDir === undefined ? undefined : path.join(options.dataDir, 'sandboxes');
+  if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const portsFile = dir && path.join(dir, 'ports.json');
+  const saved: Ports = portsFile ? readPorts(portsFile) : {};
+  // A port given as an option wins over the remembered one (and is not given up when taken).
+  const remembered = (option: number | undefined, port: number | undefined) => (option === undefined ? port : undefined);
+  const commerce = await startOnRememberedPorts({ commerceApi: remembered(options.commercePort, saved.commerceApi), commerceAuth: remembered(options.commerceAuthPort, saved.commerceAuth) }, (ports) =>
+    startCommerceSandbox({
+      host,
+      apiPort: options.commercePort ?? ports.commerceApi ?? 0,
+      authPort: options.commerceAuthPort ?? ports.commerceAuth ?? 0,
+      seed: options.seed,
+      entitlements: options.entitlements,
+      changesPerSecond: options.changesPerSecond,
+      journalPath: dir && path.join(dir, 'commerce.jsonl'),
+    }),
+  );
+  let salesforce: SalesforceSandbox;
+  try {
+    salesforce = await startOnRememberedPorts({ salesforce: remembered(options.salesforcePort, saved.salesforce) }, (ports) =>
+      startSalesforceSandbox({ host, port: options.salesforcePort ?? ports.salesforce ?? 0, journalPath: dir && path.join(dir, 'salesforce.jsonl') }),
+    );
+  } catch (error) {
+    await commerce.stop();
+    throw error;
+  }
+  if (portsFile) {
+    const portOf = (url: string) => Number(new URL(url).port);
+    writePorts(portsFile, { commerceApi: portOf(commerce.apiUrl), commerceAuth: portOf(commerce.authUrl), salesforce: portOf(salesforce.instanceUrl) });
+  }
   const description = {
     commerce: {
       apiUrl: commerce.apiUrl,

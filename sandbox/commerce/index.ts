@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createAuthServer } from './auth-server.ts';
 import { startChangeTimer } from './change-driver.ts';
 import { DEFAULT_BASE_TIME } from './generator.ts';
+import { openCommerceJournal } from './journal.ts';
 import { createApiServer } from './server.ts';
 import { createState } from './state.ts';
 
@@ -23,6 +24,12 @@ export type CommerceSandboxOptions = {
   changesPerSecond?: number; // default 0
   unknownEventVersionRate?: number; // default 0
   now?: () => Date; // default () => new Date()
+  /**
+   * A file that keeps every change across restarts (see README "Persistence"): replayed over the
+   * generated data at start when it exists, then every change is appended before it is answered.
+   * Default: changes in memory only.
+   */
+  journalPath?: string;
 };
 
 export type CommerceSandbox = {
@@ -69,6 +76,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     baseTime: DEFAULT_BASE_TIME,
     now: options.now ?? (() => new Date()),
   });
+  if (options.journalPath !== undefined) state.journal = openCommerceJournal(state, options.journalPath);
   const api = createApiServer(state);
   const auth = createAuthServer(state);
   try {
@@ -76,6 +84,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     state.authUrl = urlOf(host, await listen(auth, options.authPort ?? 0, host));
   } catch (error) {
     await Promise.all([close(api), close(auth)]);
+    state.journal?.close();
     throw error;
   }
   const stopChanges = startChangeTimer(state, state.settings.changesPerSecond);
@@ -90,6 +99,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
       stopping ??= (async () => {
         stopChanges();
         await Promise.all([close(api), close(auth)]);
+        state.journal?.close();
       })();
       return stopping;
     },

@@ -4,6 +4,7 @@ import { CallCounter } from './calls.ts';
 import { buildEvent, DEFAULT_DELIVERY, eventId, type EventDelivery, type EventInput } from './data/events.ts';
 import { CreateDedup } from './dedup.ts';
 import { Faults } from './faults.ts';
+import type { CommerceJournal } from './journal.ts';
 import { createRandom, type Random } from './prng.ts';
 import { createStore, type Store } from './store.ts';
 import { TokenRegistry } from './tokens.ts';
@@ -34,6 +35,8 @@ export type SandboxState = {
   random: Random;
   apiUrl: string;
   authUrl: string;
+  /** Set with the journalPath option: every change is written to it before it is answered. */
+  journal: CommerceJournal | undefined;
   nowMs(): number;
   nowIso(): string;
 };
@@ -51,6 +54,7 @@ export function createState(settings: SandboxSettings): SandboxState {
     random: createRandom(driverSeed(settings.seed)),
     apiUrl: '',
     authUrl: '',
+    journal: undefined,
     nowMs: () => settings.now().getTime(),
     nowIso: () => settings.now().toISOString(),
   };
@@ -66,6 +70,7 @@ export function resetState(state: SandboxState): void {
   state.faults.clear();
   state.dedup.clear();
   state.random = createRandom(driverSeed(settings.seed));
+  state.journal?.reset();
 }
 
 /**
@@ -77,5 +82,6 @@ export function emitEvent(state: SandboxState, input: EventInput, delivery: Even
   const version = rate > 0 && state.random.next() < rate ? 2 : 1;
   const event = buildEvent(state.settings.organizationId, eventId(state.store.events.rows.length + 1), version, input, delivery);
   state.store.events.add(event);
+  state.journal?.change(state, event);
   return event;
 }

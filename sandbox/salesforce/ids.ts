@@ -46,13 +46,22 @@ function base62(n: number, width: number): string {
 }
 
 /** Issues 18-character ids: key prefix, a fixed pod marker, then a counter that never repeats. */
-export function createIdFactory() {
-  let counter = 0;
+export function createIdFactory(after = 0) {
+  let counter = after;
   return (keyPrefix: string): string => {
     counter += 1;
     const id15 = `${keyPrefix}Sb${base62(counter, 10)}`;
     return id15 + suffixOf(id15);
   };
+}
+
+/** The counter inside an id this sandbox issued (0 for any other id), so a restart can continue after it. */
+export function idCounter(id: string): number {
+  const match = /^\w{3}Sb([0-9A-Za-z]{10})/.exec(id);
+  if (!match) return 0;
+  let n = 0;
+  for (const c of match[1]!) n = n * 62 + BASE62.indexOf(c);
+  return n;
 }
 
 export const ORG_ID = canonicalId('00DSb0000000001')!;

@@ -1,6 +1,7 @@
 // A local Salesforce that jsforce 3 runs against unmodified: OAuth token endpoint, sObject REST,
 // sObject Collections, SOQL queries with cursors, Bulk API 2.0 ingest, limits, plus /_sandbox test
 // controls. One port serves both the login URL and the instance URL.
+import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
 
@@ -16,6 +17,11 @@ export type SalesforceSandboxOptions = {
   sessionTtlSeconds?: number; // default 7200; after it a session answers 401 INVALID_SESSION_ID
   dailyApiLimit?: number; // default 100000; beyond it 403 REQUEST_LIMIT_EXCEEDED
   now?: () => Date;
+  /**
+   * A file that keeps the records across restarts (see README "Persistence"): replayed at start when
+   * it exists, then every write is appended before it is answered. Default: records in memory only.
+   */
+  journalPath?: string;
 };
 
 export type SalesforceSandbox = {
@@ -37,7 +43,15 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     now: options.now ?? (() => new Date()),
   };
   const state = createState(config);
-  const { server, origin } = await listen(state, options.host ?? '127.0.0.1', options.port ?? 0);
+  const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
+  let listening: Awaited<ReturnType<typeof listen>>;
+  try {
+    listening = await listen(state, options.host ?? '127.0.0.1', options.port ?? 0);
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
+  const { server, origin } = listening;
   return {
     loginUrl: origin,
     instanceUrl: origin,
@@ -48,6 +62,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
       state.jobs.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      journal?.close();
     },
   };
 }

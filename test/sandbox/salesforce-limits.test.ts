@@ -123,7 +123,7 @@ describe('Salesforce sandbox: faults and controls', () => {
     await control(sandbox, 'POST', '/reset');
     expect(await control(sandbox, 'GET', '/records/Account')).toEqual([]);
     expect(await callCounts(sandbox)).toEqual({ total: 0 });
-    expect(await control(sandbox, 'GET', '/faults')).toEqual({ faults: [] });
+    expect(await control(sandbox, 'GET', '/faults')).toEqual({ faults: [], injected: {} });
     const stale = new jsforce.Connection({ instanceUrl: sandbox.instanceUrl, accessToken: conn.accessToken!, version: '62.0' });
     await expect(stale.query('SELECT Id FROM Account')).rejects.toMatchObject({ errorCode: 'INVALID_SESSION_ID' });
     await expect(control(sandbox, 'GET', '/records/Lead')).rejects.toThrow(/HTTP 404/);

@@ -74,6 +74,7 @@ export const offerWriteHandlers: HandlerTable = {
     validateOfferFields(state, fields, true);
     const text = JSON.stringify(newOffer(state, fields, clientId));
     state.dedup.remember(clientId, fields, nowMs, 200, text);
+    state.journal?.dedup({ clientId, body: fields, atMs: nowMs, status: 200, text });
     return { status: 200, text };
   },
 
