@@ -15,6 +15,7 @@ import { createRecordLinkStore, type RecordLink } from '../store/record-links.ts
 import { createSyncRunStore } from '../store/sync-runs.ts';
 import { orderedEntities } from '../sync/connection-settings.ts';
 import { canonicalJson } from '../sync/hash.ts';
+import { parentReferences } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
 import { readById, readEntitlementTerms, readWindowPage } from '../sync/sources.ts';
@@ -286,6 +287,27 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     return outcome;
   }
 
+  /**
+   * The notification path can name a child before the full pass has written its parent (an entitlement
+   * whose offer is on a page not synced yet). Such a child is held back, neither written with a dangling
+   * reference nor dead-lettered: the full pass, which goes parents first, writes it. Parents of entities
+   * this connection does not sync are the CRM's business and are not waited for.
+   */
+  async function withoutOrphans(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, writes: PlannedWrite[]): Promise<PlannedWrite[]> {
+    const synced = Object.fromEntries(rt.settings.entities.filter((other) => other !== entity).map((other) => [other, rt.mappings[other].externalIdField]));
+    const references = writes.map((write) => parentReferences(write.item.fields, synced));
+    const linked = new Set<string>();
+    for (const parent of new Set(references.flat().map((reference) => reference.entity))) {
+      const ids = [...new Set(references.flat().filter((reference) => reference.entity === parent).map((reference) => reference.sourceId))];
+      for (const id of (await links.get(connectionId, parent, ids)).keys()) linked.add(`${parent}:${id}`);
+    }
+    return writes.filter((write, index) => {
+      const missing = references[index]!.filter((reference) => !linked.has(`${reference.entity}:${reference.sourceId}`));
+      if (missing.length) activityLog(`${entity} ${write.item.sourceId} waits for ${missing.map((m) => `${m.entity} ${m.sourceId}`).join(', ')} to reach the CRM; the full pass writes it`);
+      return missing.length === 0;
+    });
+  }
+
   /** Reads records by id and runs them through the page path: map, diff, write, record. */
   async function syncRecordsById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[]): Promise<PageCounts> {
     const counts: PageCounts = { records: ids.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
@@ -309,6 +331,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       overrides: rt.settings.overrides[entity],
       links: await links.get(connectionId, entity, records.map((record) => record.id)),
     });
+    plan.writes = await withoutOrphans(rt, connectionId, entity, plan.writes);
     const { written, letters: rejectedByCrm, created, updated } = await writeToCrm(rt, entity, plan.writes);
     counts.created = created;
     counts.updated = updated;
@@ -338,6 +361,14 @@ async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Pro
     throw error;
   } finally {
     client.release();
+  }
+}
+
+function activityLog(message: string): void {
+  try {
+    Context.current().log.info(message);
+  } catch {
+    // outside an activity (unit tests): nobody to tell
   }
 }
 

@@ -1,8 +1,9 @@
 // Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization and a Salesforce org)
 // and one connection between them, kept in step by the ordinary schedules. The sandboxes keep their
-// data in memory, so the demo Salesforce org starts empty at every start: the demo connection's record
-// links are forgotten then, and the first sync writes everything again, by external id.
-import { writeFileSync } from 'node:fs';
+// data in journals under <data dir>/sandboxes, so a restart (even after SIGKILL) finds the same org
+// and the sync resumes from its cursors and record links. Only when the demo Salesforce org starts
+// empty (first start, or its journal removed) are the demo connection's links and cursors forgotten.
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
@@ -15,17 +16,21 @@ import type pg from 'pg';
 
 export const DEMO_CONNECTION_NAME = 'demo';
 
-export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<Sandboxes> {
-  const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2 });
+export type DemoSandboxes = Sandboxes & { resumed: boolean };
+
+export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
+  const journals = ['commerce.jsonl', 'salesforce.jsonl'].map((name) => path.join(config.dataDir, 'sandboxes', name));
+  const resumed = journals.every((file) => existsSync(file));
+  const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2, dataDir: config.dataDir });
   // First stdout line, as `crm-sync sandbox` prints it; also kept in the data directory for scripts.
   const line = JSON.stringify(sandboxes.description);
   process.stdout.write(`${line}\n`);
   writeFileSync(path.join(config.dataDir, 'sandboxes.json'), `${line}\n`, { mode: 0o600 });
-  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl }, 'Demo sandboxes running');
-  return sandboxes;
+  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, resumed }, resumed ? 'Demo sandboxes running on their saved data' : 'Demo sandboxes running on fresh data');
+  return { ...sandboxes, resumed };
 }
 
-export async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: Sandboxes): Promise<string> {
+export async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes): Promise<string> {
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
     crm: { loginUrl: sandboxes.salesforce.loginUrl, clientId: sandboxes.salesforce.clientId },
@@ -33,11 +38,13 @@ export async function ensureDemoConnection(pool: pg.Pool, connections: Connectio
   });
   const secrets = { commerceClientSecret: sandboxes.commerce.clientSecret, crmClientSecret: sandboxes.salesforce.clientSecret };
   const existing = (await connections.list()).find((connection) => connection.name === DEMO_CONNECTION_NAME);
-  const saved = existing
-    ? await connections.update(existing.id, { settings, secrets })
-    : await connections.create({ name: DEMO_CONNECTION_NAME, crmKind: 'salesforce', settings, secrets });
-  // Fresh in-memory sandboxes: what the links and cursors remember is gone on the other side.
-  await createRecordLinkStore(pool).forget(saved.id);
-  await createCursorStore(pool).reset(saved.id);
+  const unchanged = existing && JSON.stringify(connectionSettingsSchema.parse(existing.settings)) === JSON.stringify(settings);
+  // Saved again only when the sandboxes moved (another port): an unchanged row keeps the workers' cached sessions.
+  const saved = unchanged ? existing : existing ? await connections.update(existing.id, { settings, secrets }) : await connections.create({ name: DEMO_CONNECTION_NAME, crmKind: 'salesforce', settings, secrets });
+  if (!sandboxes.resumed) {
+    // Fresh sandboxes: what the links and cursors remember is gone on the other side.
+    await createRecordLinkStore(pool).forget(saved.id);
+    await createCursorStore(pool).reset(saved.id);
+  }
   return saved.id;
 }

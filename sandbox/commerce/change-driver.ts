@@ -190,11 +190,16 @@ function record(state: SandboxState, entityType: string, id: string, name: strin
 }
 
 /** The timer of changesPerSecond: ticks ten times a second and carries fractions over. */
-export function startChangeTimer(state: SandboxState, changesPerSecond: number): () => void {
-  if (!(changesPerSecond > 0)) return () => undefined;
+/** Applies changes at the rate in the settings, read at every tick so POST /_sandbox/changes/rate can change it. */
+export function startChangeTimer(state: SandboxState): () => void {
   let owed = 0;
   const timer = setInterval(() => {
-    owed += changesPerSecond / 10;
+    const rate = state.settings.changesPerSecond;
+    if (!(rate > 0)) {
+      owed = 0;
+      return;
+    }
+    owed += rate / 10;
     const due = Math.floor(owed);
     if (due > 0) {
       owed -= due;

@@ -57,6 +57,12 @@ export function handleControl(state: SandboxState, method: string, pathname: str
     case 'POST /_sandbox/reset':
       resetState(state);
       return { status: 200, body: { reset: true } };
+    case 'POST /_sandbox/changes/rate': {
+      const rate = isPlainObject(body) ? body.changesPerSecond : undefined;
+      if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1000) throw badRequest('changesPerSecond must be a number from 0 (stopped) to 1000');
+      state.settings.changesPerSecond = rate;
+      return { status: 200, body: { changesPerSecond: rate } };
+    }
     case 'POST /_sandbox/changes': {
       const count = body === undefined ? 1 : isPlainObject(body) ? (body.count ?? 1) : Number.NaN;
       if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_CHANGES) throw badRequest(`count must be an integer from 0 to ${MAX_CHANGES}`);

@@ -87,7 +87,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     state.journal?.close();
     throw error;
   }
-  const stopChanges = startChangeTimer(state, state.settings.changesPerSecond);
+  const stopChanges = startChangeTimer(state);
   let stopping: Promise<void> | undefined;
   return {
     apiUrl: state.apiUrl,

@@ -153,3 +153,20 @@ describe('commerce sandbox: controls', () => {
     expect((await probe.control('GET', '/records/wallets')).status).toBe(404);
   });
 });
+
+describe('commerce sandbox: the change driver rate', () => {
+  it('starts, changes and stops the timer while the sandbox runs; a bad rate is a 400 naming it', async () => {
+    const events = async () => ((await probe.control('GET', '/records/notificationEvents')).json as unknown[]).length;
+    const before = await events();
+    expect((await probe.control('POST', '/changes/rate', { changesPerSecond: 50 })).json).toEqual({ changesPerSecond: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await probe.control('POST', '/changes/rate', { changesPerSecond: 0 })).status).toBe(200);
+    const stopped = await events();
+    expect(stopped).toBeGreaterThan(before);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await events()).toBe(stopped);
+    const bad = await probe.control('POST', '/changes/rate', { changesPerSecond: -1 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toMatch(/changesPerSecond/);
+  });
+});

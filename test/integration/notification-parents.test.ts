@@ -1,0 +1,66 @@
+// The notification path can name a child before its parent reached the CRM (the full pass has not
+// come to it yet). The child waits: it is neither written with a dangling reference nor dead-lettered,
+// and the full pass, parents first, writes it.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createSyncActivities } from '../../activities/sync.ts';
+import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
+import type { Entity } from '../../mappings/types.ts';
+import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
+
+let database: TestDatabase;
+let commerce: CommerceSandbox;
+let crm: ReturnType<typeof createMemoryCrm>;
+let activities: ReturnType<typeof createSyncActivities>;
+let connectionId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  commerce = await startCommerceSandbox({ entitlements: 60, seed: 31 });
+  crm = createMemoryCrm(SALESFORCE_MAPPINGS);
+  const made = await memoryConnection(database.pool, commerce, { name: 'parents', pageSize: 50, crm: crm.connector });
+  connectionId = made.connectionId;
+  activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => made.runtime });
+});
+afterAll(async () => {
+  await commerce?.stop();
+  await database?.drop();
+});
+
+async function fullPass(entity: Entity) {
+  const started = await activities.startSync({ connectionId, entities: [entity] });
+  let cursor = started.starts[entity]!;
+  for (;;) {
+    const outcome = await activities.syncEntityPage({ connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
+    if (outcome.done) return;
+    cursor = outcome.nextCursor;
+  }
+}
+
+const idsOf = (object: string, field: string) => new Set(crm.objects(object).map((row) => String(row[field])));
+
+it('holds back children whose parents are not in the CRM yet; the full pass writes them', async () => {
+  // Only the buyers have been synced when the feed names offers and entitlements.
+  await fullPass('buyer');
+  await activities.syncFromNotifications({ connectionId }); // the feed starts at its current end
+  const { changes } = (await (await fetch(`${commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 40 }) })).json()) as { changes: { entityType: string; id: string }[] };
+  const named = changes.map((change) => ({ entityType: change.entityType, entityID: change.id }));
+  const namedEntitlements = new Set(named.filter((event) => event.entityType === 'ENTITLEMENT').map((event) => event.entityID));
+  expect(namedEntitlements.size).toBeGreaterThan(0);
+
+  const feed = await activities.syncFromNotifications({ connectionId });
+  expect(feed.events).toBeGreaterThan(0);
+  // Every entitlement written points at an Opportunity that is there; the others wait.
+  const opportunities = idsOf('Opportunity', 'Commerce_Offer_Id__c');
+  const written = crm.objects('Marketplace_Entitlement__c');
+  for (const row of written) expect(opportunities.has((row.Opportunity__r as { Commerce_Offer_Id__c: string }).Commerce_Offer_Id__c)).toBe(true);
+  expect(written.length).toBeLessThan(namedEntitlements.size);
+  expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'entitlement')).toEqual([]);
+
+  await fullPass('offer');
+  await fullPass('entitlement');
+  const entitlements = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/entitlements`)).json()) as { id: string }[];
+  expect(idsOf('Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c')).toEqual(new Set(entitlements.map((entitlement) => entitlement.id)));
+});
