@@ -2,10 +2,11 @@
 // Dependencies arrive from the caller (cli/start.ts, cli/worker.ts, tests) so nothing here reads config.
 import os from 'node:os';
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import type { SecretBox } from './store/secret-box.ts';
 import { createActivities } from './activities/index.ts';
+import { bundleWorkflowsInChild } from './temporal/workflow-bundle.ts';
 
 export const WORKFLOWS_PATH = path.join(import.meta.dirname, 'workflows', 'index.ts');
 
@@ -33,7 +34,7 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     identity,
-    workflowsPath: options.workflowsPath ?? WORKFLOWS_PATH,
+    workflowBundle: await bundleWorkflowsInChild(options.workflowsPath ?? WORKFLOWS_PATH, (level, message) => Runtime.instance().logger[level](message, { sdkComponent: 'bundler' })),
     activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity }), ...options.extraActivities },
     shutdownGraceTime: '10 seconds',
   });

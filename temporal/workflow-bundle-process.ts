@@ -1,0 +1,17 @@
+// Runs as a child process (see workflow-bundle.ts): bundles the workflow code with webpack and sends
+// the code back over IPC. Webpack's warnings and errors go back too, to be logged by the parent.
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+const messages: { level: 'warn' | 'error'; message: string }[] = [];
+const quiet = () => undefined;
+const logger = {
+  trace: quiet,
+  debug: quiet,
+  info: quiet,
+  warn: (message: string) => messages.push({ level: 'warn', message }),
+  error: (message: string) => messages.push({ level: 'error', message }),
+  log: quiet,
+};
+const workflowsPath = process.argv[2]!;
+const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+process.send!({ code, messages }, () => process.disconnect());
