@@ -226,7 +226,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         wanted.get(entity)!.add(event.entityID);
       }
       for (const entity of orderedEntities([...wanted.keys()])) {
-        const synced = await syncRecordsById(rt, input.connectionId, entity, [...wanted.get(entity)!]);
+        const synced = await syncRecordsById(rt, input.connectionId, entity, [...wanted.get(entity)!], { holdOrphans: true });
         for (const key of Object.keys(synced) as (keyof PageCounts)[]) counts[key] += synced[key];
       }
       counts.setAside = setAside.length;
@@ -308,8 +308,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     });
   }
 
-  /** Reads records by id and runs them through the page path: map, diff, write, record. */
-  async function syncRecordsById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[]): Promise<PageCounts> {
+  /** Reads records by id and runs them through the page path: map, diff, (hold back orphans,) write, record. */
+  async function syncRecordsById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[], options: { holdOrphans?: boolean } = {}): Promise<PageCounts> {
     const counts: PageCounts = { records: ids.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
     if (ids.length === 0) return counts;
     const orgId = rt.settings.commerce.organizationId;
@@ -331,7 +331,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       overrides: rt.settings.overrides[entity],
       links: await links.get(connectionId, entity, records.map((record) => record.id)),
     });
-    plan.writes = await withoutOrphans(rt, connectionId, entity, plan.writes);
+    // Dead-letter retries are not held back: those records already went through the full pass.
+    if (options.holdOrphans) plan.writes = await withoutOrphans(rt, connectionId, entity, plan.writes);
     const { written, letters: rejectedByCrm, created, updated } = await writeToCrm(rt, entity, plan.writes);
     counts.created = created;
     counts.updated = updated;
