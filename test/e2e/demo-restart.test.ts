@@ -6,9 +6,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { freePort } from '../support/free-port.ts';
 import { salesforceDifferences, salesforceDump } from '../support/salesforce-state.ts';
-import { processesUsing, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
+import { embeddedJobEnv, processesUsing, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
 
 type Description = { commerce: { apiUrl: string; controlUrl: string }; salesforce: { instanceUrl: string; controlUrl: string } };
 
@@ -34,18 +33,7 @@ afterAll(() => {
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 it('keeps the demo org in step, and after a SIGKILL of the whole process group resumes and converges exactly', async () => {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CRM_SYNC_DATA_DIR: dataDir,
-    CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
-    CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
-    CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
-    CRM_SYNC_DEMO: 'on',
-    LOG_FORMAT: 'json',
-    LOG_LEVEL: 'info',
-  };
-  delete env.DATABASE_URL;
-  delete env.TEMPORAL_ADDRESS;
+  const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
 
   const first = startJob(env);
   jobs.push(first);

@@ -6,8 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/free-port.ts';
-import { processesUsing, startJob as start, waitFor, type StartedJob as Started } from '../support/start-process.ts';
+import { embeddedJobEnv, processesUsing, startJob as start, waitFor, type StartedJob as Started } from '../support/start-process.ts';
 
 describe('crm-sync start', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-start-'));
@@ -19,19 +18,7 @@ describe('crm-sync start', () => {
   });
 
   it('runs the heartbeat loop, stops cleanly on Ctrl-C, and resumes on the same data', async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CRM_SYNC_DATA_DIR: dataDir,
-      CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
-      CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
-      CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
-      CRM_SYNC_HEARTBEAT_EVERY: '2s',
-      CRM_SYNC_DEMO: 'off',
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-    };
-    delete env.DATABASE_URL;
-    delete env.TEMPORAL_ADDRESS;
+    const env = await embeddedJobEnv(dataDir, { CRM_SYNC_HEARTBEAT_EVERY: '2s', CRM_SYNC_DEMO: 'off' });
 
     const first = start(env);
     running.push(first);

@@ -8,7 +8,7 @@ import type { Entity } from '../../mappings/types.ts';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
+import { createMemoryCrm, fullPass, memoryConnection } from '../support/memory-crm.ts';
 
 let database: TestDatabase;
 let commerce: CommerceSandbox;
@@ -29,21 +29,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function fullPass(entity: Entity) {
-  const started = await activities.startSync({ connectionId, entities: [entity] });
-  let cursor = started.starts[entity]!;
-  for (;;) {
-    const outcome = await activities.syncEntityPage({ connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
-    if (outcome.done) return;
-    cursor = outcome.nextCursor;
-  }
-}
-
+const pass = (entity: Entity) => fullPass(activities, connectionId, entity);
 const idsOf = (object: string, field: string) => new Set(crm.objects(object).map((row) => String(row[field])));
 
 it('holds back children whose parents are not in the CRM yet; the full pass writes them', async () => {
   // Only the buyers have been synced when the feed names offers and entitlements.
-  await fullPass('buyer');
+  await pass('buyer');
   await activities.syncFromNotifications({ connectionId }); // the feed starts at its current end
   const { changes } = (await (await fetch(`${commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 40 }) })).json()) as { changes: { entityType: string; id: string }[] };
   const named = changes.map((change) => ({ entityType: change.entityType, entityID: change.id }));
@@ -59,8 +50,8 @@ it('holds back children whose parents are not in the CRM yet; the full pass writ
   expect(written.length).toBeLessThan(namedEntitlements.size);
   expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'entitlement')).toEqual([]);
 
-  await fullPass('offer');
-  await fullPass('entitlement');
+  await pass('offer');
+  await pass('entitlement');
   const entitlements = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/entitlements`)).json()) as { id: string }[];
   expect(idsOf('Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c')).toEqual(new Set(entitlements.map((entitlement) => entitlement.id)));
 });

@@ -10,7 +10,7 @@ import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import type { ConnectionRuntime } from '../../sync/runtime.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
+import { createMemoryCrm, fullPass, memoryConnection } from '../support/memory-crm.ts';
 
 describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
   let database: TestDatabase;
@@ -33,18 +33,7 @@ describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', (
     await database?.drop();
   });
 
-  async function syncEntity(entity: 'buyer' | 'offer' | 'entitlement') {
-    const started = await activities.startSync({ connectionId, entities: [entity] });
-    let cursor = started.starts[entity]!;
-    const totals = { pages: 0, records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
-    for (;;) {
-      const outcome = await activities.syncEntityPage({ connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
-      totals.pages += 1;
-      for (const key of ['records', 'created', 'updated', 'unchanged', 'failed', 'writeBacks'] as const) totals[key] += outcome[key];
-      if (outcome.done) return totals;
-      cursor = outcome.nextCursor;
-    }
-  }
+  const syncEntity = (entity: 'buyer' | 'offer' | 'entitlement') => fullPass(activities, connectionId, entity);
 
   it('pages through every offer once, writes each, moves the cursor, and writes the CRM id back', async () => {
     const offers = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; lastUpdateTime: string }[];

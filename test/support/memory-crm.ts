@@ -87,3 +87,17 @@ export async function memoryConnection(
   };
   return { connectionId: id, settings, runtime };
 }
+
+/** One full pass of an entity through the page activity, as the workflow runs it; the totals. */
+export async function fullPass(activities: ReturnType<typeof import('../../activities/sync.ts').createSyncActivities>, connectionId: string, entity: import('../../mappings/types.ts').Entity) {
+  const started = await activities.startSync({ connectionId, entities: [entity] });
+  let cursor = started.starts[entity]!;
+  const totals = { pages: 0, records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0 };
+  for (;;) {
+    const outcome = await activities.syncEntityPage({ connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
+    totals.pages += 1;
+    for (const key of ['records', 'created', 'updated', 'unchanged', 'failed', 'writeBacks'] as const) totals[key] += outcome[key];
+    if (outcome.done) return totals;
+    cursor = outcome.nextCursor;
+  }
+}

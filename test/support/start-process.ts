@@ -5,8 +5,26 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.ts';
 
 const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
+
+/** The environment of `crm-sync start` on embedded defaults in `dataDir`, on free ports, logging JSON. */
+export async function embeddedJobEnv(dataDir: string, extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CRM_SYNC_DATA_DIR: dataDir,
+    CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
+    CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
+    CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  return env;
+}
 
 export type StartedJob = { child: ChildProcess; stdout: string[]; logs: Record<string, unknown>[]; exited: Promise<number | null> };
 
