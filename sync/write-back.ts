@@ -1,5 +1,6 @@
 // After a CRM create, the CRM id goes onto the commerce record, only when it differs from what the
 // record already carries. Salesforce: crmAOpportunityId on offers, crmAEntitlementURL on entitlements.
+import pLimit from 'p-limit';
 import type { CommerceClient } from '../commerce/index.ts';
 import type { Entity } from '../mappings/types.ts';
 
@@ -11,16 +12,21 @@ export async function writeBackPatch(entity: Entity, crmId: string, recordUrl: (
   return undefined;
 }
 
-export async function writeBackIds(commerce: CommerceClient, orgId: string, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>): Promise<number> {
-  let written = 0;
-  for (const item of items) {
-    const patch = await writeBackPatch(entity, item.crmId, recordUrl);
-    if (!patch) continue;
-    const differs = Object.entries(patch).some(([field, value]) => item.current?.[field] !== value);
-    if (!differs) continue;
-    if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, item.sourceId, patch);
-    else await commerce.entitlements.updateMetaInfo(orgId, item.sourceId, patch);
-    written += 1;
-  }
-  return written;
+/** Writes the ids back, a few requests at a time (each PATCH is idempotent); returns how many were sent. */
+export async function writeBackIds(commerce: CommerceClient, orgId: string, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>, concurrency = 8): Promise<number> {
+  const limit = pLimit(concurrency);
+  const sent = await Promise.all(
+    items.map((item) =>
+      limit(async () => {
+        const patch = await writeBackPatch(entity, item.crmId, recordUrl);
+        if (!patch) return false;
+        const differs = Object.entries(patch).some(([field, value]) => item.current?.[field] !== value);
+        if (!differs) return false;
+        if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, item.sourceId, patch);
+        else await commerce.entitlements.updateMetaInfo(orgId, item.sourceId, patch);
+        return true;
+      }),
+    ),
+  );
+  return sent.filter(Boolean).length;
 }
