@@ -164,7 +164,13 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const { written } = outcome;
       const crmWriteCalls = outcome.calls;
       const metaInfoById = new Map(page.records.map((record) => [record.id, record.metaInfo]));
-      const succeeded = outcome.succeeded.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) }));
+      // Unchanged records are checked too: a write-back lost to a failure after the links were recorded
+      // (the retry finds them unchanged) is made then, and costs nothing once in place.
+      const unchangedLinks = plan.unchanged.flatMap((sourceId) => {
+        const crmId = known.get(sourceId)?.crmId;
+        return crmId ? [{ sourceId, crmId }] : [];
+      });
+      const succeeded = [...outcome.succeeded, ...unchangedLinks].map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) }));
       counts.failed += letters.length;
 
       if (!input.dryRun) {
