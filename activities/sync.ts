@@ -330,12 +330,13 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       }
     }
     const terms = entity === 'entitlement' ? await guard(() => readEntitlementTerms(rt.commerce, orgId, records)) : undefined;
+    const known = await links.get(connectionId, entity, records.map((record) => record.id));
     const plan = planPage({
       records,
       related: (record: { id: string }) => (terms ? { terms: terms.get(record.id) ?? [] } : undefined),
       mapping: rt.mappings[entity],
       overrides: rt.settings.overrides[entity],
-      links: await links.get(connectionId, entity, records.map((record) => record.id)),
+      links: known,
     });
     // Dead-letter retries are not held back: those records already went through the full pass.
     if (options.holdOrphans) plan.writes = await withoutOrphans(rt, connectionId, entity, plan.writes);
@@ -351,6 +352,9 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       await deadLetters.resolve(connectionId, entity, [...written.map((link) => link.sourceId), ...plan.unchanged], client);
       await deadLetters.record(connectionId, entity, letters, client);
     });
+    const metaInfoById = new Map(records.map((record) => [record.id, record.metaInfo]));
+    const linked = [...written, ...plan.unchanged.map((sourceId) => known.get(sourceId)!)].flatMap((link) => (link.crmId ? [{ sourceId: link.sourceId, crmId: link.crmId }] : []));
+    counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, entity, linked.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) })), (id) => rt.crm.recordUrl(id)));
     return counts;
   }
 }

@@ -49,6 +49,10 @@ it('holds back children whose parents are not in the CRM yet; the full pass writ
   for (const row of written) expect(opportunities.has((row.Opportunity__r as { Commerce_Offer_Id__c: string }).Commerce_Offer_Id__c)).toBe(true);
   expect(written.length).toBeLessThan(namedEntitlements.size);
   expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'entitlement')).toEqual([]);
+  // What the feed wrote got its CRM id written back, as the full pass does.
+  const offers = new Map(((await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; metaInfo?: { crmAOpportunityId?: string } }[]).map((offer) => [offer.id, offer]));
+  expect(crm.objects('Opportunity').length).toBeGreaterThan(0);
+  for (const row of crm.objects('Opportunity')) expect(offers.get(String(row.Commerce_Offer_Id__c))?.metaInfo?.crmAOpportunityId).toBe(row.Id);
 
   await pass('offer');
   await pass('entitlement');
