@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
-import { classifyEvent, CommerceAuthError, CommerceCredentialsRefusedError, toDate, type Page } from '../commerce/index.ts';
+import { classifyEvent, CommerceAuthError, CommerceCredentialsRefusedError, toDate } from '../commerce/index.ts';
 import { CrmBudgetExhaustedError, CrmError } from '../crm/connector.ts';
 import { MappingConfigError, checkMappings } from '../mappings/check.ts';
 import type { Entity } from '../mappings/types.ts';
@@ -18,7 +18,7 @@ import { canonicalJson } from '../sync/hash.ts';
 import { parentReferences } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
-import { readById, readEntitlementTerms, readWindowPage } from '../sync/sources.ts';
+import { readById, readEntitlementTerms, readWindowBatch } from '../sync/sources.ts';
 import { writeBackIds } from '../sync/write-back.ts';
 import { createHash } from 'node:crypto';
 
@@ -30,6 +30,8 @@ export type PageOutcome = PageCounts & {
   nextCursor: WireCursor;
   done: boolean;
   crmWriteCalls: number;
+  /** Commerce pages this activity read (it gathers several when the CRM writes big batches better). */
+  pagesRead?: number;
   /** Dry runs only: why records would be rejected (the first 100 of the page). */
   rejections?: { sourceId: string; reason: string }[];
 };
@@ -122,10 +124,10 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const rt = await runtime(input.connectionId);
       const orgId = rt.settings.commerce.organizationId;
       const window = { cursor: { time: new Date(input.cursor.time), afterId: input.cursor.afterId }, until: new Date(input.until) };
-      const page: Page<any> = await guard(() => readWindowPage(rt.commerce, orgId, input.entity, window, input.pageSize));
-      heartbeat({ entity: input.entity, phase: 'read', records: page.records.length });
+      const target = Math.max(input.pageSize, rt.crm.preferredBatch);
+      const page = await guard(() => readWindowBatch(rt.commerce, orgId, input.entity, window, input.pageSize, target, (records) => heartbeat({ entity: input.entity, phase: 'read', records })));
       const rowsOnPage = page.records.length + page.rejected.length;
-      const done = rowsOnPage < input.pageSize;
+      const done = page.done;
       const last = page.records.at(-1);
       if (!last && !done) throw ApplicationFailure.nonRetryable(`A whole page of ${input.entity} records was unreadable; the sync cannot move past it`);
 
@@ -186,7 +188,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       }
       const nextCursor: WireCursor = last ? { time: toDate(last.lastUpdateTime)!.toISOString(), afterId: last.id } : input.cursor;
       const rejections = input.dryRun ? letters.slice(0, 100).map(({ sourceId, reason }) => ({ sourceId, reason })) : undefined;
-      return { ...counts, nextCursor, done, crmWriteCalls, rejections };
+      return { ...counts, nextCursor, done, crmWriteCalls, rejections, pagesRead: page.pages };
     },
 
     /** Dead letters whose retry time has come: read the record again and run it through the same path. */
@@ -262,13 +264,16 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   async function writeToCrm(rt: Awaited<ReturnType<typeof runtime>>, entity: Entity, writes: PlannedWrite[]): Promise<WriteOutcome> {
     const object = rt.mappings[entity].object;
     const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
-    // Writes by CRM id and upserts by external id are different calls: chunked apart, a chunk is one call.
-    const chunks = [writes.filter((write) => !write.item.crmId), writes.filter((write) => write.item.crmId)].flatMap((group) =>
-      Array.from({ length: Math.ceil(group.length / writeChunk) }, (_, index) => group.slice(index * writeChunk, (index + 1) * writeChunk)),
-    );
+    // Writes by CRM id and upserts by external id are different calls: grouped apart. The connector cuts
+    // a group into the CRM's own batches (tests may ask for smaller chunks to watch the seams).
+    const chunks = [writes.filter((write) => !write.item.crmId), writes.filter((write) => write.item.crmId)].flatMap((group) => {
+      const size = deps.writeChunk ?? Math.max(group.length, 1);
+      return Array.from({ length: Math.ceil(group.length / size) }, (_, index) => group.slice(index * size, (index + 1) * size));
+    });
     let done = 0;
     for (const chunk of chunks) {
-      let results = await guard(() => rt.crm.upsert(object, chunk.map((write) => write.item)));
+      // A Bulk API 2.0 job can take minutes: keep telling Temporal this activity is alive meanwhile.
+      let results = await whileBeating({ entity, phase: 'write', writing: chunk.length, written: done, of: writes.length }, () => guard(() => rt.crm.upsert(object, chunk.map((write) => write.item))));
       outcome.calls += 1;
       const stale = results.flatMap((result, index) => (!result.ok && chunk[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
       if (stale.length > 0) {
@@ -380,6 +385,17 @@ function activityLog(message: string): void {
     Context.current().log.info(message);
   } catch {
     // outside an activity (unit tests): nobody to tell
+  }
+}
+
+/** Heartbeats every 15 seconds while `work` runs (the activities' heartbeat timeout is 2 minutes). */
+async function whileBeating<T>(details: unknown, work: () => Promise<T>): Promise<T> {
+  heartbeat(details);
+  const timer = setInterval(() => heartbeat(details), 15_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }
 

@@ -85,6 +85,9 @@ try {
   worker = sandboxes = undefined;
   const records = Object.fromEntries(Object.entries(result.entities).map(([entity, progress]) => [entity, progress!.created + progress!.updated]));
   const minimumWriteCalls = Object.values(records).reduce((sum, count) => sum + Math.ceil(count / 200), 0);
+  // Every request that writes: collection calls, and each step of a Bulk API 2.0 job (create, upload,
+  // close, polls, results).
+  const writeRequests = Object.entries(salesforceCalls as Record<string, number>).filter(([kind]) => /^(composite-|bulk2-)/.test(kind)).reduce((sum, [, count]) => sum + count, 0);
   const perProcess = (pick: (report: MemoryReport) => number) => Object.fromEntries(Object.entries(memory).map(([name, report]) => [name, pick(report)]));
   console.log(
     JSON.stringify({
@@ -94,6 +97,9 @@ try {
       recordsWritten: records,
       failed: result.totals.failed,
       crmCalls: salesforceCalls,
+      crmWriteRequests: writeRequests,
+      bulkJobs: salesforceCalls['bulk2-create'] ?? 0,
+      // What sObject Collections alone (200 records a call) would need at the very least.
       minimumCollectionWriteCalls: minimumWriteCalls,
       commerceCalls: commerceCalls.total ?? commerceCalls,
       // The kernel's high-water mark of each process over its whole life (the worker's includes bundling

@@ -56,8 +56,13 @@ export interface CrmConnector {
   /** Authenticates and proves the credentials work; returns who we are in the CRM. */
   verify(): Promise<{ organizationId?: string; userId?: string; instanceUrl?: string }>;
   describe(object: string): Promise<ObjectSchema>;
-  /** One result per item, in input order; a rejected record never fails the others. */
+  /**
+   * One result per item, in input order; a rejected record never fails the others. The connector cuts
+   * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).
+   */
   upsert(object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+  /** How many records a sync activity gathers before writing: enough for the CRM's best batch. */
+  readonly preferredBatch: number;
   /** Records modified at or after `since` (inclusive), oldest first, page by page. */
   changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;

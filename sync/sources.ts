@@ -1,7 +1,7 @@
 // How each entity is read from the commerce side: one page of the (lastUpdateTime, id) window, oldest
 // first, plus what its mapping needs besides the record (an entitlement's terms).
 import pLimit from 'p-limit';
-import { changedSince, sort, type CommerceClient, type Page } from '../commerce/index.ts';
+import { changedSince, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 import type { Entitlement, EntitlementTerm } from '../commerce/models.ts';
 import type { Entity } from '../mappings/types.ts';
 
@@ -29,6 +29,30 @@ export function readWindowPage(commerce: CommerceClient, orgId: string, entity: 
       return first(commerce.entitlements.query(orgId, query));
     case 'referral':
       return first(commerce.referrals.list(orgId, { limit: pageSize, q: query.q, s: query.s }));
+  }
+}
+
+export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean };
+
+/**
+ * Pages of the window, one after the other, until `target` records are gathered or the window ends:
+ * a CRM that writes big batches better (Salesforce's Bulk API 2.0) gets them. Each next page starts
+ * strictly after the last record read, as the next activity would.
+ */
+export async function readWindowBatch(commerce: CommerceClient, orgId: string, entity: Entity, window: Window, pageSize: number, target: number, onPage?: (records: number) => void): Promise<Batch> {
+  const batch: Batch = { records: [], rejected: [], pages: 0, done: false };
+  let cursor = window.cursor;
+  for (;;) {
+    const page = await readWindowPage(commerce, orgId, entity, { cursor, until: window.until }, pageSize);
+    batch.pages += 1;
+    batch.records.push(...page.records);
+    batch.rejected.push(...page.rejected);
+    onPage?.(batch.records.length);
+    batch.done = page.records.length + page.rejected.length < pageSize;
+    const last = page.records.at(-1);
+    // A full page without one readable record ends the batch: the next activity meets it alone.
+    if (batch.done || !last || batch.records.length >= target) return batch;
+    cursor = { time: toDate(last.lastUpdateTime)!, afterId: last.id };
   }
 }
 

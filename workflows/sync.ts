@@ -123,11 +123,12 @@ async function syncEntities(
         advanceStoredCursor: kind === 'incremental' && !input.dryRun,
         dryRun: input.dryRun,
       });
-      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, ...counts } = outcome;
+      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, pagesRead, ...counts } = outcome;
       add(state, counts);
       add(progress.totals, counts);
-      state.pages += 1;
-      progress.totals.pages += 1;
+      // Commerce pages, not activities (older histories carry no pagesRead: one page each).
+      state.pages += pagesRead ?? 1;
+      progress.totals.pages += pagesRead ?? 1;
       state.cursor = nextCursor;
       state.done = done;
       cursor = nextCursor;

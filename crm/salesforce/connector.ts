@@ -182,6 +182,9 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
 
     describe,
 
+    // Enough for a Bulk API 2.0 job when most of a batch is new (an initial sync, a backfill).
+    preferredBatch: Math.max(5000, bulkThreshold),
+
     async upsert(object, items) {
       soqlIdentifier(object);
       // Linked records are updated by Id; the rest are upserted by their external id. Results keep input order.

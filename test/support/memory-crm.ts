@@ -15,6 +15,7 @@ export function createMemoryCrm(mappings: Record<string, EntityMapping<any, any>
 
   const connector: CrmConnector = {
     kind: 'salesforce',
+    preferredBatch: 0, // one commerce page at a time: the activity tests count pages
     async verify() {
       return { organizationId: '00Dmemory' };
     },
