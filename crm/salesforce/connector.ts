@@ -141,7 +141,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   }
 
   async function bulkUpsert(object: string, externalIdField: string, items: UpsertItem[]): Promise<UpsertResult[]> {
-    const rows = items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId }));
+    const rows = bulkRows(items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId })));
     const results = await guarded((connection) =>
       connection.bulk2.loadAndWaitForResults({
         object,
@@ -254,6 +254,16 @@ function toResult(item: UpsertItem, result: SaveResult | undefined, createdDefau
 function stripAttributes(record: CrmRecord): CrmRecord {
   const { attributes: _attributes, ...rest } = record as CrmRecord & { attributes?: unknown };
   return rest;
+}
+
+/**
+ * One column set for every row of a job: jsforce writes the CSV header from the first row, so a field
+ * the first record lacks would be dropped for all. A missing value is an empty cell, which Bulk API 2.0
+ * leaves unchanged (#N/A is what clears a field).
+ */
+export function bulkRows(rows: Record<string, string | number | boolean>[]): Record<string, string | number | boolean>[] {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  return rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? ''])));
 }
 
 /** Bulk API 2.0 CSV columns: a relationship reference {Account: {Ext__c: 'x'}} becomes Account.Ext__c; null is #N/A. */

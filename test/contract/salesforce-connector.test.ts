@@ -92,6 +92,20 @@ describe('Salesforce connector against the sandbox (jsforce unmodified)', () => 
     expect(results[4321]).toMatchObject({ ok: false, sourceId: 'bulk-4321', error: { code: 'REQUIRED_FIELD_MISSING' } });
   });
 
+  it('keeps every field in a Bulk job whose records do not all carry the same fields', async () => {
+    const sf = connector();
+    const items = accounts(2500, 'mixed');
+    // The first record has no Description; later ones do (jsforce takes the CSV header from the first row).
+    items.forEach((item, index) => {
+      if (index % 2 === 1) item.fields.Description = `described ${index}`;
+    });
+    const results = await sf.upsert('Account', items);
+    expect(sf.stats.bulkJobs).toBe(1);
+    expect(results.every((result) => result.ok)).toBe(true);
+    const stored = await sf.getById('Account', (results[1] as { crmId: string }).crmId, ['Description']);
+    expect(stored?.Description).toBe('described 1');
+  });
+
   it('updates a linked record by its Id and resolves parents by external id', async () => {
     const sf = connector();
     const [account] = await sf.upsert('Account', accounts(1));
