@@ -2,32 +2,23 @@
 // come to it yet). The child waits: it is neither written with a dangling reference nor dead-lettered,
 // and the full pass, parents first, writes it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSyncActivities } from '../../activities/sync.ts';
-import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
+import { startMemorySync, type MemorySync } from '../support/memory-sync.ts';
 import type { Entity } from '../../mappings/types.ts';
-import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, fullPass, memoryConnection } from '../support/memory-crm.ts';
+import { fullPass } from '../support/memory-crm.ts';
 
-let database: TestDatabase;
-let commerce: CommerceSandbox;
-let crm: ReturnType<typeof createMemoryCrm>;
-let activities: ReturnType<typeof createSyncActivities>;
+let setup: MemorySync;
+let database: MemorySync['database'];
+let commerce: MemorySync['commerce'];
+let crm: MemorySync['crm'];
+let activities: MemorySync['activities'];
 let connectionId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  commerce = await startCommerceSandbox({ entitlements: 60, seed: 31 });
-  crm = createMemoryCrm(SALESFORCE_MAPPINGS);
-  const made = await memoryConnection(database.pool, commerce, { name: 'parents', pageSize: 50, crm: crm.connector });
-  connectionId = made.connectionId;
-  activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => made.runtime });
+  setup = await startMemorySync({ name: 'parents', entitlements: 60, seed: 31, pageSize: 50 });
+  ({ database, commerce, crm, activities, connectionId } = setup);
 });
-afterAll(async () => {
-  await commerce?.stop();
-  await database?.drop();
-});
+afterAll(() => setup?.stop());
 
 const pass = (entity: Entity) => fullPass(activities, connectionId, entity);
 const idsOf = (object: string, field: string) => new Set(crm.objects(object).map((row) => String(row[field])));

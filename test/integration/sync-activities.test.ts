@@ -4,34 +4,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncActivities } from '../../activities/sync.ts';
 import { createCommerceClient } from '../../commerce/index.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
-import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { createCursorStore } from '../../store/cursors.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
-import type { ConnectionRuntime } from '../../sync/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, fullPass, memoryConnection } from '../support/memory-crm.ts';
+import { startCommerceSandbox } from '../../sandbox/commerce/index.ts';
+import { fullPass } from '../support/memory-crm.ts';
+import { startMemorySync, type MemorySync } from '../support/memory-sync.ts';
 
 describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
-  let database: TestDatabase;
-  let commerce: CommerceSandbox;
-  let crm: ReturnType<typeof createMemoryCrm>;
-  let activities: ReturnType<typeof createSyncActivities>;
+  let setup: MemorySync;
+  let database: MemorySync['database'];
+  let commerce: MemorySync['commerce'];
+  let crm: MemorySync['crm'];
+  let activities: MemorySync['activities'];
   let connectionId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    commerce = await startCommerceSandbox({ entitlements: 120, seed: 5 });
-    crm = createMemoryCrm(SALESFORCE_MAPPINGS);
-    const made = await memoryConnection(database.pool, commerce, { name: 'memory', pageSize: 25, crm: crm.connector });
-    connectionId = made.connectionId;
-    const runtime: ConnectionRuntime = made.runtime;
-    activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => runtime, writeChunk: 10 });
+    setup = await startMemorySync({ name: 'memory', entitlements: 120, seed: 5, pageSize: 25, writeChunk: 10 });
+    ({ database, commerce, crm, activities, connectionId } = setup);
   });
-  afterAll(async () => {
-    await commerce?.stop();
-    await database?.drop();
-  });
+  afterAll(() => setup?.stop());
 
   const syncEntity = (entity: 'buyer' | 'offer' | 'entitlement') => fullPass(activities, connectionId, entity);
 

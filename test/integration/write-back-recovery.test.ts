@@ -1,30 +1,19 @@
 // Write-back survives a failure after the links are recorded: Temporal retries the page activity with
 // the same input, the retry finds every record unchanged, and still writes the missing CRM ids back.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSyncActivities } from '../../activities/sync.ts';
-import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
-import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
+import { startMemorySync, type MemorySync } from '../support/memory-sync.ts';
 
-let database: TestDatabase;
-let commerce: CommerceSandbox;
-let crm: ReturnType<typeof createMemoryCrm>;
-let activities: ReturnType<typeof createSyncActivities>;
+let setup: MemorySync;
+let commerce: MemorySync['commerce'];
+let crm: MemorySync['crm'];
+let activities: MemorySync['activities'];
 let connectionId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  commerce = await startCommerceSandbox({ entitlements: 30, seed: 41 });
-  crm = createMemoryCrm(SALESFORCE_MAPPINGS);
-  const made = await memoryConnection(database.pool, commerce, { name: 'write-back', pageSize: 1000, crm: crm.connector, minRetryDelayMs: 5 });
-  connectionId = made.connectionId;
-  activities = createSyncActivities({ pool: database.pool, runtimeFor: async () => made.runtime });
+  setup = await startMemorySync({ name: 'write-back', entitlements: 30, seed: 41, pageSize: 1000, minRetryDelayMs: 5 });
+  ({ commerce, crm, activities, connectionId } = setup);
 });
-afterAll(async () => {
-  await commerce?.stop();
-  await database?.drop();
-});
+afterAll(() => setup?.stop());
 
 const faults = (body: unknown) => fetch(`${commerce.apiUrl}/_sandbox/faults`, { method: body ? 'POST' : 'DELETE', headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
 const offers = async () => (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; metaInfo?: { crmAOpportunityId?: string } }[];
