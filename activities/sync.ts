@@ -184,7 +184,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
             await cursors.advance(input.connectionId, input.entity, { time: toDate(last.lastUpdateTime)!, id: last.id }, client);
           }
         });
-        counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, input.entity, succeeded, (id) => rt.crm.recordUrl(id)));
+        counts.writeBacks = await guard(async () => writeBackIds(rt.commerce, orgId, rt.crm.kind, input.entity, await withAccounts(rt, input.connectionId, page.records, succeeded), (id) => rt.crm.recordUrl(id)));
       }
       const nextCursor: WireCursor = last ? { time: toDate(last.lastUpdateTime)!.toISOString(), afterId: last.id } : input.cursor;
       const rejections = input.dryRun ? letters.slice(0, 100).map(({ sourceId, reason }) => ({ sourceId, reason })) : undefined;
@@ -298,6 +298,15 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     return outcome;
   }
 
+  /** Adds the CRM account of each record's buyer (its buyer's record link), for the write-back. */
+  async function withAccounts<T extends { sourceId: string }>(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, records: { id: string; buyerID?: string }[], items: T[]): Promise<(T & { accountId?: string })[]> {
+    if (!rt.settings.entities.includes('buyer') || items.length === 0) return items;
+    const buyerOf = new Map(records.map((record) => [record.id, record.buyerID]));
+    const buyerIds = [...new Set(items.map((item) => buyerOf.get(item.sourceId)).filter((id): id is string => Boolean(id)))];
+    const accounts = await links.get(connectionId, 'buyer', buyerIds);
+    return items.map((item) => ({ ...item, accountId: accounts.get(buyerOf.get(item.sourceId) ?? '')?.crmId ?? undefined }));
+  }
+
   /**
    * The notification path can name a child before the full pass has written its parent (an entitlement
    * whose offer is on a page not synced yet). Such a child is held back, neither written with a dangling
@@ -359,7 +368,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     });
     const metaInfoById = new Map(records.map((record) => [record.id, record.metaInfo]));
     const linked = [...written, ...plan.unchanged.map((sourceId) => known.get(sourceId)!)].flatMap((link) => (link.crmId ? [{ sourceId: link.sourceId, crmId: link.crmId }] : []));
-    counts.writeBacks = await guard(() => writeBackIds(rt.commerce, orgId, entity, linked.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) })), (id) => rt.crm.recordUrl(id)));
+    const withCurrent = linked.map((item) => ({ ...item, current: metaInfoById.get(item.sourceId) }));
+    counts.writeBacks = await guard(async () => writeBackIds(rt.commerce, orgId, rt.crm.kind, entity, await withAccounts(rt, connectionId, records, withCurrent), (id) => rt.crm.recordUrl(id)));
     return counts;
   }
 }

@@ -56,11 +56,17 @@ export async function expectSalesforceMatchesCommerce(commerce: Commerce, salesf
   expect(await salesforceDifferences(commerce, salesforce)).toEqual([]);
 }
 
-/** Write-back: every offer carries the Id of its Opportunity. */
+/** Write-back: every offer carries the Id of its Opportunity and of its buyer's Account. */
 export async function expectOfferWriteBack(commerce: Commerce, salesforce: Salesforce) {
   const opportunityIds = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
+  const accountIds = new Map((await salesforceDump(salesforce, 'Account')).map((a) => [a.Commerce_Buyer_Id__c, a.Id]));
+  let checked = 0;
   for (const offer of await commerceDump(commerce, 'offers')) {
     const crmId = opportunityIds.get(offer.id);
-    if (crmId) expect(offer.metaInfo?.crmAOpportunityId, `offer ${offer.id} carries its Opportunity id`).toBe(crmId);
+    if (!crmId) continue;
+    expect(offer.metaInfo?.crmAOpportunityId, `offer ${offer.id} carries its Opportunity id`).toBe(crmId);
+    expect(offer.metaInfo?.crmAAccountId, `offer ${offer.id} carries its buyer's Account id`).toBe(accountIds.get(offer.buyerID));
+    checked += 1;
   }
+  expect(checked).toBeGreaterThan(0);
 }
