@@ -8,22 +8,16 @@ import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { fullPass } from '../support/memory-crm.ts';
 
 let setup: MemorySync;
-let database: MemorySync['database'];
-let commerce: MemorySync['commerce'];
-let crm: MemorySync['crm'];
-let activities: MemorySync['activities'];
-let connectionId: string;
-
 beforeAll(async () => {
   setup = await startMemorySync({ name: 'parents', entitlements: 60, seed: 31, pageSize: 50 });
-  ({ database, commerce, crm, activities, connectionId } = setup);
 });
 afterAll(() => setup?.stop());
 
-const pass = (entity: Entity) => fullPass(activities, connectionId, entity);
-const idsOf = (object: string, field: string) => new Set(crm.objects(object).map((row) => String(row[field])));
+const pass = (entity: Entity) => fullPass(setup.activities, setup.connectionId, entity);
+const idsOf = (object: string, field: string) => new Set(setup.crm.objects(object).map((row) => String(row[field])));
 
 it('holds back children whose parents are not in the CRM yet; the full pass writes them', async () => {
+  const { database, commerce, crm, activities, connectionId } = setup;
   // Only the buyers have been synced when the feed names offers and entitlements.
   await pass('buyer');
   await activities.syncFromNotifications({ connectionId }); // the feed starts at its current end

@@ -4,21 +4,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startMemorySync, type MemorySync } from '../support/memory-sync.ts';
 
 let setup: MemorySync;
-let commerce: MemorySync['commerce'];
-let crm: MemorySync['crm'];
-let activities: MemorySync['activities'];
-let connectionId: string;
-
 beforeAll(async () => {
   setup = await startMemorySync({ name: 'write-back', entitlements: 30, seed: 41, pageSize: 1000, minRetryDelayMs: 5 });
-  ({ commerce, crm, activities, connectionId } = setup);
 });
 afterAll(() => setup?.stop());
 
-const faults = (body: unknown) => fetch(`${commerce.apiUrl}/_sandbox/faults`, { method: body ? 'POST' : 'DELETE', headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-const offers = async () => (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; metaInfo?: { crmAOpportunityId?: string } }[];
+const faults = (body: unknown) => fetch(`${setup.commerce.apiUrl}/_sandbox/faults`, { method: body ? 'POST' : 'DELETE', headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+const offers = async () => (await (await fetch(`${setup.commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; metaInfo?: { crmAOpportunityId?: string } }[];
 
 it('a write-back lost after the links were recorded is made when the activity is retried', async () => {
+  const { crm, activities, connectionId } = setup;
   const started = await activities.startSync({ connectionId, entities: ['offer'] });
   const input = { connectionId, entity: 'offer' as const, cursor: started.starts.offer!, until: started.until, pageSize: 1000, advanceStoredCursor: true };
   await faults({ operation: 'PATCH /org/{orgId}/offer/{offerId}/metaInfo', rate500: 1 });
