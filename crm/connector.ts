@@ -18,6 +18,8 @@ export type FieldSchema = {
   restrictedPicklist?: boolean;
   referenceTo?: string[];
   relationshipName?: string;
+  /** The CRM enforces unique values in this field (an external id used as a key must be unique). */
+  unique?: boolean;
 };
 
 export type ObjectSchema = { name: string; fields: ReadonlyMap<string, FieldSchema> };
@@ -49,6 +51,20 @@ export type ApiBudget = {
   parkedUntil?: Date;
 };
 
+/**
+ * How one upsert call may be steered by the activity that makes it:
+ * - `signal`: the activity was cancelled (or timed out): stop before the next CRM call.
+ * - `bulkJob`: Bulk API 2.0 (or any CRM's asynchronous job) resumption. `resumeId` is a job this batch
+ *   already created in an earlier attempt (kept in the activity's heartbeat details): poll it and read its
+ *   results instead of uploading again. `onCreated` is called with a new job's id as soon as it exists.
+ * - `onProgress`: called while a long call runs (polls of a job), so the activity can heartbeat.
+ */
+export type UpsertOptions = {
+  signal?: AbortSignal;
+  bulkJob?: { resumeId?: string; onCreated?: (jobId: string) => void };
+  onProgress?: (detail: Record<string, unknown>) => void;
+};
+
 export type ChangedSinceOptions = { since: Date; fields: string[]; pageSize?: number };
 
 export interface CrmConnector {
@@ -60,7 +76,7 @@ export interface CrmConnector {
    * One result per item, in input order; a rejected record never fails the others. The connector cuts
    * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).
    */
-  upsert(object: string, items: UpsertItem[]): Promise<UpsertResult[]>;
+  upsert(object: string, items: UpsertItem[], options?: UpsertOptions): Promise<UpsertResult[]>;
   /** How many records a sync activity gathers before writing: enough for the CRM's best batch. */
   readonly preferredBatch: number;
   /** Records modified at or after `since` (inclusive), oldest first, page by page. */
@@ -84,6 +100,18 @@ export class CrmError extends Error {
     this.code = details.code;
     this.retryable = details.retryable;
     this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/**
+ * The CRM refused the connection's credentials themselves (revoked secret, inactive user, unknown
+ * client): only new secrets help, so the connection is marked for re-authorisation. `code` keeps the
+ * CRM's own word (invalid_grant, inactive_user, ...).
+ */
+export class CrmCredentialsRefusedError extends CrmError {
+  override name = 'CrmCredentialsRefusedError';
+  constructor(message: string, code: string, cause?: unknown) {
+    super(message, { code, retryable: false, cause });
   }
 }
 

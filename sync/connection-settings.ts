@@ -23,7 +23,15 @@ export const connectionSettingsSchema = z.object({
     apiVersion: z.string().regex(/^\d+\.\d$/).optional(),
     bulkThreshold: z.number().int().positive().optional(),
     reservedShare: z.number().min(0).max(0.9).optional(),
+    /** The CRM organization the credentials reached when the connection was saved (Salesforce org id). */
+    organizationId: z.string().min(1).optional(),
   }),
+  /**
+   * Whether this connection writes CRM ids back onto commerce records. Only one connection per commerce
+   * organization and CRM kind does (two orgs, UAT and production, would overwrite each other's ids for
+   * ever). Unset on connections saved before the rule: they write back.
+   */
+  writeBack: z.boolean().optional(),
   entities: z.array(z.enum(ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
   overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
   schedule: z
@@ -32,8 +40,10 @@ export const connectionSettingsSchema = z.object({
       realtimeEvery: z.string().regex(/^\d+(s|m|h)$/).default('30s'),
       lookbackSeconds: z.number().int().min(0).default(600),
       pageSize: z.number().int().min(2).max(1000).default(1000),
+      /** The reconciliation pass: re-reads everything and writes only what differs (the safety net). */
+      reconcileEvery: z.string().regex(/^\d+(s|m|h)$/).default('24h'),
     })
-    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000 }),
+    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h' }),
 });
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;

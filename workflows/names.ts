@@ -4,4 +4,5 @@ export const WORKFLOW_TYPES = {
   incrementalSync: 'incrementalSyncWorkflow',
   backfill: 'backfillWorkflow',
   realtimeSync: 'realtimeSyncWorkflow',
+  reconcile: 'reconcileWorkflow',
 } as const;
