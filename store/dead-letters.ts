@@ -2,6 +2,7 @@
 // payload. One open letter per record; each new failure counts an attempt and pushes the next retry
 // further out; a later success resolves it.
 import type pg from 'pg';
+import { redactSecrets, redactText } from './redact.ts';
 
 export type DeadLetterInput = { sourceId: string; reason: string; crmError?: unknown; payload?: unknown };
 export type DeadLetter = DeadLetterInput & { id: number; connectionId: string; entity: string; attempts: number; firstFailedAt: Date; lastFailedAt: Date; nextRetryAt: Date | null };
@@ -9,6 +10,10 @@ export type DeadLetter = DeadLetterInput & { id: number; connectionId: string; e
 /** Retry after 5 min, 10, 20, ... capped at 6 h. */
 export const RETRY_BASE_SECONDS = 300;
 export const RETRY_CAP_SECONDS = 6 * 3600;
+/** After this many failed attempts a letter waits for a person (crm-sync dead-letters --retry). */
+export const MAX_DEAD_LETTER_ATTEMPTS = 5;
+
+export type RetryFilter = { entity?: string; sourceIds?: string[] };
 
 export function createDeadLetterStore(pool: pg.Pool) {
   const toLetter = (row: Record<string, any>): DeadLetter => ({
@@ -26,6 +31,7 @@ export function createDeadLetterStore(pool: pg.Pool) {
   });
 
   return {
+    /** Secrets in the reason, the CRM's error or the payload (a raw row's spaUrl, a token) never reach the table. */
     async record(connectionId: string, entity: string, letters: DeadLetterInput[], client: pg.Pool | pg.PoolClient = pool): Promise<void> {
       if (letters.length === 0) return;
       await client.query(
@@ -43,9 +49,9 @@ export function createDeadLetterStore(pool: pg.Pool) {
           connectionId,
           entity,
           letters.map((l) => l.sourceId),
-          letters.map((l) => l.reason),
-          letters.map((l) => (l.crmError === undefined ? null : JSON.stringify(l.crmError))),
-          letters.map((l) => (l.payload === undefined ? null : JSON.stringify(l.payload))),
+          letters.map((l) => redactText(l.reason)),
+          letters.map((l) => (l.crmError === undefined ? null : JSON.stringify(redactSecrets(l.crmError)))),
+          letters.map((l) => (l.payload === undefined ? null : JSON.stringify(redactSecrets(l.payload)))),
           RETRY_BASE_SECONDS,
           RETRY_CAP_SECONDS,
         ],
@@ -99,6 +105,28 @@ export function createDeadLetterStore(pool: pg.Pool) {
         [connectionId, ids ?? null],
       );
       return result.rowCount ?? 0;
+    },
+
+    /**
+     * `crm-sync dead-letters --retry`: the chosen open letters get fresh attempts (0 used, so even one
+     * that had used all of them is due again and under the bound) and are due now. first_failed_at is
+     * kept, so a letter retried by hand still shows when it first failed. Returns how many, and how many
+     * of them had used all their attempts.
+     */
+    async retryByHand(connectionId: string, filter: RetryFilter = {}, maxAttempts = MAX_DEAD_LETTER_ATTEMPTS): Promise<{ due: number; hadUsedAllAttempts: number }> {
+      const result = await pool.query(
+        `WITH chosen AS (
+           SELECT id, attempts FROM dead_letters
+           WHERE connection_id = $1 AND resolved_at IS NULL
+             AND ($2::text IS NULL OR entity = $2) AND ($3::text[] IS NULL OR source_id = ANY($3::text[]))
+           FOR UPDATE
+         )
+         UPDATE dead_letters SET attempts = 0, next_retry_at = now() - interval '1 second'
+         FROM chosen WHERE dead_letters.id = chosen.id
+         RETURNING chosen.attempts AS previous_attempts`,
+        [connectionId, filter.entity ?? null, filter.sourceIds?.length ? filter.sourceIds : null],
+      );
+      return { due: result.rowCount ?? 0, hadUsedAllAttempts: result.rows.filter((row) => row.previous_attempts >= maxAttempts).length };
     },
   };
 }
