@@ -115,6 +115,7 @@ const objects: SandboxObject[] = [
       text('Marketplace_Account_Id__c', 'Marketplace Account Id', 255),
       text('BillingCountry', 'Billing Country', 80),
       url('Website', 'Website'),
+      field('Marketplace_Status__c', 'Marketplace Status', 'picklist', { length: 255, picklistValues: ['Active', 'Deleted'] }),
       longText('Description', 'Account Description'),
     ]),
   },
