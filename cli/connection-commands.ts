@@ -2,11 +2,16 @@
 // Secrets come from the environment (never from flags, which other users can read in the process list).
 import type { Command } from 'commander';
 import { ENTITIES, type Entity } from '../mappings/types.ts';
-import { createDeadLetterStore } from '../store/dead-letters.ts';
-import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
-import { verifyConnection } from '../sync/verify-connection.ts';
-import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
-import { openCommandContext } from './context.ts';
+import type { Connection } from '../store/connections.ts';
+import { createDeadLetterStore, MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
+import { redactSecrets, redactText } from '../store/redact.ts';
+import { forgetSyncState, type ForgottenSyncState } from '../store/sync-state.ts';
+import { withTransaction } from '../store/transaction.ts';
+import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
+import { organizationChanges, OrganizationChangedError, verifyConnection } from '../sync/verify-connection.ts';
+import { otherWriters, writesBack } from '../sync/write-back-owner.ts';
+import { ensureConnectionSchedules, syncScheduleId, triggerSync } from '../temporal/sync-schedules.ts';
+import { openCommandContext, type CommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 
 export function parseEntities(value: string | undefined): Entity[] | undefined {
@@ -15,6 +20,78 @@ export function parseEntities(value: string | undefined): Entity[] | undefined {
   const unknown = entities.filter((entity) => !ENTITIES.includes(entity as Entity));
   if (unknown.length) throw new Error(`Unknown entit${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}: choose from ${ENTITIES.join(', ')}`);
   return entities as Entity[];
+}
+
+export type SaveRequest = {
+  command: 'connect' | 'edit';
+  name: string;
+  existing?: Connection;
+  settings: ConnectionSettings;
+  secrets: ConnectionSecrets;
+  /** What verifyConnection found: the Salesforce org the credentials reach. */
+  crmOrganizationId?: string;
+  startAfresh: boolean;
+  /** --write-back (true), --no-write-back (false), or neither. */
+  writeBack?: boolean;
+};
+
+export type SaveOutcome = { saved: Connection; writesBack: boolean; startedAfresh?: ForgottenSyncState; notes: string[] };
+
+/**
+ * Saves a tested connection (connect and edit). Refuses, changing nothing, when a side now reaches
+ * another organization than the one it was saved with, unless the user starts afresh: then the
+ * connection's record links, cursors and open dead letters go in the transaction that saves it.
+ * Decides which connection writes CRM ids back (one per commerce organization and CRM kind).
+ */
+export async function saveConnection(context: CommandContext, request: SaveRequest): Promise<SaveOutcome> {
+  const { existing, settings } = request;
+  const changes = existing ? organizationChanges(existing.settings, settings, request.crmOrganizationId) : [];
+  if (changes.length > 0 && !request.startAfresh) throw new OrganizationChangedError(request.name, changes, request.command);
+  const notes: string[] = [];
+  const savedCrm = (existing?.settings as { crm?: { organizationId?: string } } | undefined)?.crm?.organizationId;
+  settings.crm.organizationId = request.crmOrganizationId ?? (changes.length ? undefined : savedCrm);
+  if (existing && !savedCrm && request.crmOrganizationId) notes.push(`Saved the Salesforce org id ${request.crmOrganizationId} these credentials reach (none was saved before).`);
+
+  const all = await context.connections.list();
+  const self = { id: existing?.id ?? '', name: request.name, crmKind: 'salesforce' as const, settings };
+  const commerceMoved = changes.some((change) => change.side === 'commerce');
+  const savedFlag = (existing?.settings as { writeBack?: unknown } | undefined)?.writeBack;
+  if (request.writeBack !== undefined) settings.writeBack = request.writeBack;
+  else if (typeof savedFlag === 'boolean' && !commerceMoved) settings.writeBack = savedFlag;
+  else settings.writeBack = otherWriters(self, all).length === 0;
+
+  const { saved, forgotten, gaveUp } = await withTransaction(context.database.pool, async (tx) => {
+    const saved = existing
+      ? await context.connections.update(existing.id, { settings, secrets: request.secrets }, tx)
+      : await context.connections.create({ name: request.name, crmKind: 'salesforce', settings, secrets: request.secrets }, tx);
+    const forgotten = changes.length ? await forgetSyncState(tx, saved.id) : undefined;
+    // Claimed under a lock, so at most one connection of the commerce organization writes back.
+    const gaveUp = settings.writeBack ? await context.connections.setWriteBack(saved.id, true, tx) : [];
+    return { saved, forgotten, gaveUp };
+  });
+
+  if (forgotten) {
+    notes.push(
+      `Started afresh with ${changes.map((change) => `${change.side === 'crm' ? 'Salesforce org' : 'commerce organization'} ${change.now} (was ${change.saved})`).join(' and ')}: ` +
+        `forgot ${forgotten.recordLinks} record link(s), ${forgotten.cursors} cursor(s) and ${forgotten.openDeadLetters} open dead letter(s); the next sync writes every record again.`,
+    );
+  }
+  const commerceOrg = `commerce organization ${settings.commerce.organizationId} at ${settings.commerce.baseUrl}`;
+  if (gaveUp.length) notes.push(`${saved.name} now writes CRM ids back to ${commerceOrg}; ${gaveUp.map((other) => other.name).join(', ')} no longer do(es).`);
+  if (!settings.writeBack) {
+    const writers = otherWriters({ ...self, id: saved.id }, (await context.connections.list()).filter((other) => other.id !== saved.id));
+    notes.push(
+      writers.length
+        ? `${saved.name} does not write CRM ids back to ${commerceOrg}: ${writers.map((writer) => writer.name).join(', ')} does (one connection per commerce organization and CRM kind writes back, so two orgs never overwrite each other's ids). To move it here: crm-sync edit ${saved.name} --write-back`
+        : `No connection writes CRM ids back to ${commerceOrg}. To make ${saved.name} do it: crm-sync edit ${saved.name} --write-back`,
+    );
+  }
+  return { saved, writesBack: settings.writeBack, startedAfresh: forgotten, notes };
+}
+
+/** Notes for the person at the terminal; the JSON result on stdout carries them too. */
+export function printNotes(notes: string[]): void {
+  for (const note of notes) process.stderr.write(`${note}\n`);
 }
 
 export function registerConnectionCommands(program: Command, withConfig: withConfigType) {
@@ -30,7 +107,11 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .requiredOption('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
     .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`)
     .option('--every <interval>', 'sync interval, e.g. 5m', '5m')
+    .option('--reconcile-every <interval>', 'reconciliation pass interval (everything re-read, only differences written), e.g. 24h')
     .option('--overrides <json>', 'mapping overrides as JSON, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"}}}')
+    .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
+    .option('--no-write-back', 'this connection does not write CRM ids back')
+    .option('--start-afresh', "when an existing connection now reaches another organization: forget its record links, cursors and open dead letters")
     .action((options) =>
       withConfig(async (config, logger) => {
         const settings = connectionSettingsSchema.parse({
@@ -38,7 +119,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
           crm: { loginUrl: options.salesforceLoginUrl, clientId: options.salesforceClientId },
           entities: parseEntities(options.entities),
           overrides: options.overrides ? JSON.parse(options.overrides) : {},
-          schedule: { every: options.every },
+          schedule: { every: options.every, ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }) },
         });
         const secrets = connectionSecretsSchema.parse({
           commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET,
@@ -49,11 +130,26 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
         const context = await openCommandContext(config, logger);
         try {
           const existing = (await context.connections.list()).find((connection) => connection.name === options.name);
-          const saved = existing
-            ? await context.connections.update(existing.id, { settings, secrets })
-            : await context.connections.create({ name: options.name, crmKind: 'salesforce', settings, secrets });
-          const schedule = await ensureConnectionSchedules(await context.temporalClient(), { connectionId: saved.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, taskQueue: config.temporal.taskQueue });
-          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule }) + '\n');
+          const outcome = await saveConnection(context, {
+            command: 'connect',
+            name: options.name,
+            existing,
+            settings,
+            secrets,
+            crmOrganizationId: verified.crmOrganizationId,
+            startAfresh: Boolean(options.startAfresh),
+            writeBack: options.writeBack,
+          });
+          const { saved } = outcome;
+          const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
+            connectionId: saved.id,
+            every: settings.schedule.every,
+            realtimeEvery: settings.schedule.realtimeEvery,
+            reconcileEvery: settings.schedule.reconcileEvery,
+            taskQueue: config.temporal.taskQueue,
+          });
+          printNotes(outcome.notes);
+          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes }) + '\n');
         } finally {
           await context.close();
         }
@@ -62,12 +158,14 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
 
   program
     .command('connections')
-    .description('list connections (settings only, never secrets)')
+    .description('list connections (settings only, never secrets) and which one writes CRM ids back')
     .action(() =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
         try {
-          process.stdout.write(JSON.stringify(await context.connections.list(), null, 2) + '\n');
+          const all = await context.connections.list();
+          const listed = all.map((connection) => ({ ...connection, writesBack: writesBack(connection, all) }));
+          process.stdout.write(JSON.stringify(listed, null, 2) + '\n');
         } finally {
           await context.close();
         }
@@ -92,22 +190,41 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
 
   program
     .command('dead-letters <connection>')
-    .description("list records the CRM rejected, with the CRM's message; --retry makes them due now")
-    .option('--retry', 'retry them on the next run')
-    .action((connection: string, options: { retry?: boolean }) =>
+    .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now")
+    .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification for feed events set aside)`)
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
+    .action((connection: string, options: { retry?: boolean; entity?: string; id?: string }) =>
       withConfig(async (config, logger) => {
+        const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
+        const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
         const context = await openCommandContext(config, logger);
         try {
           const found = await context.findConnection(connection);
           const letters = createDeadLetterStore(context.database.pool);
           if (options.retry) {
-            const count = await letters.makeDue(found.id);
-            await triggerSync(await context.temporalClient(), found.id);
-            process.stdout.write(`${count} dead letter(s) will be retried now\n`);
+            const { due, hadUsedAllAttempts } = await letters.retryByHand(found.id, { entity, sourceIds });
+            const scope = [entity && `entity ${entity}`, sourceIds?.length && `id ${sourceIds.join(', ')}`].filter(Boolean).join(', ');
+            if (due === 0) {
+              process.stdout.write(`No open dead letters${scope ? ` (${scope})` : ''} for ${found.name}: nothing to retry\n`);
+              return;
+            }
+            const client = await context.temporalClient();
+            const running = (await client.schedule.getHandle(syncScheduleId(found.id)).describe()).info.runningActions.length > 0;
+            if (!running) await triggerSync(client, found.id);
+            const used = hadUsedAllAttempts ? ` (${hadUsedAllAttempts} had used all ${hadUsedAllAttempts === 1 ? 'its' : 'their'} ${MAX_DEAD_LETTER_ATTEMPTS} attempts)` : '';
+            const what = `${due} dead letter${due === 1 ? '' : 's'}${used} ${due === 1 ? 'is' : 'are'} due now`;
+            const when = running
+              ? `a sync of ${found.name} is already running: it retries them after each entity's pass, or the next run does`
+              : `the sync starts now and retries them`;
+            const blocked = found.needsReauthorisation ? `; but the connection needs re-authorisation (${found.needsReauthorisation.reason}): no sync runs until crm-sync edit saves working secrets` : '';
+            process.stdout.write(`${what}; ${when}${blocked}\n`);
             return;
           }
-          const open = await letters.listOpen(found.id);
-          process.stdout.write(JSON.stringify(open.map(({ payload: _payload, ...rest }) => rest), null, 2) + '\n');
+          const open = (await letters.listOpen(found.id, entity)).filter((letter) => !sourceIds?.length || sourceIds.includes(letter.sourceId));
+          // Letters recorded before redaction existed may still hold secrets: never shown.
+          const shown = open.map(({ payload: _payload, reason, crmError, ...rest }) => ({ ...rest, reason: redactText(reason), ...(crmError !== undefined && { crmError: redactSecrets(crmError) }) }));
+          process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
         } finally {
           await context.close();
         }

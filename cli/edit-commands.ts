@@ -1,15 +1,26 @@
 // `crm-sync edit`, `pause` and `resume`: changing a saved connection later. An edit is checked like a
 // new connection (both sides' credentials tested) before it is saved; the schedules follow the new
-// intervals. Pausing stops both schedules of a connection without losing them.
+// intervals. Pausing stops every schedule of a connection without losing them.
 import type { Command } from 'commander';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
-import { ensureConnectionSchedules, realtimeScheduleId, syncScheduleId } from '../temporal/sync-schedules.ts';
-import { parseEntities } from './connection-commands.ts';
+import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { parseEntities, printNotes, saveConnection } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 
-type EditOptions = { every?: string; realtimeEvery?: string; entities?: string; overrides?: string; pageSize?: string; lookbackSeconds?: string };
+type EditOptions = {
+  every?: string;
+  realtimeEvery?: string;
+  reconcileEvery?: string;
+  entities?: string;
+  overrides?: string;
+  pageSize?: string;
+  lookbackSeconds?: string;
+  writeBack?: boolean;
+  startAfresh?: boolean;
+};
 
 /** The saved settings with the flags given applied; zod names any bad value. */
 export function editedSettings(current: unknown, options: EditOptions): ConnectionSettings {
@@ -30,6 +41,7 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
       ...settings.schedule,
       ...(options.every && { every: options.every }),
       ...(options.realtimeEvery && { realtimeEvery: options.realtimeEvery }),
+      ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }),
       ...(options.pageSize && { pageSize: Number(options.pageSize) }),
       ...(options.lookbackSeconds && { lookbackSeconds: Number(options.lookbackSeconds) }),
     },
@@ -46,6 +58,10 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     .option('--overrides <json>', 'mapping overrides as JSON (replaces the saved ones)')
     .option('--page-size <n>', 'records per page (2 to 1000)')
     .option('--lookback-seconds <n>', 'how far each incremental run looks back before its cursor')
+    .option('--reconcile-every <interval>', 'reconciliation pass interval, e.g. 24h')
+    .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
+    .option('--no-write-back', 'this connection stops writing CRM ids back')
+    .option('--start-afresh', 'when new secrets reach another Salesforce org: forget the record links, cursors and open dead letters')
     .action((name: string, options: EditOptions) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
@@ -58,14 +74,26 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             crmRefreshToken: process.env.SALESFORCE_REFRESH_TOKEN || found!.secrets.crmRefreshToken,
           });
           const verified = await verifyConnection(settings, secrets);
-          const saved = await context.connections.update(found!.id, { settings, secrets });
+          const outcome = await saveConnection(context, {
+            command: 'edit',
+            name: found!.name,
+            existing: found,
+            settings,
+            secrets,
+            crmOrganizationId: verified.crmOrganizationId,
+            startAfresh: Boolean(options.startAfresh),
+            writeBack: options.writeBack,
+          });
+          const { saved } = outcome;
           const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
             connectionId: saved.id,
             every: settings.schedule.every,
             realtimeEvery: settings.schedule.realtimeEvery,
+            reconcileEvery: settings.schedule.reconcileEvery,
             taskQueue: config.temporal.taskQueue,
           });
-          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, settings }) + '\n');
+          printNotes(outcome.notes);
+          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, settings, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes }) + '\n');
         } finally {
           await context.close();
         }
@@ -83,9 +111,14 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             const found = await context.findConnection(name);
             const client = await context.temporalClient();
             const note = `${pause ? 'Paused' : 'Resumed'} with crm-sync ${command}`;
-            for (const scheduleId of [syncScheduleId(found.id), realtimeScheduleId(found.id)]) {
+            for (const scheduleId of connectionScheduleIds(found.id)) {
               const handle = client.schedule.getHandle(scheduleId);
-              await (pause ? handle.pause(note) : handle.unpause(note));
+              try {
+                await (pause ? handle.pause(note) : handle.unpause(note));
+              } catch (error) {
+                // A connection saved before the reconciliation schedule existed has none until connect or edit makes it.
+                if (!(error instanceof ScheduleNotFoundError)) throw error;
+              }
             }
             process.stdout.write(`${note}: ${found.name}\n`);
           } finally {

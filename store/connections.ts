@@ -1,7 +1,9 @@
 // Connections: settings in clear, secrets sealed with the SecretBox (the row id is bound in as AAD).
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { writeBackSiblings } from '../sync/write-back-owner.ts';
 import type { SecretBox } from './secret-box.ts';
+import { withTransaction } from './transaction.ts';
 
 export const CRM_KINDS = ['salesforce', 'hubspot', 'dynamics'] as const;
 export type CrmKind = (typeof CRM_KINDS)[number];
@@ -22,6 +24,11 @@ export type Connection = {
 
 export type ConnectionWithSecrets = Connection & { secrets: ConnectionSecrets };
 
+type Queryable = pg.Pool | pg.PoolClient;
+
+// Serialises changes of write-back ownership, so two at once cannot both leave a writer behind.
+const WRITE_BACK_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
+
 export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
   const toConnection = (row: Record<string, any>): Connection => ({
     id: row.id,
@@ -34,9 +41,9 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
   });
 
   return {
-    async create(input: { name: string; crmKind: CrmKind; settings: ConnectionSettings; secrets: ConnectionSecrets; id?: string }): Promise<Connection> {
+    async create(input: { name: string; crmKind: CrmKind; settings: ConnectionSettings; secrets: ConnectionSecrets; id?: string }, client: Queryable = pool): Promise<Connection> {
       const id = input.id ?? randomUUID();
-      const result = await pool.query(
+      const result = await client.query(
         `INSERT INTO connections (id, name, crm_kind, settings, secrets_ciphertext, secrets_key_id)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
         [id, input.name, input.crmKind, input.settings, box.seal(input.secrets, id), box.keyId],
@@ -44,8 +51,8 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
       return toConnection(result.rows[0]);
     },
 
-    async update(id: string, changes: { settings?: ConnectionSettings; secrets?: ConnectionSecrets }): Promise<Connection> {
-      const result = await pool.query(
+    async update(id: string, changes: { settings?: ConnectionSettings; secrets?: ConnectionSecrets }, client: Queryable = pool): Promise<Connection> {
+      const result = await client.query(
         `UPDATE connections SET
            settings = COALESCE($2, settings),
            secrets_ciphertext = COALESCE($3, secrets_ciphertext),
@@ -74,9 +81,30 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
       return { ...toConnection(row), secrets: box.open<ConnectionSecrets>(row.secrets_ciphertext, row.id, row.secrets_key_id) };
     },
 
-    async list(): Promise<Connection[]> {
-      const result = await pool.query('SELECT * FROM connections ORDER BY name');
+    async list(client: Queryable = pool): Promise<Connection[]> {
+      const result = await client.query('SELECT * FROM connections ORDER BY name');
       return result.rows.map(toConnection);
+    },
+
+    /**
+     * Makes this connection the one that writes CRM ids back for its commerce organization and CRM kind
+     * (`on`), every other connection of them giving it up in the same transaction; or gives it up (`!on`).
+     * Returns the connections that gave it up. On `client`, it joins the caller's transaction.
+     */
+    async setWriteBack(id: string, on: boolean, client?: pg.PoolClient): Promise<Connection[]> {
+      const run = async (tx: pg.PoolClient) => {
+        await tx.query(WRITE_BACK_LOCK, ['crm-sync write-back owner']);
+        const all = (await tx.query('SELECT * FROM connections ORDER BY name FOR UPDATE')).rows.map(toConnection);
+        const self = all.find((connection) => connection.id === id);
+        if (!self) throw new Error(`No connection with id ${id}`);
+        const gaveUp = on ? writeBackSiblings(self, all).filter((other) => other.settings.writeBack !== false) : [];
+        const setFlag = (ids: string[], value: boolean) =>
+          tx.query(`UPDATE connections SET settings = jsonb_set(settings, '{writeBack}', to_jsonb($2::boolean)), updated_at = now() WHERE id = ANY($1::text[])`, [ids, value]);
+        await setFlag([id], on);
+        if (gaveUp.length) await setFlag(gaveUp.map((other) => other.id), false);
+        return gaveUp;
+      };
+      return client ? run(client) : withTransaction(pool, run);
     },
   };
 }

@@ -5,6 +5,7 @@ import { createSalesforceConnector } from '../crm/salesforce/connector.ts';
 import { checkMappings } from '../mappings/check.ts';
 import { SALESFORCE_MAPPINGS } from '../mappings/salesforce/index.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
+import { commerceOrganizationKey } from './write-back-owner.ts';
 
 export class ConnectionCheckError extends Error {
   override name = 'ConnectionCheckError';
@@ -42,4 +43,56 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
   }
   if (problems.length > 0) throw new ConnectionCheckError(problems);
   return { crmOrganizationId, commerceOrganization: settings.commerce.organizationId };
+}
+
+/** A side of a saved connection that now reaches another organization than the one it was saved with. */
+export type OrganizationChange = { side: 'commerce' | 'crm'; saved: string; now: string };
+
+type SavedSides = { commerce?: { baseUrl?: unknown; organizationId?: unknown }; crm?: { organizationId?: unknown } };
+
+const commerceLabel = (settings: SavedSides) => `${settings.commerce?.organizationId} at ${settings.commerce?.baseUrl}`;
+
+/**
+ * What changed organization between the saved settings and the ones about to be saved: the commerce
+ * organization (its id or the API base URL) and the Salesforce org the credentials reached (`crmOrganizationId`,
+ * from verifyConnection). A connection saved before org ids were kept has none to compare: it adopts the
+ * verified one without a change.
+ */
+export function organizationChanges(saved: unknown, next: ConnectionSettings, crmOrganizationId: string | undefined): OrganizationChange[] {
+  const before = saved as SavedSides | undefined;
+  const changes: OrganizationChange[] = [];
+  const savedCommerce = commerceOrganizationKey(before);
+  if (savedCommerce !== undefined && savedCommerce !== commerceOrganizationKey(next)) changes.push({ side: 'commerce', saved: commerceLabel(before!), now: commerceLabel(next) });
+  const savedCrm = before?.crm?.organizationId;
+  if (typeof savedCrm === 'string' && crmOrganizationId && !sameSalesforceOrg(savedCrm, crmOrganizationId)) {
+    changes.push({ side: 'crm', saved: savedCrm, now: crmOrganizationId });
+  }
+  return changes;
+}
+
+/** Salesforce ids come in 15 (case-sensitive) and 18 characters: the first 15 name the org. */
+function sameSalesforceOrg(a: string, b: string): boolean {
+  return a.slice(0, 15) === b.slice(0, 15);
+}
+
+/** Refusal to save a connection whose side reaches another organization, unless the user starts afresh. */
+export class OrganizationChangedError extends Error {
+  override name = 'OrganizationChangedError';
+  readonly changes: OrganizationChange[];
+  constructor(connectionName: string, changes: OrganizationChange[], command: 'connect' | 'edit') {
+    const lines = changes.map((change) =>
+      change.side === 'commerce'
+        ? `commerce: it was saved for organization ${change.saved}; now it names organization ${change.now}`
+        : `Salesforce: it was saved with org ${change.saved}; these credentials reach org ${change.now}`,
+    );
+    super(
+      `The connection ${connectionName} was not changed: it would now sync another organization.\n- ${lines.join('\n- ')}\n` +
+        `Its record links, cursors and dead letters belong to the old organization: kept, records the new one lacks would never be written ` +
+        `there, and stale CRM ids could update the wrong records.\n` +
+        `To sync the new organization from the beginning, run the same crm-sync ${command} again with --start-afresh ` +
+        `(forgets this connection's record links, cursors and open dead letters; the next sync writes every record again). ` +
+        (command === 'connect' ? 'To keep both, connect the new organization under another --name.' : 'To keep the old organization, give credentials that reach it.'),
+    );
+    this.changes = changes;
+  }
 }
