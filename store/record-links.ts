@@ -2,32 +2,56 @@
 // Writes are batch upserts on the primary key, so replaying a page leaves the same rows.
 import type pg from 'pg';
 
-export type RecordLink = { sourceId: string; crmObject: string; crmId: string | null; contentHash: string };
+export type RecordLink = {
+  sourceId: string;
+  crmObject: string;
+  crmId: string | null;
+  contentHash: string;
+  /** The commerce record's lastUpdateTime the CRM record was written from (unset on links made before versions). */
+  sourceVersion?: Date | null;
+  /** The CRM id the commerce record carried when it was last written (a different one later is a relink). */
+  carriedId?: string | null;
+};
+
+type Queryable = pg.Pool | pg.PoolClient;
 
 export function createRecordLinkStore(pool: pg.Pool) {
   return {
-    async get(connectionId: string, entity: string, sourceIds: string[]): Promise<Map<string, RecordLink>> {
+    async get(connectionId: string, entity: string, sourceIds: string[], client: Queryable = pool): Promise<Map<string, RecordLink>> {
       if (sourceIds.length === 0) return new Map();
-      const result = await pool.query(
-        `SELECT source_id, crm_object, crm_id, content_hash FROM record_links
+      const result = await client.query(
+        `SELECT source_id, crm_object, crm_id, content_hash, source_version, carried_id FROM record_links
          WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[])`,
         [connectionId, entity, sourceIds],
       );
-      return new Map(result.rows.map((row) => [row.source_id, { sourceId: row.source_id, crmObject: row.crm_object, crmId: row.crm_id, contentHash: row.content_hash }]));
+      return new Map(result.rows.map((row) => [row.source_id, { sourceId: row.source_id, crmObject: row.crm_object, crmId: row.crm_id, contentHash: row.content_hash, sourceVersion: row.source_version, carriedId: row.carried_id }]));
     },
 
-    async upsert(connectionId: string, entity: string, links: RecordLink[], client: pg.Pool | pg.PoolClient = pool): Promise<void> {
+    /** Never moves a link back to an older source version than the one it records. */
+    async upsert(connectionId: string, entity: string, links: RecordLink[], client: Queryable = pool): Promise<void> {
       if (links.length === 0) return;
       await client.query(
-        `INSERT INTO record_links (connection_id, entity, source_id, crm_object, crm_id, content_hash)
-         SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
+        `INSERT INTO record_links (connection_id, entity, source_id, crm_object, crm_id, content_hash, source_version, carried_id)
+         SELECT $1, $2, * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
          ON CONFLICT (connection_id, entity, source_id) DO UPDATE SET
            crm_object = EXCLUDED.crm_object,
            crm_id = COALESCE(EXCLUDED.crm_id, record_links.crm_id),
            content_hash = EXCLUDED.content_hash,
+           source_version = COALESCE(EXCLUDED.source_version, record_links.source_version),
+           carried_id = EXCLUDED.carried_id,
            updated_at = now(),
-           synced_at = now()`,
-        [connectionId, entity, links.map((l) => l.sourceId), links.map((l) => l.crmObject), links.map((l) => l.crmId), links.map((l) => l.contentHash)],
+           synced_at = now()
+         WHERE record_links.source_version IS NULL OR EXCLUDED.source_version IS NULL OR EXCLUDED.source_version >= record_links.source_version`,
+        [
+          connectionId,
+          entity,
+          links.map((l) => l.sourceId),
+          links.map((l) => l.crmObject),
+          links.map((l) => l.crmId),
+          links.map((l) => l.contentHash),
+          links.map((l) => l.sourceVersion ?? null),
+          links.map((l) => l.carriedId ?? null),
+        ],
       );
     },
 

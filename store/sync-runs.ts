@@ -1,12 +1,13 @@
 // One row per sync workflow run, with its counters: what revenue ops reads to see that syncs happen.
 import type pg from 'pg';
 
+export type SyncRunKind = 'incremental' | 'realtime' | 'backfill' | 'reconcile';
 export type SyncRun = { id: string; connectionId: string; kind: string; status: string; startedAt: Date; finishedAt: Date | null; counts: Record<string, unknown>; error: string | null };
 
 export function createSyncRunStore(pool: pg.Pool) {
   return {
     /** Idempotent: a replayed activity rewrites the same row. */
-    async record(run: { id: string; connectionId: string; kind: 'incremental' | 'realtime' | 'backfill'; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
+    async record(run: { id: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
       await pool.query(
         `INSERT INTO sync_runs (id, connection_id, kind, status, counts, error, finished_at)
          VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'running' THEN NULL ELSE now() END)

@@ -6,13 +6,24 @@ import type { EntityMapping, MappedRecord } from '../mappings/types.ts';
 import type { RecordLink } from '../store/record-links.ts';
 import { contentHash } from './hash.ts';
 
-export type PlannedWrite = { item: UpsertItem; record: MappedRecord; hash: string; linked: boolean };
+export type PlannedWrite = {
+  item: UpsertItem;
+  record: MappedRecord;
+  hash: string;
+  linked: boolean;
+  /** The source record's version (lastUpdateTime) this write carries. */
+  version?: Date;
+  /** The seller relinked the record on the commerce side: the CRM record it was linked to before. */
+  relinkedFrom?: string;
+};
 export type PlannedRejection = { sourceId: string; reason: string; payload?: unknown };
 
 export type PagePlan = {
   writes: PlannedWrite[];
   unchanged: string[];
   rejected: PlannedRejection[];
+  /** Older snapshots than the CRM already holds (another writer was faster): not written. */
+  superseded: string[];
 };
 
 export function planPage<S extends { id: string }, R>(input: {
@@ -21,27 +32,49 @@ export function planPage<S extends { id: string }, R>(input: {
   mapping: EntityMapping<S, R>;
   overrides?: EntityOverrides;
   links: Map<string, RecordLink>;
+  /** Each record's version (its lastUpdateTime): an older one than the link records is superseded. */
+  version?: (record: S) => Date | undefined;
+  /**
+   * Whether CRM ids carried on commerce records (metaInfo.crmAOpportunityId, ...) belong to this
+   * connection's CRM org: only the connection that writes ids back may follow them. Another org's
+   * connection (UAT beside production) keys its records by external id alone.
+   */
+  followCarriedIds?: boolean;
 }): PagePlan {
-  const plan: PagePlan = { writes: [], unchanged: [], rejected: [] };
+  const plan: PagePlan = { writes: [], unchanged: [], rejected: [], superseded: [] };
+  const followCarried = input.followCarriedIds ?? true;
   for (const source of input.records) {
+    const link = input.links.get(source.id);
+    const version = input.version?.(source);
+    if (version && link?.sourceVersion && version < link.sourceVersion) {
+      plan.superseded.push(source.id);
+      continue;
+    }
     const mapped = applyMapping(input.mapping, input.overrides, source, input.related(source));
     if (!mapped.ok) {
       plan.rejected.push({ sourceId: source.id, reason: mapped.reason });
       continue;
     }
     const hash = contentHash(mapped.record);
-    const link = input.links.get(source.id);
-    if (link && link.contentHash === hash) {
+    const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;
+    // The commerce side now names another CRM record than the one we linked and than the one it named
+    // when we last wrote: the seller relinked it there, and a relink on the commerce side wins (the link
+    // moves; the old record is not written again). A carried id we have seen before is not news (an id
+    // of another org, or one our write-back has not replaced yet); links from before this rule carry none.
+    const relinkedFrom = carried && link?.crmId && link.carriedId && carried !== link.crmId && carried !== link.carriedId ? link.crmId : undefined;
+    if (link && link.contentHash === hash && !relinkedFrom) {
       plan.unchanged.push(source.id);
       continue;
     }
-    // A CRM id already recorded wins; next the id the commerce record carries; else the external id.
-    const crmId = link?.crmId ?? mapped.record.carriedCrmId;
+    // A relink wins; else the CRM id already recorded; next the id the commerce record carries; else the external id.
+    const crmId = relinkedFrom ? carried : (link?.crmId ?? carried);
     plan.writes.push({
       item: { sourceId: source.id, externalIdField: mapped.record.externalIdField, externalId: mapped.record.externalId, crmId: crmId ?? undefined, fields: mapped.record.fields },
       record: mapped.record,
       hash,
       linked: Boolean(crmId),
+      version,
+      relinkedFrom,
     });
   }
   return plan;

@@ -15,6 +15,11 @@ export type ConnectionRuntime = {
   commerce: CommerceClient;
   crm: CrmConnector;
   mappings: Record<Entity, EntityMapping<any, any>>;
+  /**
+   * Whether this connection writes CRM ids back onto commerce records and follows the ids they carry
+   * (only one connection per commerce organization and CRM kind does; unset means it does).
+   */
+  writesBack?: boolean;
 };
 
 export type RuntimeOptions = { commerceRetries?: number; commerceMinRetryDelayMs?: number };
@@ -48,6 +53,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
       ),
       mappings: SALESFORCE_MAPPINGS,
+      writesBack: settings.writeBack !== false,
     };
     cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });
     return runtime;

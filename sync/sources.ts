@@ -1,13 +1,36 @@
-// How each entity is read from the commerce side: one page of the (lastUpdateTime, id) window, oldest
-// first, plus what its mapping needs besides the record (an entitlement's terms).
+// How each entity is read from the commerce side: one batch of the (lastUpdateTime, id) window, oldest
+// first; records by id (the notification path, dead-letter retries); and what a mapping needs besides
+// the record (an entitlement's terms). Every reader heartbeats through `onProgress`, stops when the
+// activity is cancelled, and hands back what it could not read with the reason instead of throwing.
 import pLimit from 'p-limit';
-import { changedSince, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
+import { changedSince, CommerceRecordError, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 import type { Entitlement, EntitlementTerm } from '../commerce/models.ts';
 import type { Entity } from '../mappings/types.ts';
 
-export type Window = { cursor: { time: Date; afterId?: string }; until: Date };
+/**
+ * A position in the window: strictly after (time, afterId), then `skip` whole pages further. `skip`
+ * moves past pages on which no row was readable (no id or time to stand on): they are dead-lettered,
+ * and the connection goes on instead of stopping at them.
+ */
+export type Position = { time: Date; afterId?: string; skip?: number };
+export type Window = { cursor: Position; until: Date };
+export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void };
 
 const WINDOW_ORDER = sort({ field: 'lastUpdateTime' }, { field: 'id' });
+
+type Query = { q: string; s: string; pageSize: number; startPage: number };
+
+/** Per entity: its window query and its read by id (the declaration of where each entity comes from). */
+const READERS: Record<Entity, { window(commerce: CommerceClient, orgId: string, query: Query): AsyncGenerator<Page<any>>; byId(commerce: CommerceClient, orgId: string, id: string): Promise<any> }> = {
+  buyer: { window: (c, o, q) => c.buyers.query(o, q), byId: (c, o, id) => c.buyers.get(o, id) },
+  contact: { window: (c, o, q) => c.contacts.query(o, q), byId: (c, o, id) => c.contacts.get(o, id) },
+  offer: { window: (c, o, q) => c.offers.query(o, q), byId: (c, o, id) => c.offers.get(o, id) },
+  entitlement: { window: (c, o, q) => c.entitlements.query(o, q), byId: (c, o, id) => c.entitlements.get(o, id) },
+  referral: {
+    window: (c, o, q) => c.referrals.list(o, { limit: q.pageSize, offset: (q.startPage - 1) * q.pageSize, q: q.q, s: q.s }),
+    byId: (c, o, id) => c.referrals.get(o, id),
+  },
+};
 
 async function first<T>(pages: AsyncGenerator<Page<T>>): Promise<Page<T>> {
   const next = await pages.next();
@@ -15,73 +38,108 @@ async function first<T>(pages: AsyncGenerator<Page<T>>): Promise<Page<T>> {
   return next.done ? { records: [], rejected: [], position: 1 } : next.value;
 }
 
-/** Always the first page of what remains of the window: the cursor moves, the page number does not. */
+/** Always a first page of what remains of the window (after `skip` unreadable pages): the cursor moves, the page number does not. */
 export function readWindowPage(commerce: CommerceClient, orgId: string, entity: Entity, window: Window, pageSize: number): Promise<Page<any>> {
-  const query = { q: changedSince(window.cursor, window.until).expression, s: WINDOW_ORDER, pageSize };
-  switch (entity) {
-    case 'buyer':
-      return first(commerce.buyers.query(orgId, query));
-    case 'contact':
-      return first(commerce.contacts.query(orgId, query));
-    case 'offer':
-      return first(commerce.offers.query(orgId, query));
-    case 'entitlement':
-      return first(commerce.entitlements.query(orgId, query));
-    case 'referral':
-      return first(commerce.referrals.list(orgId, { limit: pageSize, q: query.q, s: query.s }));
-  }
+  const query = { q: changedSince(window.cursor, window.until).expression, s: WINDOW_ORDER, pageSize, startPage: (window.cursor.skip ?? 0) + 1 };
+  return first(READERS[entity].window(commerce, orgId, query));
 }
 
-export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean };
+export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean; next: Position };
 
 /**
- * Pages of the window, one after the other, until `target` records are gathered or the window ends:
- * a CRM that writes big batches better (Salesforce's Bulk API 2.0) gets them. Each next page starts
- * strictly after the last record read, as the next activity would.
+ * Pages of the window, one after the other, until `target` records are gathered, the window ends, or
+ * reading has taken `budgetMs` (a slow API must not push the activity past its timeouts): a CRM that
+ * writes big batches better (Salesforce's Bulk API 2.0) gets them. Each next page starts strictly after
+ * the last record read, as the next activity would.
  */
-export async function readWindowBatch(commerce: CommerceClient, orgId: string, entity: Entity, window: Window, pageSize: number, target: number, onPage?: (records: number) => void): Promise<Batch> {
-  const batch: Batch = { records: [], rejected: [], pages: 0, done: false };
-  let cursor = window.cursor;
+export async function readWindowBatch(
+  commerce: CommerceClient,
+  orgId: string,
+  entity: Entity,
+  window: Window,
+  pageSize: number,
+  target: number,
+  options: ReadOptions & { budgetMs?: number } = {},
+): Promise<Batch> {
+  const started = Date.now();
+  const batch: Batch = { records: [], rejected: [], pages: 0, done: false, next: window.cursor };
   for (;;) {
-    const page = await readWindowPage(commerce, orgId, entity, { cursor, until: window.until }, pageSize);
+    options.signal?.throwIfAborted();
+    const page = await readWindowPage(commerce, orgId, entity, { cursor: batch.next, until: window.until }, pageSize);
     batch.pages += 1;
     batch.records.push(...page.records);
     batch.rejected.push(...page.rejected);
-    onPage?.(batch.records.length);
+    options.onProgress?.({ entity, phase: 'read', records: batch.records.length, pages: batch.pages });
     batch.done = page.records.length + page.rejected.length < pageSize;
     const last = page.records.at(-1);
-    // A full page without one readable record ends the batch: the next activity meets it alone.
-    if (batch.done || !last || batch.records.length >= target) return batch;
-    cursor = { time: toDate(last.lastUpdateTime)!, afterId: last.id };
+    // A full page without one readable record: stand where we are and skip that page next time.
+    batch.next = last ? { time: toDate(last.lastUpdateTime)!, afterId: last.id } : { ...batch.next, skip: (batch.next.skip ?? 0) + (batch.done ? 0 : 1) };
+    if (batch.done || batch.records.length >= target || Date.now() - started >= (options.budgetMs ?? Infinity)) return batch;
   }
 }
 
-export async function readById(commerce: CommerceClient, orgId: string, entity: Entity, id: string): Promise<any> {
-  switch (entity) {
-    case 'buyer':
-      return commerce.buyers.get(orgId, id);
-    case 'contact':
-      return commerce.contacts.get(orgId, id);
-    case 'offer':
-      return commerce.offers.get(orgId, id);
-    case 'entitlement':
-      return commerce.entitlements.get(orgId, id);
-    case 'referral':
-      return commerce.referrals.get(orgId, id);
-  }
-}
+export type ByIdRead = { records: any[]; unreadable: { sourceId: string; reason: string }[]; missing: string[] };
 
-/** Terms of each entitlement of a page, a few requests at a time. */
-export async function readEntitlementTerms(commerce: CommerceClient, orgId: string, entitlements: Entitlement[], concurrency = 8): Promise<Map<string, EntitlementTerm[]>> {
-  const limit = pLimit(concurrency);
-  const entries = await Promise.all(
-    entitlements.map((entitlement) =>
+/**
+ * Records by id, a few requests at a time. A record the service no longer has is `missing`; one whose
+ * answer cannot be used (no readable lastUpdateTime, say) is `unreadable` with the reason: neither
+ * stops the others.
+ */
+export async function readRecordsById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions & { concurrency?: number } = {}): Promise<ByIdRead> {
+  const limit = pLimit(options.concurrency ?? 8);
+  const read: ByIdRead = { records: [], unreadable: [], missing: [] };
+  let finished = 0;
+  await Promise.all(
+    ids.map((id) =>
       limit(async () => {
-        const terms: EntitlementTerm[] = [];
-        for await (const page of commerce.entitlements.terms(orgId, entitlement.id)) terms.push(...page.records);
-        return [entitlement.id, terms] as const;
+        options.signal?.throwIfAborted();
+        try {
+          read.records.push(await READERS[entity].byId(commerce, orgId, id));
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) read.missing.push(id);
+          else if (error instanceof CommerceRecordError) read.unreadable.push({ sourceId: id, reason: `the commerce API's ${entity} ${id} cannot be used: ${error.problems.join('; ')}` });
+          else throw error;
+        }
+        finished += 1;
+        options.onProgress?.({ entity, phase: 'read by id', read: finished, of: ids.length });
       }),
     ),
   );
-  return new Map(entries);
+  // Concurrency shuffles the order; the write path wants it stable.
+  const order = new Map(ids.map((id, index) => [id, index]));
+  read.records.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return read;
+}
+
+export type TermsRead = { terms: Map<string, EntitlementTerm[]>; unreadable: Map<string, string[]>; latest: Map<string, Date> };
+
+/**
+ * Terms of each entitlement of a batch, a few requests at a time. A term row that cannot be used is
+ * reported against its entitlement (which then waits as a dead letter rather than being written with
+ * wrong amounts). `latest` is each entitlement's newest term time: a term changes on its own (§2.2).
+ */
+export async function readEntitlementTerms(commerce: CommerceClient, orgId: string, entitlements: Entitlement[], options: ReadOptions & { concurrency?: number } = {}): Promise<TermsRead> {
+  const limit = pLimit(options.concurrency ?? 8);
+  const read: TermsRead = { terms: new Map(), unreadable: new Map(), latest: new Map() };
+  let finished = 0;
+  await Promise.all(
+    entitlements.map((entitlement) =>
+      limit(async () => {
+        options.signal?.throwIfAborted();
+        const terms: EntitlementTerm[] = [];
+        const problems: string[] = [];
+        for await (const page of commerce.entitlements.terms(orgId, entitlement.id)) {
+          terms.push(...page.records);
+          problems.push(...page.rejected.map((row) => row.error.message));
+        }
+        read.terms.set(entitlement.id, terms);
+        if (problems.length > 0) read.unreadable.set(entitlement.id, problems);
+        const times = terms.map((term) => toDate((term as { lastUpdateTime?: string }).lastUpdateTime)?.getTime() ?? 0);
+        if (times.length > 0) read.latest.set(entitlement.id, new Date(Math.max(...times)));
+        finished += 1;
+        options.onProgress?.({ entity: 'entitlement', phase: 'terms', read: finished, of: entitlements.length });
+      }),
+    ),
+  );
+  return read;
 }

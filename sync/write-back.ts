@@ -31,22 +31,51 @@ export async function writeBackPatch(kind: CrmKind, entity: Entity, item: Pick<W
   }
 }
 
-/** Writes the ids back, a few requests at a time (each PATCH is idempotent); returns how many were sent. */
-export async function writeBackIds(commerce: CommerceClient, orgId: string, kind: CrmKind, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>, concurrency = 8): Promise<number> {
-  if (entity !== 'offer' && entity !== 'entitlement') return 0;
-  const limit = pLimit(concurrency);
-  const sent = await Promise.all(
-    items.map((item) =>
+export type WriteBackOutcome = { sent: number; refused: { sourceId: string; reason: string }[] };
+export type PlannedWriteBack = { sourceId: string; patch: Record<string, string> };
+
+/** Which records need their ids written back: only those whose commerce record does not carry them yet. */
+export async function planWriteBacks(kind: CrmKind, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>): Promise<PlannedWriteBack[]> {
+  if (entity !== 'offer' && entity !== 'entitlement') return [];
+  const planned: PlannedWriteBack[] = [];
+  for (const item of items) {
+    const patch = await writeBackPatch(kind, entity, item, recordUrl);
+    if (patch && Object.entries(patch).some(([field, value]) => item.current?.[field] !== value)) planned.push({ sourceId: item.sourceId, patch });
+  }
+  return planned;
+}
+
+/**
+ * Sends planned write-backs, a few requests at a time (each PATCH is idempotent). A PATCH the commerce
+ * side refuses (a 4xx: the record is locked, gone, or the value is not accepted) is reported for that
+ * record and the others go on; a failure worth retrying (5xx, 429 after the client's own retries, a
+ * network error) fails the call.
+ */
+export async function sendWriteBacks(
+  commerce: CommerceClient,
+  orgId: string,
+  entity: Entity,
+  planned: PlannedWriteBack[],
+  options: { concurrency?: number; signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void } = {},
+): Promise<WriteBackOutcome> {
+  const outcome: WriteBackOutcome = { sent: 0, refused: [] };
+  const limit = pLimit(options.concurrency ?? 8);
+  await Promise.all(
+    planned.map(({ sourceId, patch }) =>
       limit(async () => {
-        const patch = await writeBackPatch(kind, entity, item, recordUrl);
-        if (!patch) return false;
-        const differs = Object.entries(patch).some(([field, value]) => item.current?.[field] !== value);
-        if (!differs) return false;
-        if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, item.sourceId, patch);
-        else await commerce.entitlements.updateMetaInfo(orgId, item.sourceId, patch);
-        return true;
+        options.signal?.throwIfAborted();
+        try {
+          if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, sourceId, patch);
+          else await commerce.entitlements.updateMetaInfo(orgId, sourceId, patch);
+          outcome.sent += 1;
+        } catch (error) {
+          const status = (error as { status?: number }).status;
+          if (!status || status < 400 || status >= 500 || status === 429 || status === 401) throw error;
+          outcome.refused.push({ sourceId, reason: `the commerce API refused to take the CRM id back onto ${entity} ${sourceId}: ${(error as Error).message}` });
+        }
+        options.onProgress?.({ entity, phase: 'write-back', sent: outcome.sent + outcome.refused.length, of: planned.length });
       }),
     ),
   );
-  return sent.filter(Boolean).length;
+  return outcome;
 }

@@ -1,19 +1,26 @@
 // The sync, as the algorithm reads: for each entity in dependency order, page through the window
-// (one activity per page), then retry the entity's due dead letters. Page data never enters the
-// history: only counts and cursors do. Long runs continue as new when Temporal suggests it.
+// (one activity per batch), then retry the entity's due dead letters. Page data never enters the
+// history: only counts and cursors do. Long runs continue as new when Temporal suggests it. A backfill
+// or reconciliation pass leases its entities, so the scheduled incremental pass leaves them to it.
 import { CancellationScope, ContinueAsNew, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { PageCounts, SyncActivities, WireCursor } from '../activities/sync.ts';
+import type { PageCounts, PassLease, SyncActivities, WireCursor } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
 
-const { startSync, syncEntityPage, retryDeadLetters, recordRun } = proxyActivities<SyncActivities>({
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
-});
+/** Activity timeouts: heartbeats every few seconds keep a long batch alive; a silent one is retried. */
+export type ActivityTimeouts = { heartbeat?: string; startToClose?: string };
 
-export type EntityProgress = PageCounts & { pages: number; cursor?: WireCursor; done: boolean };
+function syncActivities(timeouts: ActivityTimeouts = {}) {
+  return proxyActivities<SyncActivities>({
+    startToCloseTimeout: (timeouts.startToClose ?? '15 minutes') as '15 minutes',
+    heartbeatTimeout: (timeouts.heartbeat ?? '2 minutes') as '2 minutes',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+  });
+}
+
+export type EntityProgress = PageCounts & { pages: number; cursor?: WireCursor; done: boolean; skippedFor?: string };
+export type SyncKind = 'incremental' | 'backfill' | 'reconcile';
 export type SyncProgress = {
-  kind: 'incremental' | 'backfill';
+  kind: SyncKind;
   connectionId: string;
   until?: string;
   entity?: Entity;
@@ -35,6 +42,8 @@ export type SyncInput = {
   resetCursors?: boolean;
   forgetLinks?: boolean;
   dryRun?: boolean;
+  /** Tuning (and tests): the activities' heartbeat and start-to-close timeouts. */
+  activityTimeouts?: ActivityTimeouts;
   /** Set by continue-as-new: the sync_runs row and where the previous run stopped. */
   runId?: string;
   resume?: { until: string; pageSize: number; entities: Entity[]; starts: Partial<Record<Entity, WireCursor>>; index: number; cursor: WireCursor; progress: SyncProgress };
@@ -56,7 +65,18 @@ export async function backfillWorkflow(input: SyncInput): Promise<SyncProgress> 
   return runSync('backfill', input);
 }
 
-async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<SyncProgress> {
+/**
+ * The reconciliation pass (its own schedule, daily by default): everything re-read from the beginning,
+ * only what differs from what the CRM was last given is written. It catches what no change stamp shows
+ * (a term that changed on its own, §2.2) and anything a missed event or a bug left behind; when
+ * nothing differs it costs no CRM call.
+ */
+export async function reconcileWorkflow(input: SyncInput): Promise<SyncProgress> {
+  return runSync('reconcile', { ...input, from: undefined, to: undefined, resetCursors: false, forgetLinks: false });
+}
+
+async function runSync(kind: SyncKind, input: SyncInput): Promise<SyncProgress> {
+  const { startSync, recordRun, releaseEntities } = syncActivities(input.activityTimeouts);
   const progress: SyncProgress = input.resume?.progress ?? { kind, connectionId: input.connectionId, entities: {}, totals: { ...zero(), pages: 0 }, finished: false };
   setHandler(progressQuery, () => progress);
 
@@ -70,12 +90,15 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
       const started = await startSync({ connectionId: input.connectionId, entities: input.entities, resetCursors: input.resetCursors, forgetLinks: input.forgetLinks });
       const until = kind === 'backfill' && input.to ? input.to : started.until;
       const starts: Partial<Record<Entity, WireCursor>> =
-        kind === 'backfill' ? Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }])) : started.starts;
+        kind === 'incremental' ? started.starts : Object.fromEntries(started.entities.map((entity) => [entity, { time: input.from ?? new Date(0).toISOString() }]));
       plan = { until, pageSize: started.pageSize, entities: started.entities, starts, index: 0, cursor: starts[started.entities[0]!] ?? { time: new Date(0).toISOString() }, progress };
     }
     progress.until = plan.until;
     await syncEntities(kind, input, plan, progress);
   } catch (error) {
+    if (!isContinueAsNew(error) && plan && kind !== 'incremental' && !input.dryRun) {
+      await CancellationScope.nonCancellable(() => releaseEntities({ connectionId: input.connectionId, entities: plan!.entities, lease: passLease(input) }));
+    }
     if (!input.dryRun && !isContinueAsNew(error)) {
       // Recorded even when the run is being cancelled: the row must not stay 'running'.
       await CancellationScope.nonCancellable(() =>
@@ -86,27 +109,29 @@ async function runSync(kind: SyncProgress['kind'], input: SyncInput): Promise<Sy
   }
   progress.finished = true;
   progress.entity = undefined;
+  if (kind !== 'incremental' && !input.dryRun) await releaseEntities({ connectionId: input.connectionId, entities: plan.entities, lease: passLease(input) });
   if (!input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'completed', counts: progress.totals });
   return progress;
 }
 
 /** The innermost reason ("Activity task failed" says nothing; the activity's own failure does). */
-function rootMessage(error: unknown): string {
+export function rootMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown };
   while (current.cause && (current.cause as { message?: string }).message) current = current.cause as typeof current;
   return current.message ?? String(error);
+}
+
+/** A pass's lease: held by its workflow id, covering its time range from `from`. */
+function passLease(input: SyncInput, entities?: Entity[]): PassLease {
+  return { holder: workflowInfo().workflowId, from: input.from ?? new Date(0).toISOString(), entities };
 }
 
 function isContinueAsNew(error: unknown): boolean {
   return error instanceof ContinueAsNew;
 }
 
-async function syncEntities(
-  kind: SyncProgress['kind'],
-  input: SyncInput,
-  plan: NonNullable<SyncInput['resume']>,
-  progress: SyncProgress,
-): Promise<void> {
+async function syncEntities(kind: SyncKind, input: SyncInput, plan: NonNullable<SyncInput['resume']>, progress: SyncProgress): Promise<void> {
+  const { syncEntityPage, retryDeadLetters } = syncActivities(input.activityTimeouts);
   for (let index = plan.index; index < plan.entities.length; index += 1) {
     const entity = plan.entities[index]!;
     let cursor = index === plan.index ? plan.cursor : (plan.starts[entity] ?? { time: input.from ?? new Date(0).toISOString() });
@@ -122,8 +147,10 @@ async function syncEntities(
         pageSize: plan.pageSize,
         advanceStoredCursor: kind === 'incremental' && !input.dryRun,
         dryRun: input.dryRun,
+        ...(kind !== 'incremental' && !input.dryRun && { lease: passLease(input, plan.entities.slice(index)) }),
       });
-      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, pagesRead, ...counts } = outcome;
+      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, pagesRead, skippedFor, ...counts } = outcome;
+      if (skippedFor) state.skippedFor = skippedFor;
       add(state, counts);
       add(progress.totals, counts);
       // Commerce pages, not activities (older histories carry no pagesRead: one page each).

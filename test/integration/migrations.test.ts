@@ -15,13 +15,14 @@ describe('migrations (real PostgreSQL)', () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, quietLogger)));
     await Promise.all(pools.map((pool) => pool.end()));
     // Exactly one runner applied the migrations; the others waited on the lock and found nothing to do.
-    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation']);
+    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation', '0003_sync-coordination']);
     const tables = await database.pool.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
     expect(tables.rows.map((row) => row.table_name)).toEqual([
       'connections',
       'dead_letters',
+      'entity_leases',
       'heartbeats',
       'record_links',
       'schema_migrations',

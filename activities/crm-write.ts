@@ -1,0 +1,130 @@
+// Writing planned records to the CRM: grouped by how they are keyed (by external id, by linked CRM id),
+// handed to the connector whole (it cuts them into the CRM's own batches or one Bulk API 2.0 job), with
+// heartbeats throughout. A rejected record becomes a dead letter, never a failed batch. A Bulk job this
+// batch already created in an earlier attempt is resumed, never uploaded a second time.
+import type { CrmConnector, UpsertResult } from '../crm/connector.ts';
+import type { DeadLetterInput } from '../store/dead-letters.ts';
+import type { RecordLink } from '../store/record-links.ts';
+import type { PlannedWrite } from '../sync/plan.ts';
+import { activityLog, whileBeating, type Beat } from './activity-context.ts';
+import { guard } from './failures.ts';
+
+/** Salesforce's answers to a write by an Id that is not a record of this org. */
+const STALE_ID_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'INVALID_ID_FIELD', 'ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
+
+export type WriteOutcome = {
+  written: RecordLink[];
+  letters: DeadLetterInput[];
+  created: number;
+  updated: number;
+  succeeded: { sourceId: string; crmId: string }[];
+  calls: number;
+};
+
+/** Heartbeat details a write keeps for the next attempt: Bulk jobs by chunk. */
+export type WriteMemory = { bulkJobs?: Record<string, string> };
+
+export async function writeToCrm(
+  crm: CrmConnector,
+  object: string,
+  entity: string,
+  writes: PlannedWrite[],
+  context: { beat: Beat; signal?: AbortSignal; resumeJobs?: Record<string, string>; chunkSize?: number },
+): Promise<WriteOutcome> {
+  const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
+  await releaseRelinked(crm, object, writes, outcome, context.signal);
+  // Writes by CRM id and upserts by external id are different calls: grouped apart. The connector cuts
+  // a group into the CRM's own batches (tests may ask for smaller chunks to watch the seams).
+  const groups = { upsert: writes.filter((write) => !write.item.crmId), byId: writes.filter((write) => write.item.crmId) };
+  const chunks = Object.entries(groups).flatMap(([kind, group]) => {
+    const size = context.chunkSize ?? Math.max(group.length, 1);
+    return Array.from({ length: Math.ceil(group.length / size) }, (_, index) => ({ key: `${object}:${kind}:${index}`, writes: group.slice(index * size, (index + 1) * size) }));
+  });
+  const jobs: Record<string, string> = { ...context.resumeJobs };
+  let done = 0;
+  for (const chunk of chunks) {
+    context.signal?.throwIfAborted();
+    const phase = { entity, phase: 'write', writing: chunk.writes.length, written: done, of: writes.length };
+    let results = await whileBeating(context.beat, phase, () =>
+      guard(() =>
+        crm.upsert(
+          object,
+          chunk.writes.map((write) => write.item),
+          {
+            signal: context.signal,
+            bulkJob: {
+              resumeId: jobs[chunk.key],
+              onCreated: (jobId) => {
+                jobs[chunk.key] = jobId;
+                context.beat.keep({ bulkJobs: { ...jobs } });
+              },
+            },
+            onProgress: (detail) => context.beat({ ...phase, ...detail }),
+          },
+        ),
+      ),
+    );
+    outcome.calls += 1;
+    results = await retryStaleIds(crm, object, chunk.writes, results, outcome, context.signal);
+    results.forEach((result, index) => {
+      const write = chunk.writes[index]!;
+      if (result.ok) {
+        outcome.written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash, sourceVersion: write.version, carriedId: write.record.carriedCrmId ?? null });
+        outcome.succeeded.push({ sourceId: write.item.sourceId, crmId: result.crmId });
+        if (result.created) outcome.created += 1;
+        else outcome.updated += 1;
+      } else {
+        outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
+      }
+    });
+    done += chunk.writes.length;
+    context.beat({ entity, phase: 'write', written: done, of: writes.length });
+  }
+  return outcome;
+}
+
+/**
+ * A write by a CRM id that names no record in this org (deleted there, or an id carried from another
+ * org) is retried once as an upsert by external id instead of failing.
+ */
+async function retryStaleIds(crm: CrmConnector, object: string, writes: PlannedWrite[], results: UpsertResult[], outcome: WriteOutcome, signal?: AbortSignal): Promise<UpsertResult[]> {
+  const stale = results.flatMap((result, index) => (!result.ok && writes[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
+  if (stale.length === 0) return results;
+  const retried = await guard(() => crm.upsert(object, stale.map((index) => ({ ...writes[index]!.item, crmId: undefined })), { signal }));
+  outcome.calls += 1;
+  return results.map((result, index) => (stale.includes(index) ? retried[stale.indexOf(index)]! : result));
+}
+
+/**
+ * Records the seller relinked on the commerce side move to the CRM record now named there, once it is
+ * known to exist in this org (a carried id that names nothing here is no relink: the link stays). The
+ * record they were linked to gives up its external id first (it is unique: two records cannot both
+ * carry it) and is otherwise left as it is: nothing is deleted.
+ */
+async function releaseRelinked(crm: CrmConnector, object: string, writes: PlannedWrite[], outcome: WriteOutcome, signal?: AbortSignal): Promise<void> {
+  const relinked: PlannedWrite[] = [];
+  for (const write of writes.filter((candidate) => candidate.relinkedFrom)) {
+    signal?.throwIfAborted();
+    const target = await guard(() => crm.getById(object, write.item.crmId!, ['Id']));
+    outcome.calls += 1;
+    if (target) relinked.push(write);
+    else {
+      activityLog(`${write.item.sourceId} names ${object} ${write.item.crmId}, which this CRM org does not have: it stays linked to ${write.relinkedFrom}`);
+      write.item.crmId = write.relinkedFrom;
+      write.relinkedFrom = undefined;
+    }
+  }
+  if (relinked.length === 0) return;
+  const results = await guard(() =>
+    crm.upsert(
+      object,
+      relinked.map((write) => ({ sourceId: write.item.sourceId, externalIdField: write.item.externalIdField, externalId: '', crmId: write.relinkedFrom, fields: {} })),
+      { signal },
+    ),
+  );
+  outcome.calls += 1;
+  results.forEach((result, index) => {
+    const write = relinked[index]!;
+    if (!result.ok && !STALE_ID_CODES.has(result.error.code)) activityLog(`${object} ${write.relinkedFrom} kept its ${write.item.externalIdField} after the relink of ${write.item.sourceId}: ${result.error.message}`);
+  });
+}

@@ -1,0 +1,177 @@
+// The one path every record takes to the CRM, whoever read it (a window page, the notification feed, a
+// dead-letter retry): map, compare with the links, write, take the ids back, record. Under the
+// connection's per-entity lock, so no writer puts an older snapshot over a newer one between the
+// comparison and the write; links, dead letters and the cursor move in one transaction after the writes.
+import type pg from 'pg';
+import { toDate } from '../commerce/index.ts';
+import type { Entity } from '../mappings/types.ts';
+import { createCursorStore, type Cursor } from '../store/cursors.ts';
+import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
+import { inTransaction, withEntityLock } from '../store/entity-locks.ts';
+import { createRecordLinkStore } from '../store/record-links.ts';
+import { canonicalJson } from '../sync/hash.ts';
+import { parentReferences } from '../sync/parents.ts';
+import { planPage, type PlannedWrite } from '../sync/plan.ts';
+import type { ConnectionRuntime } from '../sync/runtime.ts';
+import { readEntitlementTerms, type TermsRead } from '../sync/sources.ts';
+import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
+import { activityLog, type Beat } from './activity-context.ts';
+import { writeToCrm, type WriteMemory } from './crm-write.ts';
+import { guard } from './failures.ts';
+
+export type PageCounts = { records: number; created: number; updated: number; unchanged: number; failed: number; writeBacks: number };
+
+export type RecordBatch = {
+  connectionId: string;
+  entity: Entity;
+  /** Records read (readable ones); what could not be read comes as `letters`. */
+  records: any[];
+  letters: DeadLetterInput[];
+  /** An entitlement's terms, when the reader already has them. */
+  terms?: TermsRead;
+  /** Notification path: a child whose parent has not reached the CRM waits for the full pass. */
+  holdOrphans?: boolean;
+  /** Page path: a record still failing with the very same payload waits for its retry time. */
+  respectRetryTimes?: boolean;
+  /** Incremental pass: where the stored cursor moves, in the same transaction as the links. */
+  advanceCursorTo?: Cursor;
+  dryRun?: boolean;
+};
+
+export type BatchOutcome = PageCounts & { crmWriteCalls: number; rejections: { sourceId: string; reason: string }[] };
+
+export type RecordSyncDeps = { pool: pg.Pool; clock: () => Date; beat: Beat; signal?: AbortSignal; writeChunk?: number; memory?: WriteMemory };
+
+export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDeps, batch: RecordBatch): Promise<BatchOutcome> {
+  const links = createRecordLinkStore(deps.pool);
+  const deadLetters = createDeadLetterStore(deps.pool);
+  const cursors = createCursorStore(deps.pool);
+  const orgId = rt.settings.commerce.organizationId;
+  const { connectionId, entity } = batch;
+  const letters: DeadLetterInput[] = [...batch.letters];
+
+  let records = batch.records;
+  const terms = entity === 'entitlement' ? (batch.terms ?? (await guard(() => readEntitlementTerms(rt.commerce, orgId, records, { signal: deps.signal, onProgress: deps.beat })))) : undefined;
+  if (terms) {
+    // An entitlement with an unreadable term would be written with wrong amounts: it waits instead.
+    letters.push(...[...terms.unreadable].map(([sourceId, problems]) => ({ sourceId, reason: `its terms cannot be read: ${problems.join('; ')}` })));
+    records = records.filter((record) => !terms.unreadable.has(record.id));
+  }
+  const version = (record: { id: string; lastUpdateTime?: string | number }) => newest(toDate(record.lastUpdateTime), terms?.latest.get(record.id));
+  const counts: BatchOutcome = { records: batch.records.length + batch.letters.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, rejections: [] };
+
+  return withEntityLock(deps.pool, connectionId, entity, { signal: deps.signal, onWait: (waitedMs) => deps.beat({ entity, phase: 'waiting for another writer', waitedMs }) }, async (client) => {
+    const known = await links.get(connectionId, entity, records.map((record) => record.id), client);
+    const plan = planPage({
+      records,
+      related: (record: { id: string }) => (terms ? { terms: terms.terms.get(record.id) ?? [] } : undefined),
+      mapping: rt.mappings[entity],
+      overrides: rt.settings.overrides[entity],
+      links: known,
+      version,
+      followCarriedIds: rt.writesBack !== false,
+    });
+    letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
+    if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes);
+    if (batch.holdOrphans) plan.writes = await withoutOrphans(plan.writes, client);
+    counts.unchanged = plan.unchanged.length + plan.superseded.length;
+    counts.failed += letters.length;
+
+    if (batch.dryRun) {
+      counts.created = plan.writes.filter((write) => !write.linked).length;
+      counts.updated = plan.writes.length - counts.created;
+      counts.rejections = letters.slice(0, 100).map(({ sourceId, reason }) => ({ sourceId, reason }));
+      return counts;
+    }
+
+    const written = await writeToCrm(rt.crm, rt.mappings[entity].object, entity, plan.writes, { beat: deps.beat, signal: deps.signal, resumeJobs: deps.memory?.bulkJobs, chunkSize: deps.writeChunk });
+    counts.created = written.created;
+    counts.updated = written.updated;
+    counts.crmWriteCalls = written.calls;
+    letters.push(...written.letters);
+    counts.failed += written.letters.length;
+
+    // Unchanged records are checked too: a write-back lost to a failure after the links were recorded
+    // (the retry finds them unchanged) is made then, and costs nothing once in place.
+    const current = new Map(records.map((record) => [record.id, record.metaInfo]));
+    const unchangedLinked = plan.unchanged.flatMap((sourceId) => (known.get(sourceId)?.crmId ? [{ sourceId, crmId: known.get(sourceId)!.crmId! }] : []));
+    const pendingBack =
+      rt.writesBack !== false
+        ? await planWriteBacks(rt.crm.kind, entity, await withAccounts(client, [...written.succeeded, ...unchangedLinked].map((item) => ({ ...item, current: current.get(item.sourceId) }))), (id) => rt.crm.recordUrl(id))
+        : [];
+    const awaitingBack = new Set(pendingBack.map((item) => item.sourceId));
+
+    // The links first: once the CRM holds a record, a crash must not make the retry write it again.
+    await inTransaction(client, async () => {
+      await links.upsert(connectionId, entity, written.written, client);
+      const settled = [...written.written.map((link) => link.sourceId), ...plan.unchanged, ...plan.superseded].filter((id) => !awaitingBack.has(id));
+      await deadLetters.resolve(connectionId, entity, settled, client);
+      await deadLetters.record(connectionId, entity, uniqueBySource(letters), client);
+      if (batch.advanceCursorTo) await cursors.advance(connectionId, entity, batch.advanceCursorTo, client);
+    });
+
+    if (pendingBack.length > 0) {
+      const back = await guard(() => sendWriteBacks(rt.commerce, orgId, entity, pendingBack, { signal: deps.signal, onProgress: deps.beat }));
+      counts.writeBacks = back.sent;
+      counts.failed += back.refused.length;
+      const refused = new Set(back.refused.map((refusal) => refusal.sourceId));
+      await deadLetters.resolve(connectionId, entity, [...awaitingBack].filter((id) => !refused.has(id)), client);
+      // A refused write-back is a dead letter of its record: retried later (the CRM write is not repeated).
+      await deadLetters.record(connectionId, entity, back.refused, client);
+    }
+    return counts;
+  });
+
+  /** A record still failing with the very same payload waits for its retry time instead of being sent again. */
+  async function withoutWaiting(writes: PlannedWrite[]): Promise<PlannedWrite[]> {
+    const waiting = await deadLetters.openFor(connectionId, entity, writes.map((write) => write.item.sourceId));
+    return writes.filter((write) => {
+      const letter = waiting.get(write.item.sourceId);
+      const wait = letter?.nextRetryAt && letter.nextRetryAt > deps.clock() && canonicalJson(letter.payload) === canonicalJson(write.item);
+      if (wait) counts.failed += 1;
+      return !wait;
+    });
+  }
+
+  /**
+   * The notification path can name a child before the full pass has written its parent (an entitlement
+   * whose offer is on a page not synced yet). Such a child is held back, neither written with a dangling
+   * reference nor dead-lettered: the full pass, which goes parents first, writes it. Parents of entities
+   * this connection does not sync are the CRM's business and are not waited for.
+   */
+  async function withoutOrphans(writes: PlannedWrite[], client: pg.PoolClient): Promise<PlannedWrite[]> {
+    const synced = Object.fromEntries(rt.settings.entities.filter((other) => other !== entity).map((other) => [other, rt.mappings[other].externalIdField]));
+    const references = writes.map((write) => parentReferences(write.item.fields, synced));
+    const linked = new Set<string>();
+    for (const parent of new Set(references.flat().map((reference) => reference.entity))) {
+      const ids = [...new Set(references.flat().filter((reference) => reference.entity === parent).map((reference) => reference.sourceId))];
+      for (const id of (await links.get(connectionId, parent, ids, client)).keys()) linked.add(`${parent}:${id}`);
+    }
+    return writes.filter((write, index) => {
+      const missing = references[index]!.filter((reference) => !linked.has(`${reference.entity}:${reference.sourceId}`));
+      if (missing.length) activityLog(`${entity} ${write.item.sourceId} waits for ${missing.map((m) => `${m.entity} ${m.sourceId}`).join(', ')} to reach the CRM; the full pass writes it`);
+      return missing.length === 0;
+    });
+  }
+
+  /** Adds the CRM account of each record's buyer (its buyer's record link), for the write-back. */
+  async function withAccounts<T extends { sourceId: string }>(client: pg.PoolClient, items: T[]): Promise<(T & { accountId?: string })[]> {
+    if (!rt.settings.entities.includes('buyer') || items.length === 0) return items;
+    const buyerOf = new Map(records.map((record) => [record.id, record.buyerID as string | undefined]));
+    const buyerIds = [...new Set(items.map((item) => buyerOf.get(item.sourceId)).filter((id): id is string => Boolean(id)))];
+    const accounts = await links.get(connectionId, 'buyer', buyerIds, client);
+    return items.map((item) => ({ ...item, accountId: accounts.get(buyerOf.get(item.sourceId) ?? '')?.crmId ?? undefined }));
+  }
+}
+
+function newest(...dates: (Date | undefined)[]): Date | undefined {
+  const times = dates.filter((date): date is Date => Boolean(date)).map((date) => date.getTime());
+  return times.length ? new Date(Math.max(...times)) : undefined;
+}
+
+/** One letter per record (the first reason wins): one statement must not touch a row twice. */
+function uniqueBySource(letters: DeadLetterInput[]): DeadLetterInput[] {
+  const bySource = new Map<string, DeadLetterInput>();
+  for (const letter of letters) if (!bySource.has(letter.sourceId)) bySource.set(letter.sourceId, letter);
+  return [...bySource.values()];
+}
