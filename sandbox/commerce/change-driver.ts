@@ -1,20 +1,27 @@
 // Makes the data move like a live marketplace: status moves, amounts, renewals, cancellations, new
 // offers and referrals. Every change bumps lastUpdateTime to "now" and emits one notification event
-// (A8). Runs on a timer (changesPerSecond) and on demand (POST /_sandbox/changes).
+// (A8), except a term changed alone (termsBumpEntitlement false: the term's own lastUpdateTime moves,
+// nothing else, as A12 allows). Runs on a timer (changesPerSecond) and on demand (POST /_sandbox/changes).
 import { DAY, iso, offerExternalId, type GenContext } from './data/common.ts';
 import { randomDelivery } from './data/events.ts';
 import { externalStatusOf, indexParties, makeOffer, makeReferral, type Parties } from './data/offers.ts';
 import { emitEvent, type SandboxState } from './state.ts';
-import { addTerm, nextId, type Store } from './store.ts';
-import type { Entitlement, Offer, Referral } from './types.ts';
+import { addTerm, nextId, nextNumber, type Store } from './store.ts';
+import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
 
-export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string; lastUpdateTime: string };
+/** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
+export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-type Kind = 'entitlementStatus' | 'entitlementAmounts' | 'renewal' | 'cancellation' | 'offerStatus' | 'newOffer' | 'newReferral' | 'referralStage';
-const KINDS: readonly (readonly [Kind, number])[] = [
-  ['entitlementStatus', 18], ['entitlementAmounts', 24], ['renewal', 8], ['cancellation', 7],
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
+const MIX: readonly (readonly [ChangeKind, number])[] = [
+  ['entitlementStatus', 18], ['termUsage', 24], ['renewal', 8], ['cancellation', 7],
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
+/** Weights when kinds are asked for; termCommit and buyerDeleted happen only then. */
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -31,45 +38,89 @@ const partiesCache = new WeakMap<Store, Parties>();
 function partiesOf(store: Store): Parties {
   let parties = partiesCache.get(store);
   if (!parties) {
-    parties = indexParties(store.products.rows, store.buyers.rows, store.contacts.rows);
+    // New offers and referrals never name an injected poison row.
+    const clean = <T extends object>(rows: readonly T[]) => rows.filter((row) => !store.injected.has(row));
+    parties = indexParties(clean(store.products.rows), clean(store.buyers.rows), clean(store.contacts.rows));
     partiesCache.set(store, parties);
   }
   return parties;
 }
 
-/** A random row satisfying `accept`, trying a bounded number of random picks. */
-function pickWhere<T>(state: SandboxState, rows: readonly T[], accept: (row: T) => boolean): T | undefined {
-  for (let attempt = 0; attempt < 40 && rows.length > 0; attempt++) {
-    const row = rows[Math.floor(state.random.next() * rows.length)]!;
-    if (accept(row)) return row;
-  }
-  return undefined;
+/** After buyers or contacts were injected: the parties of new records are indexed again without them. */
+export function forgetParties(store: Store): void {
+  partiesCache.delete(store);
 }
 
-export function applyChanges(state: SandboxState, count: number): Change[] {
+/**
+ * A random row satisfying `accept`, trying a bounded number of random picks; `thorough` (kinds asked
+ * for by name) then takes the first suitable row, so a rare case is still found. Injected poison rows
+ * are never picked.
+ */
+function pickWhere<T extends object>(state: SandboxState, rows: readonly T[], accept: (row: T) => boolean, thorough = false): T | undefined {
+  const usable = (row: T) => !state.store.injected.has(row) && accept(row);
+  for (let attempt = 0; attempt < 40 && rows.length > 0; attempt++) {
+    const row = rows[Math.floor(state.random.next() * rows.length)]!;
+    if (usable(row)) return row;
+  }
+  return thorough ? rows.find(usable) : undefined;
+}
+
+/**
+ * `count` changes now. Without `kinds`, drawn from the mix (a kind no record suits becomes a new
+ * referral). With `kinds`, drawn from those only; a kind no record suits any more is dropped, so fewer
+ * than `count` come back when none of them can happen (every buyer already DELETED).
+ */
+export function applyChanges(state: SandboxState, count: number, kinds?: readonly ChangeKind[]): Change[] {
   const changes: Change[] = [];
-  for (let i = 0; i < count; i++) {
-    const kind = state.random.weighted(KINDS);
-    // When no record suits the chosen kind, a new referral is always possible.
-    changes.push(applyOne(state, kind) ?? applyOne(state, 'newReferral')!);
+  if (!kinds) {
+    for (let i = 0; i < count; i++) {
+      const kind = state.random.weighted(MIX);
+      changes.push(applyOne(state, kind) ?? applyOne(state, 'newReferral')!);
+    }
+    return changes;
+  }
+  let open = [...new Set(kinds)];
+  while (changes.length < count && open.length > 0) {
+    const kind = open.length === 1 ? open[0]! : state.random.weighted(open.map((k) => [k, WEIGHTS[k]] as const));
+    const change = applyOne(state, kind, true);
+    if (change) changes.push(change);
+    else open = open.filter((k) => k !== kind);
   }
   return changes;
 }
 
-function applyOne(state: SandboxState, kind: Kind): Change | undefined {
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** The current term of an entitlement, when it has one the driver may change. */
+function currentTerm(state: SandboxState, entitlement: Entitlement): EntitlementTerm | undefined {
+  const term = state.store.entitlementTerms.get(entitlement.entitlementTermID);
+  return term && !state.store.injected.has(term) ? term : undefined;
+}
+
+function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Change | undefined {
   const { store } = state;
   const now = state.nowIso();
+  const bump = state.settings.termsBumpEntitlement;
   switch (kind) {
     case 'entitlementStatus': {
-      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status in ENTITLEMENT_MOVES);
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status in ENTITLEMENT_MOVES, thorough);
       if (!entitlement) return undefined;
       const previous = entitlement.status;
       entitlement.status = ENTITLEMENT_MOVES[previous]!;
       entitlement.externalStatus = entitlement.status.toLowerCase();
       return entitlementChange(state, entitlement, 'STATUS_CHANGED', `${previous} -> ${entitlement.status}`, { previousStatus: previous });
     }
-    case 'entitlementAmounts': {
-      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE');
+    case 'termUsage': {
+      if (!bump) {
+        const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE' && currentTerm(state, e) !== undefined, thorough);
+        if (!entitlement) return undefined;
+        const term = currentTerm(state, entitlement)!;
+        const amount = state.random.amount(10, 2_000);
+        term.usedCommitAmount = Math.min(term.commitAmount, round2(term.usedCommitAmount + amount));
+        term.reportedAmount = round2(term.reportedAmount + amount);
+        return termAloneChange(state, term, `usage of ${amount} reported on the term alone`);
+      }
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE', thorough);
       if (!entitlement) return undefined;
       const term = store.entitlementTerms.get(entitlement.entitlementTermID);
       const amount = state.random.amount(10, 2_000);
@@ -82,8 +133,27 @@ function applyOne(state: SandboxState, kind: Kind): Change | undefined {
       entitlement.info = { ...entitlement.info, invoicedAmount: Math.round((invoiced + amount) * 100) / 100, grossAmount: Math.round((((entitlement.info.grossAmount as number | undefined) ?? 0) + amount) * 100) / 100 };
       return entitlementChange(state, entitlement, 'UPDATED', `usage of ${amount} reported`, { reportedAmount: amount });
     }
+    case 'termCommit': {
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE' && currentTerm(state, e) !== undefined, thorough);
+      if (!entitlement) return undefined;
+      const term = currentTerm(state, entitlement)!;
+      const previous = term.commitAmount;
+      term.commitAmount = round2(previous + state.random.amount(100, 5_000)); // the buyer commits to more
+      term.lastUpdateTime = now;
+      const summary = `commit of term ${term.id} ${previous} -> ${term.commitAmount}`;
+      if (!bump) return termAloneChange(state, term, summary);
+      return entitlementChange(state, entitlement, 'UPDATED', summary, { commitAmount: term.commitAmount });
+    }
+    case 'buyerDeleted': {
+      const buyer = pickWhere(state, store.buyers.rows, (b) => b.status === 'ACTIVE', thorough);
+      if (!buyer) return undefined;
+      // A soft delete (A6): the buyer stays, DELETED; its contacts, offers and entitlements are untouched.
+      buyer.status = 'DELETED';
+      buyer.lastUpdateTime = now;
+      return record(state, 'BUYER', buyer.id, buyer.name, buyer.status, buyer.partner, [], now, 'DELETED', 'ACTIVE -> DELETED', { previousStatus: 'ACTIVE' });
+    }
     case 'renewal': {
-      const entitlement = pickWhere(state, store.entitlements.rows, (e) => (e.status === 'ACTIVE' || e.status === 'EXPIRED') && e.endTime !== null);
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => (e.status === 'ACTIVE' || e.status === 'EXPIRED') && e.endTime !== null, thorough);
       if (!entitlement) return undefined;
       const oldEnd = Date.parse(entitlement.endTime!);
       const newEnd = oldEnd + 365 * DAY;
@@ -91,7 +161,7 @@ function applyOne(state: SandboxState, kind: Kind): Change | undefined {
       if (current) {
         const term = {
           ...current,
-          id: nextId('term', store.entitlementTerms.rows),
+          id: nextId('term', store.entitlementTerms),
           usedCommitAmount: 0,
           usedCreditAmount: 0,
           reportedAmount: 0,
@@ -110,14 +180,14 @@ function applyOne(state: SandboxState, kind: Kind): Change | undefined {
       return entitlementChange(state, entitlement, 'RENEWED', `renewed until ${entitlement.endTime}`, { previousStatus: previous, endTime: entitlement.endTime });
     }
     case 'cancellation': {
-      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE');
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE', thorough);
       if (!entitlement) return undefined;
       entitlement.status = 'CANCELLED';
       entitlement.externalStatus = 'cancelled';
       return entitlementChange(state, entitlement, 'STATUS_CHANGED', 'ACTIVE -> CANCELLED', { previousStatus: 'ACTIVE' });
     }
     case 'offerStatus': {
-      const offer = pickWhere(state, store.offers.rows, (o) => o.status in OFFER_MOVES);
+      const offer = pickWhere(state, store.offers.rows, (o) => o.status in OFFER_MOVES, thorough);
       if (!offer) return undefined;
       const previous = offer.status;
       offer.status = state.random.pick(OFFER_MOVES[previous]!);
@@ -132,18 +202,18 @@ function applyOne(state: SandboxState, kind: Kind): Change | undefined {
       return offerChange(state, offer, 'STATUS_CHANGED', `${previous} -> ${offer.status}`, { previousStatus: previous });
     }
     case 'newOffer': {
-      const offer = makeOffer(driverContext(state), store.offers.rows.length + 1, partiesOf(store), { offerType: 'PRIVATE', status: 'PENDING_ACCEPTANCE', atMs: state.nowMs(), oversized: false });
+      const offer = makeOffer(driverContext(state), nextNumber('offer', store.offers), partiesOf(store), { offerType: 'PRIVATE', status: 'PENDING_ACCEPTANCE', atMs: state.nowMs(), oversized: false });
       store.offers.add(offer);
       if (offer.externalID) store.offersByExternalId.set(offer.externalID, offer);
       return offerChange(state, offer, 'CREATED', 'new private offer');
     }
     case 'newReferral': {
-      const referral = makeReferral(driverContext(state), store.referrals.rows.length + 1, partiesOf(store), store.offers.rows, { atMs: state.nowMs() });
+      const referral = makeReferral(driverContext(state), nextNumber('ref', store.referrals), partiesOf(store), store.offers.rows, { atMs: state.nowMs() });
       store.referrals.add(referral);
       return referralChange(state, referral, 'CREATED', 'new referral');
     }
     case 'referralStage': {
-      const referral = pickWhere(state, store.referrals.rows, (r) => r.status !== 'CLOSED' && r.status !== 'REJECTED' && STAGE_ORDER.indexOf(r.stage) >= 0 && r.stage !== 'Launched');
+      const referral = pickWhere(state, store.referrals.rows, (r) => r.status !== 'CLOSED' && r.status !== 'REJECTED' && STAGE_ORDER.indexOf(r.stage) >= 0 && r.stage !== 'Launched', thorough);
       if (!referral) return undefined;
       const previous = referral.stage;
       referral.stage = STAGE_ORDER[STAGE_ORDER.indexOf(previous) + 1]!;
@@ -162,6 +232,13 @@ function driverContext(state: SandboxState): GenContext {
     baseMs: state.nowMs(),
     externalIds: { has: (id: string) => taken.has(id), add: () => undefined },
   };
+}
+
+/** A term changed alone (A12 with termsBumpEntitlement false): its own lastUpdateTime, no event, one journal line. */
+function termAloneChange(state: SandboxState, term: EntitlementTerm, summary: string): Change {
+  term.lastUpdateTime = state.nowIso();
+  state.journal?.rowsOnly([['entitlementTerms', term]]);
+  return { entityType: 'ENTITLEMENT_TERM', id: term.id, action: 'UPDATED', summary, eventID: null, lastUpdateTime: term.lastUpdateTime, entitlementID: term.entitlementID };
 }
 
 function entitlementChange(state: SandboxState, entitlement: Entitlement, action: string, summary: string, info?: Record<string, unknown>): Change {

@@ -1,9 +1,10 @@
 // Test controls under /_sandbox/ on the API port (no token needed): call counts, faults, token
-// expiry, reset, changes on demand and record dumps. See README.md.
-import { applyChanges } from './change-driver.ts';
+// expiry, reset, changes on demand (and their mode), record dumps and poison records. See README.md.
+import { applyChanges, CHANGE_KINDS, type ChangeKind } from './change-driver.ts';
 import { badRequest, HttpError, notFound } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
 import { parseFaultRule } from './faults.ts';
+import { injectPoison, parseInjection } from './poison.ts';
 import { resetState, type SandboxState } from './state.ts';
 import type { Store } from './store.ts';
 
@@ -21,6 +22,21 @@ const RECORD_KINDS: Record<string, (store: Store) => readonly unknown[]> = {
 
 const MAX_CHANGES = 10_000;
 
+/** The body of POST /_sandbox/changes: `{count?, kinds?}` (no body: one change of the mix). */
+function parseChanges(body: unknown): { count: number; kinds?: ChangeKind[] } {
+  if (body === undefined) return { count: 1 };
+  if (!isPlainObject(body)) throw badRequest('the body must be a JSON object {"count": n, "kinds": [...]}');
+  const count = body.count ?? 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_CHANGES) throw badRequest(`count must be an integer from 0 to ${MAX_CHANGES}`);
+  if (body.kinds === undefined) return { count };
+  const kinds = body.kinds;
+  const known = CHANGE_KINDS as readonly unknown[];
+  if (!Array.isArray(kinds) || kinds.length === 0) throw badRequest(`kinds must be a non-empty list of change kinds: ${CHANGE_KINDS.join(', ')}`, { field: 'kinds' });
+  const unknown = kinds.find((kind) => !known.includes(kind));
+  if (unknown !== undefined) throw badRequest(`unknown change kind ${JSON.stringify(unknown)}; one of ${CHANGE_KINDS.join(', ')}`, { field: 'kinds' });
+  return { count, kinds: kinds as ChangeKind[] };
+}
+
 export function handleControl(state: SandboxState, method: string, pathname: string, body: unknown): { status: number; body: unknown } {
   const route = `${method} ${pathname.replace(/\/+$/, '')}`;
   switch (route) {
@@ -33,6 +49,7 @@ export function handleControl(state: SandboxState, method: string, pathname: str
           organizationId: state.settings.organizationId,
           seed: state.settings.seed,
           entitlements: state.settings.entitlements,
+          termsBumpEntitlement: state.settings.termsBumpEntitlement,
           counts: Object.fromEntries(Object.entries(RECORD_KINDS).map(([kind, rows]) => [kind, rows(state.store).length])),
         },
       };
@@ -64,10 +81,22 @@ export function handleControl(state: SandboxState, method: string, pathname: str
       return { status: 200, body: { changesPerSecond: rate } };
     }
     case 'POST /_sandbox/changes': {
-      const count = body === undefined ? 1 : isPlainObject(body) ? (body.count ?? 1) : Number.NaN;
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_CHANGES) throw badRequest(`count must be an integer from 0 to ${MAX_CHANGES}`);
-      return { status: 200, body: { changes: applyChanges(state, count) } };
+      const { count, kinds } = parseChanges(body);
+      return { status: 200, body: { changes: applyChanges(state, count, kinds) } };
     }
+    case 'GET /_sandbox/changes/mode':
+      return { status: 200, body: { termsBumpEntitlement: state.settings.termsBumpEntitlement } };
+    case 'POST /_sandbox/changes/mode': {
+      const value = isPlainObject(body) ? body.termsBumpEntitlement : undefined;
+      if (typeof value !== 'boolean') throw badRequest('termsBumpEntitlement must be true (a term change bumps its entitlement) or false (the term changes alone)', { field: 'termsBumpEntitlement' });
+      state.settings.termsBumpEntitlement = value;
+      return { status: 200, body: { termsBumpEntitlement: value } };
+    }
+  }
+  const inject = /^POST \/_sandbox\/records\/([^/]+)$/.exec(route);
+  if (inject) {
+    const { kind, rows } = parseInjection(inject[1]!, body);
+    return { status: 200, body: injectPoison(state, kind, rows) };
   }
   const records = /^GET \/_sandbox\/records\/([^/]+)$/.exec(route);
   if (records) {

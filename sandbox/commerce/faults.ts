@@ -1,5 +1,7 @@
-// Injected faults: latency, 429 with Retry-After, 500, malformed and truncated bodies. Decisions come
-// from a seeded PRNG, so a test run with the same seed and the same calls sees the same faults.
+// Injected faults: latency, 429 with Retry-After, 500, a refused call (a 4xx with a body of the
+// contract's error shape, for a fraction of calls or for named record ids), malformed and truncated
+// bodies. Decisions come from a seeded PRNG, so a test run with the same seed and the same calls sees
+// the same faults.
 import { badRequest } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
 import { createRandom, type Random } from './prng.ts';
@@ -11,12 +13,18 @@ export type FaultRule = {
   latencyMs: number;
   malformedRate: number;
   truncatedRate: number;
+  /** Present when the rule refuses calls: with `ids`, only calls whose path names one of them. */
+  refusal?: Refusal;
 };
+
+export type Refusal = { rate4xx: number; status: number; body: unknown; ids?: string[] };
 
 export type FaultDecision = {
   latencyMs: number;
   status?: 429 | 500;
   retryAfterSeconds: number;
+  /** A 4xx to answer instead of running the handler. */
+  refused?: { status: number; body: unknown };
   corrupt?: 'malformed' | 'truncated';
 };
 
@@ -25,7 +33,7 @@ const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate'] as const;
 /** Parses the body of POST /_sandbox/faults; unknown fields and out-of-range values are 400s. */
 export function parseFaultRule(body: unknown): { operation: string; rule: FaultRule } {
   if (!isPlainObject(body)) throw badRequest('the body must be a JSON object');
-  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs']);
+  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', ...REFUSAL_FIELDS]);
   for (const key of Object.keys(body)) if (!known.has(key)) throw badRequest(`unknown field ${key}; expected ${[...known].join(', ')}`);
   const operation = body.operation ?? '*';
   if (typeof operation !== 'string' || (operation !== '*' && !/^[A-Z]+ \//.test(operation))) {
@@ -45,8 +53,40 @@ export function parseFaultRule(body: unknown): { operation: string; rule: FaultR
       truncatedRate: number('truncatedRate', 0, 1),
       retryAfterSeconds: Math.round(number('retryAfterSeconds', 1, 86_400)),
       latencyMs: number('latencyMs', 0, 60_000),
+      ...parseRefusal(body, operation, number),
     },
   };
+}
+
+const REFUSAL_FIELDS = ['rate4xx', 'status', 'ids', 'body'];
+
+/** Error codes of a refusal without its own body (A2's codes where it names one). */
+const REFUSAL_CODES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 409: 'FAILED_PRECONDITION', 412: 'FAILED_PRECONDITION', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 422: 'INVALID_ARGUMENT' };
+
+/** The refusal part of a rule: any of rate4xx, status, ids, body makes one (rate4xx then defaults to 1). */
+function parseRefusal(body: Record<string, unknown>, operation: string, number: (name: string, fallback: number, max: number) => number): { refusal?: Refusal } {
+  if (!REFUSAL_FIELDS.some((field) => body[field] !== undefined)) return {};
+  const rate4xx = number('rate4xx', 1, 1);
+  const status = body.status ?? 400;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499 || status === 429) {
+    throw badRequest(`status must be an HTTP status from 400 to 499 other than 429 (use rate429 for that), got ${JSON.stringify(status)}`, { field: 'status' });
+  }
+  let ids: string[] | undefined;
+  if (body.ids !== undefined) {
+    if (!Array.isArray(body.ids) || body.ids.length === 0 || !body.ids.every((id) => typeof id === 'string' && id !== '')) {
+      throw badRequest('ids must be a non-empty list of record ids (strings), as they appear in the path', { field: 'ids' });
+    }
+    ids = body.ids as string[];
+  }
+  // §7.1: an error body is a JSON object or a plain JSON string; A2: a 404 body is a plain string.
+  let reply = body.body;
+  if (reply === undefined) {
+    const message = `${operation === '*' ? 'the call' : operation} was refused (sandbox fault)`;
+    reply = status === 404 ? message : { code: REFUSAL_CODES[status] ?? 'FAILED_PRECONDITION', message };
+  } else if (typeof reply !== 'string' && !isPlainObject(reply)) {
+    throw badRequest('body must be a JSON object or a JSON string (the two error shapes of the contract, §7.1)', { field: 'body' });
+  }
+  return { refusal: ids ? { rate4xx, status, body: reply, ids } : { rate4xx, status, body: reply } };
 }
 
 export class Faults {
@@ -74,16 +114,22 @@ export class Faults {
     this.#random = createRandom(this.#seed ^ 0x5eed_fa17);
   }
 
-  /** The rule of this exact key, else the '*' rule (which never covers the token endpoint). */
-  decide(key: string, wildcard = true): FaultDecision | undefined {
+  /**
+   * The rule of this exact key, else the '*' rule (which never covers the token endpoint). `ids` are
+   * the record ids in the call's path, which a refusal with `ids` must meet.
+   */
+  decide(key: string, wildcard = true, ids: readonly string[] = []): FaultDecision | undefined {
     const rule = this.#rules.get(key) ?? (wildcard ? this.#rules.get('*') : undefined);
     if (!rule) return undefined;
     const draw = (rate: number) => rate > 0 && this.#random.next() < rate;
     const decision: FaultDecision = { latencyMs: rule.latencyMs, retryAfterSeconds: rule.retryAfterSeconds };
     if (draw(rule.rate429)) decision.status = 429;
     else if (draw(rule.rate500)) decision.status = 500;
+    else if (rule.refusal && refuses(rule.refusal, ids) && draw(rule.refusal.rate4xx)) decision.refused = { status: rule.refusal.status, body: rule.refusal.body };
     else if (draw(rule.malformedRate)) decision.corrupt = 'malformed';
     else if (draw(rule.truncatedRate)) decision.corrupt = 'truncated';
     return decision;
   }
 }
+
+const refuses = (refusal: Refusal, ids: readonly string[]) => !refusal.ids || refusal.ids.some((id) => ids.includes(id));

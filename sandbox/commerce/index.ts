@@ -23,6 +23,8 @@ export type CommerceSandboxOptions = {
   totalCountCap?: number; // default 10000
   changesPerSecond?: number; // default 0
   unknownEventVersionRate?: number; // default 0
+  /** false: a term's usage or commit change leaves its entitlement alone (README "Change driver"). Default true. */
+  termsBumpEntitlement?: boolean;
   now?: () => Date; // default () => new Date()
   /**
    * A file that keeps every change across restarts (see README "Persistence"): replayed over the
@@ -73,6 +75,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     totalCountCap: options.totalCountCap ?? 10_000,
     changesPerSecond: options.changesPerSecond ?? 0,
     unknownEventVersionRate: options.unknownEventVersionRate ?? 0,
+    termsBumpEntitlement: options.termsBumpEntitlement ?? true,
     baseTime: DEFAULT_BASE_TIME,
     now: options.now ?? (() => new Date()),
   });

@@ -4,9 +4,12 @@
 // changed (A8: one event per change), so emitEvent writes that record's full image together with the
 // event, as one line, before the request is answered. One line per change means a kill in the middle
 // of a write loses a whole unacknowledged change, never a record without its event or the reverse.
+// Two changes have no event: a term changed alone (A12, termsBumpEntitlement false) writes the term's
+// image, and injected poison rows (poison.ts) are written as they came, one line per request.
 // Replay: generate from the same settings, then apply the lines in order.
 import { createHash } from 'node:crypto';
 import { openJournalFile, type JournalFile } from '../journal-file.ts';
+import { injectRecords, type InjectableKind } from './poison.ts';
 import type { SandboxState } from './state.ts';
 import { addTerm, type Store } from './store.ts';
 import type { NotificationEvent } from './types.ts';
@@ -21,7 +24,8 @@ const KIND_OF_ENTITY = { OFFER: 'offers', ENTITLEMENT: 'entitlements', REFERRAL:
 type RowKind = (typeof KIND_OF_ENTITY)[keyof typeof KIND_OF_ENTITY] | 'entitlementTerms';
 type Row = { id: string } & Record<string, unknown>;
 
-type ChangeEntry = { rows: [RowKind, Row][]; event: NotificationEvent };
+type ChangeEntry = { rows: [RowKind, Row][]; event?: NotificationEvent };
+type InjectEntry = { inject: { kind: InjectableKind; rows: Record<string, unknown>[] } };
 /** A remembered offer create (§8: the same body within 60 s answers the first offer, even after a restart). */
 type DedupEntry = { dedup: { clientId: string; body: unknown; atMs: number; status: number; text: string } };
 
@@ -29,6 +33,10 @@ export type CommerceJournal = {
   /** Writes `event` and the record it is about (an entitlement with its current term). */
   change(state: SandboxState, event: NotificationEvent): void;
   dedup(entry: DedupEntry['dedup']): void;
+  /** A change that emits no event (a term changed alone): the images of the rows it changed. */
+  rowsOnly(rows: [RowKind, Row][]): void;
+  /** Poison rows stored verbatim by POST /_sandbox/records/{kind}. */
+  inject(kind: InjectableKind, rows: readonly Record<string, unknown>[]): void;
   /** After POST /_sandbox/reset: the data is the generated set again, so only the settings remain. */
   reset(): void;
   close(): void;
@@ -91,9 +99,12 @@ function applyRow(store: Store, kind: RowKind, image: Row) {
 
 function replay(state: SandboxState, entries: readonly unknown[], file: string) {
   entries.forEach((entry, index) => {
-    if ((entry as ChangeEntry).event) {
+    if (Array.isArray((entry as ChangeEntry).rows)) {
       for (const [kind, image] of (entry as ChangeEntry).rows) applyRow(state.store, kind, image);
-      state.store.events.add((entry as ChangeEntry).event);
+      if ((entry as ChangeEntry).event) state.store.events.add((entry as ChangeEntry).event!);
+    } else if ((entry as InjectEntry).inject) {
+      const { kind, rows } = (entry as InjectEntry).inject;
+      injectRecords(state.store, kind, rows);
     } else if ((entry as DedupEntry).dedup) {
       const { clientId, body, atMs, status, text } = (entry as DedupEntry).dedup;
       state.dedup.remember(clientId, body, atMs, status, text);
@@ -125,6 +136,12 @@ export function openCommerceJournal(state: SandboxState, file: string): Commerce
     },
     dedup(entry) {
       journal.append({ dedup: entry } satisfies DedupEntry);
+    },
+    rowsOnly(rows) {
+      journal.append({ rows } satisfies ChangeEntry);
+    },
+    inject(kind, rows) {
+      journal.append({ inject: { kind, rows: [...rows] } } satisfies InjectEntry);
     },
     reset() {
       journal.rewrite([expected]);

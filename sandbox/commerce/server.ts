@@ -1,7 +1,8 @@
 // The API host ({base_url}). Order of work for a request: /_sandbox controls (no token) are answered
 // first; anything else is counted under its operation key, then needs a valid bearer token (401),
-// then must be a known path (404) with a known method (405); then injected faults apply, then the
-// organization must exist (404), then the handler runs or the operation answers 501.
+// then must be a known path (404) with a known method (405); then injected faults apply (a refused
+// call answers its 4xx without running the handler), then the organization must exist (404), then
+// the handler runs or the operation answers 501.
 import http from 'node:http';
 import { handleControl } from './control.ts';
 import { HttpError, methodNotAllowed, notFound, notImplemented, unauthenticated } from './errors.ts';
@@ -49,12 +50,16 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
   if (match.kind === 'not-found') throw notFound(`no operation at ${method} ${url.pathname}`);
   if (match.kind === 'method-not-allowed') throw methodNotAllowed(method, match.path, match.allowed);
 
-  const fault: FaultDecision | undefined = state.faults.decide(match.key);
+  // Record ids in the path (every parameter but the organization) are what a refusal's `ids` name.
+  const ids = Object.entries(match.params).filter(([name]) => name !== 'orgId').map(([, value]) => value);
+  const fault: FaultDecision | undefined = state.faults.decide(match.key, true, ids);
   if (fault?.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   if (fault?.status === 429) {
     throw new HttpError(429, { code: 'RESOURCE_EXHAUSTED', message: `too many requests (sandbox fault); retry after ${fault.retryAfterSeconds} s` }, { 'retry-after': String(fault.retryAfterSeconds) });
   }
   if (fault?.status === 500) throw new HttpError(500, { code: 'INTERNAL', message: 'internal server error (sandbox fault)' });
+  // A refused call, before the handler: nothing is written.
+  if (fault?.refused) throw new HttpError(fault.refused.status, fault.refused.body);
 
   const orgId = match.params.orgId;
   if (orgId !== undefined && !state.store.organizations.get(orgId)) throw notFound(`organization ${orgId} not found`);

@@ -1,7 +1,8 @@
 // The `s` sort (A4): `field:asc,field2:desc` or `-field,field2`. Rows missing a field (or holding
 // null) sort last in either direction; `id` ascending is always the final tie-breaker so pages are
-// stable.
+// stable (rows without a string id, injected poison, after the others, in the order held).
 import { asInstant, FIELD_PATTERN, fieldPath, resolveField, type FieldPath } from './fields.ts';
+import { compareIds } from './store.ts';
 
 export type SortKey = { field: FieldPath; descending: boolean };
 
@@ -67,7 +68,7 @@ export function sortRows<T extends { id: string }>(rows: readonly T[], keys: rea
       const order = compareComparable(x, y);
       if (order !== 0) return keys[i]!.descending ? -order : order;
     }
-    return a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0;
+    return compareIds(a.row.id, b.row.id);
   });
   return decorated.map((entry) => entry.row);
 }

@@ -20,6 +20,12 @@ export type SandboxSettings = {
   totalCountCap: number;
   changesPerSecond: number;
   unknownEventVersionRate: number;
+  /**
+   * Whether a change of an entitlement term (usage or commit amounts) also bumps its entitlement's
+   * lastUpdateTime and emits an ENTITLEMENT event (true, the assumption A12), or changes the term
+   * alone (false). Set by the option and POST /_sandbox/changes/mode.
+   */
+  termsBumpEntitlement: boolean;
   baseTime: string;
   now: () => Date;
 };
@@ -73,6 +79,13 @@ export function resetState(state: SandboxState): void {
   state.journal?.reset();
 }
 
+/** One more than the events held, skipping an eventID an injected event already took. */
+function nextEventId(state: SandboxState): string {
+  let n = state.store.events.rows.length + 1;
+  while (state.store.events.ids.has(eventId(n))) n++;
+  return eventId(n);
+}
+
 /**
  * Records one notification event for a change (A8). With unknownEventVersionRate > 0 some events
  * carry version 2, which consumers must reject and leave for redelivery (§6.3).
@@ -80,7 +93,7 @@ export function resetState(state: SandboxState): void {
 export function emitEvent(state: SandboxState, input: EventInput, delivery: EventDelivery = DEFAULT_DELIVERY): NotificationEvent {
   const rate = state.settings.unknownEventVersionRate;
   const version = rate > 0 && state.random.next() < rate ? 2 : 1;
-  const event = buildEvent(state.settings.organizationId, eventId(state.store.events.rows.length + 1), version, input, delivery);
+  const event = buildEvent(state.settings.organizationId, nextEventId(state), version, input, delivery);
   state.store.events.add(event);
   state.journal?.change(state, event);
   return event;

@@ -1,6 +1,9 @@
 // The live records of one sandbox run: the generated data set, indexed by id, plus what the API and the
 // change driver add. Rows stay in ascending id order (the default order of A4), events in ascending
-// (timestamp, eventID) order (A5).
+// (timestamp, eventID) order (A5). Injected poison rows (poison.ts) may lack an id or hold one that is
+// not a string: they come after every string id, in the order they arrived, and get-by-id cannot
+// reach them.
+import { recordId } from './data/common.ts';
 import { generateDataset, type GeneratorOptions } from './generator.ts';
 import type { Buyer, Contact, Entitlement, EntitlementTerm, NotificationEvent, Offer, Organization, Product, Referral } from './types.ts';
 
@@ -18,15 +21,23 @@ export class Collection<T extends { id: string }> {
   }
 
   add(row: T): void {
-    if (this.byId.has(row.id)) throw new Error(`duplicate id ${row.id}`);
-    this.byId.set(row.id, row);
+    const indexed = typeof row.id === 'string';
+    if (indexed && this.byId.has(row.id)) throw new Error(`duplicate id ${row.id}`);
+    if (indexed) this.byId.set(row.id, row);
+    // After every row that does not sort after it: rows without a string id keep their arrival order.
     const last = this.rows[this.rows.length - 1];
-    if (!last || compareIds(last.id, row.id) < 0) this.rows.push(row);
-    else this.rows.splice(lowerBound(this.rows, (existing) => compareIds(existing.id, row.id) < 0), 0, row);
+    if (!last || compareIds(last.id, row.id) <= 0) this.rows.push(row);
+    else this.rows.splice(lowerBound(this.rows, (existing) => compareIds(existing.id, row.id) <= 0), 0, row);
   }
 }
 
-export const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** String ids by code unit; any other id (missing, null, a number: poison rows) after them, all equal. */
+export function compareIds(a: unknown, b: unknown): number {
+  const aString = typeof a === 'string';
+  const bString = typeof b === 'string';
+  if (aString && bString) return a < b ? -1 : a > b ? 1 : 0;
+  return aString === bString ? 0 : aString ? -1 : 1;
+}
 
 /** First index whose row is not `before` (rows sorted so `before` is true on a prefix). */
 function lowerBound<T>(rows: readonly T[], before: (row: T) => boolean): number {
@@ -40,12 +51,17 @@ function lowerBound<T>(rows: readonly T[], before: (row: T) => boolean): number 
   return low;
 }
 
-const eventBefore = (a: NotificationEvent, b: NotificationEvent) =>
-  a.timestamp < b.timestamp || (a.timestamp === b.timestamp && a.eventID < b.eventID);
+/** (timestamp, eventID) by code unit; an injected event whose field is not a string sorts after the strings. */
+const eventBefore = (a: NotificationEvent, b: NotificationEvent) => {
+  const time = compareIds(a.timestamp, b.timestamp);
+  return time < 0 || (time === 0 && compareIds(a.eventID, b.eventID) < 0);
+};
 
 export class EventLog {
   readonly rows: NotificationEvent[] = [];
   readonly byEntity = new Map<string, NotificationEvent[]>();
+  /** Every string eventID held, so a new event never takes one an injected event already has. */
+  readonly ids = new Set<string>();
 
   constructor(events: readonly NotificationEvent[]) {
     for (const event of events) this.add(event);
@@ -53,6 +69,9 @@ export class EventLog {
 
   add(event: NotificationEvent): void {
     insertOrdered(this.rows, event);
+    if (typeof event.eventID === 'string') this.ids.add(event.eventID);
+    // An injected event without a string entityType and entityID names no entity to list it under.
+    if (typeof event.entityType !== 'string' || typeof event.entityID !== 'string') return;
     const key = entityKey(event.entityType, event.entityID);
     const list = this.byEntity.get(key);
     if (list) insertOrdered(list, event);
@@ -68,9 +87,10 @@ const entityKey = (entityType: string, entityId: string) => `${entityType.toUppe
 
 function insertOrdered(rows: NotificationEvent[], event: NotificationEvent) {
   const last = rows[rows.length - 1];
-  // A clock moved backwards by a test (the `now` option) still leaves the log in order.
-  if (!last || eventBefore(last, event)) rows.push(event);
-  else rows.splice(lowerBound(rows, (existing) => eventBefore(existing, event)), 0, event);
+  // A clock moved backwards by a test (the `now` option) still leaves the log in order; events that
+  // tie (only injected ones can) keep their arrival order.
+  if (!last || !eventBefore(event, last)) rows.push(event);
+  else rows.splice(lowerBound(rows, (existing) => !eventBefore(event, existing)), 0, event);
 }
 
 export type Store = {
@@ -85,6 +105,8 @@ export type Store = {
   events: EventLog;
   offersByExternalId: Map<string, Offer>;
   termsByEntitlement: Map<string, EntitlementTerm[]>;
+  /** Rows that hold injected poison (poison.ts): the change driver leaves them alone. */
+  injected: WeakSet<object>;
 };
 
 export function createStore(options: GeneratorOptions): Store {
@@ -109,6 +131,7 @@ export function createStore(options: GeneratorOptions): Store {
     events: new EventLog(data.notificationEvents),
     offersByExternalId,
     termsByEntitlement,
+    injected: new WeakSet(),
   };
 }
 
@@ -119,7 +142,14 @@ export function addTerm(store: Store, term: EntitlementTerm): void {
   else store.termsByEntitlement.set(term.entitlementID, [term]);
 }
 
-/** The next id of a kind: ids are never reused because records are only ever soft-deleted. */
-export function nextId(prefix: string, rows: readonly unknown[], width = 6): string {
-  return `${prefix}-${String(rows.length + 1).padStart(width, '0')}`;
+/**
+ * The number of the next record of a kind: one more than the rows held (ids are never reused because
+ * records are only ever soft-deleted), skipping a number an injected row already took as its id.
+ */
+export function nextNumber(prefix: string, collection: Collection<{ id: string }>, width = 6): number {
+  let n = collection.rows.length + 1;
+  while (collection.get(recordId(prefix, n, width))) n++;
+  return n;
 }
+
+export const nextId = (prefix: string, collection: Collection<{ id: string }>, width = 6) => recordId(prefix, nextNumber(prefix, collection, width), width);

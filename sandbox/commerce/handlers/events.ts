@@ -3,6 +3,7 @@
 import { badRequest } from '../errors.ts';
 import { asInstant } from '../fields.ts';
 import { listPaging, runQuery } from '../paging.ts';
+import { compareIds } from '../store.ts';
 import type { NotificationEvent } from '../types.ts';
 import { ok, type HandlerTable, type Reply } from './common.ts';
 
@@ -17,7 +18,8 @@ function eventPage(events: readonly NotificationEvent[], query: URLSearchParams)
   }
   let rows = events;
   if (entityType) rows = rows.filter((event) => event.entityType === entityType.toUpperCase());
-  if (sinceMs !== undefined) rows = rows.filter((event) => Date.parse(event.lastUpdateTime) >= sinceMs);
+  // An (injected) event whose lastUpdateTime is not a date-time is never "since" anything.
+  if (sinceMs !== undefined) rows = rows.filter((event) => typeof event.lastUpdateTime === 'string' && (asInstant(event.lastUpdateTime) ?? Number.NaN) >= sinceMs);
   const slice = rows.slice(page.offset, page.offset + page.limit);
   const body: { notificationEvents: NotificationEvent[]; nextOffset?: number; totalCount?: number } = { notificationEvents: slice };
   const end = page.offset + slice.length;
@@ -40,7 +42,7 @@ export const eventHandlers: HandlerTable = {
 
   'GET /org/{orgId}/auditingEvent/query': ({ state, query }) => {
     const rows = state.store.events.rows.filter((event) => event.requireAudit).map(auditRow);
-    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    rows.sort((a, b) => compareIds(a.id, b.id));
     return ok(runQuery(rows, query, state.settings.totalCountCap));
   },
 };

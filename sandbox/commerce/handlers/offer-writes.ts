@@ -38,7 +38,7 @@ function newOffer(state: SandboxState, body: Record<string, unknown>, clientId: 
   for (const key of SERVER_OWNED) delete extra[key];
   const offer: Offer = {
     ...(extra as Partial<Offer>),
-    id: nextId('offer', state.store.offers.rows),
+    id: nextId('offer', state.store.offers),
     name: body.name as string,
     organizationID: state.settings.organizationId,
     contactIds: (body.contactIds as string[] | undefined) ?? [],

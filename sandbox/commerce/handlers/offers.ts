@@ -25,7 +25,8 @@ export function offerChanged(state: SandboxState, offer: Offer, action: string, 
   });
 }
 
-const meta = (offer: Offer, key: string) => offer.metaInfo[key];
+// An injected poison offer may have no metaInfo at all.
+const meta = (offer: Offer, key: string) => (offer.metaInfo as Offer['metaInfo'] | undefined)?.[key];
 
 export const offerReadHandlers: HandlerTable = {
   // §4.2 List Offers. CRM ids are matched against metaInfo exactly as stored (crmCOpportunityId is

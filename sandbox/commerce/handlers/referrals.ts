@@ -72,7 +72,7 @@ function createReferral(state: SandboxState, body: Record<string, unknown>): Ref
     stage: 'Prospect',
     currency: 'USD',
     ...writable(body),
-    id: nextId('ref', state.store.referrals.rows),
+    id: nextId('ref', state.store.referrals),
     organizationID: state.settings.organizationId,
     creationTime: now,
     lastUpdateTime: now,
