@@ -1,14 +1,17 @@
 // The page activity's own logic against real PostgreSQL and the commerce sandbox, with an in-memory
 // CRM: counts, content hashes, cursors that move only after writes, dead letters, write-back, the feed.
+// The CRM holds the buyers' Accounts before each scenario (startMemorySync): like Salesforce, it
+// refuses a child whose parent is missing. Look-back: production's 600 s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncActivities } from '../../activities/sync.ts';
 import { createCommerceClient } from '../../commerce/index.ts';
+import { checkMappings, MappingConfigError } from '../../mappings/check.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { createCursorStore } from '../../store/cursors.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { startCommerceSandbox } from '../../sandbox/commerce/index.ts';
-import { fullPass } from '../support/memory-crm.ts';
+import { createMemoryCrm, fullPass } from '../support/memory-crm.ts';
 import { startMemorySync, type MemorySync } from '../support/memory-sync.ts';
 
 describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', () => {
@@ -133,6 +136,46 @@ describe('sync activities (real PostgreSQL, commerce sandbox, in-memory CRM)', (
       expect(kept[0]!.payload).toMatchObject({ eventID: kept[0]!.sourceId });
     } finally {
       await versioned.stop();
+    }
+  });
+});
+
+describe('the in-memory CRM stands for the org, not for the mappings', () => {
+  it('describes the org\'s own fields: a mapping field the org lacks fails the mapping check by name', async () => {
+    const crm = createMemoryCrm();
+    await expect(checkMappings(crm.connector, SALESFORCE_MAPPINGS)).resolves.toBeUndefined();
+    const withExtra = { ...SALESFORCE_MAPPINGS.buyer, describe: { ...SALESFORCE_MAPPINGS.buyer.describe, Segment__c: 'buyer.metaInfo.customMetaInfo.segment' } };
+    const refused = await checkMappings(crm.connector, { buyer: withExtra }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MappingConfigError);
+    expect((refused as MappingConfigError).problems).toEqual(["Account has no field 'Segment__c' (written by the buyer mapping)"]);
+  });
+
+  it('refuses a child whose parent is not there with Salesforce\'s error; it waits as a dead letter and the retry writes it once the parent is in', async () => {
+    const setup = await startMemorySync({ name: 'orphans', entitlements: 20, seed: 8, pageSize: 100, accountsFirst: false });
+    try {
+      const { database, commerce, crm, activities, connectionId } = setup;
+      const offers = (await (await fetch(`${commerce.apiUrl}/_sandbox/records/offers`)).json()) as { id: string; buyerID?: string }[];
+      const withBuyer = offers.filter((offer) => offer.buyerID);
+      expect(withBuyer.length).toBeGreaterThan(0);
+      const first = await fullPass(activities, connectionId, 'offer');
+      expect(first.failed).toBe(withBuyer.length);
+      expect(crm.objects('Opportunity').map((row) => row.Commerce_Offer_Id__c).sort()).toEqual(offers.filter((offer) => !offer.buyerID).map((offer) => offer.id).sort());
+      const letters = await createDeadLetterStore(database.pool).listOpen(connectionId, 'offer');
+      const byOffer = new Map(letters.map((letter) => [letter.sourceId, letter.reason]));
+      for (const offer of withBuyer) {
+        expect(byOffer.get(offer.id)).toBe(`INVALID_FIELD: Foreign key external ID: ${offer.buyerID} not found for field Commerce_Buyer_Id__c in entity Account`);
+      }
+
+      await fullPass(activities, connectionId, 'buyer');
+      await createDeadLetterStore(database.pool).makeDue(connectionId);
+      expect(await activities.retryDeadLetters({ connectionId, entity: 'offer' })).toMatchObject({ created: withBuyer.length, failed: 0 });
+      const accountOf = new Map(crm.objects('Account').map((row) => [row.Commerce_Buyer_Id__c, row.Id]));
+      for (const offer of withBuyer) {
+        const row = crm.objects('Opportunity').find((opportunity) => opportunity.Commerce_Offer_Id__c === offer.id);
+        expect(row?.AccountId, offer.id).toBe(accountOf.get(offer.buyerID));
+      }
+    } finally {
+      await setup.stop();
     }
   });
 });

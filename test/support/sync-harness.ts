@@ -1,5 +1,5 @@
 // Everything an end-to-end sync test needs: both sandboxes, a database with a connection to them, and
-// helpers to read both sides and compute the CRM state the mappings say there should be.
+// helpers to read both sides and compute the CRM state the documented rules say there should be.
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { Entity } from '../../mappings/types.ts';
@@ -20,12 +20,16 @@ export async function startSandboxes(commerceOptions: CommerceSandboxOptions = {
   return { commerce, salesforce, stop: async () => { await commerce.stop(); await salesforce.stop(); } };
 }
 
-export async function createSandboxConnection(database: TestDatabase, commerce: CommerceSandbox, salesforce: SalesforceSandbox, extra: { pageSize?: number; entities?: Entity[] } = {}) {
+/**
+ * A stored connection between the sandboxes. The look-back is production's default (600 s), so the
+ * tests meet the re-reads it causes; only a test about exact cursor positions should ask for another.
+ */
+export async function createSandboxConnection(database: TestDatabase, commerce: CommerceSandbox, salesforce: SalesforceSandbox, extra: { pageSize?: number; entities?: Entity[]; lookbackSeconds?: number } = {}) {
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
     crm: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
     entities: extra.entities,
-    schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, lookbackSeconds: 0 },
+    schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, ...(extra.lookbackSeconds === undefined ? {} : { lookbackSeconds: extra.lookbackSeconds }) },
   });
   return createConnectionStore(database.pool, TEST_SECRET_BOX).create({
     name: `sandbox-${Date.now()}`,
@@ -43,7 +47,7 @@ export async function salesforceCalls(salesforce: SalesforceSandbox): Promise<Re
 export const writeCalls = (calls: Record<string, number>) =>
   Object.entries(calls).filter(([name, count]) => /upsert|create|update|bulk2|ingest|patch/i.test(name) && !/token/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
 
-export { commerceDump, expectedCrmState, sameValue } from './expected-crm.ts';
+export { commerceDump, commerceSnapshot, expectedCrmState, expectedOrg, sameValue } from './expected-crm.ts';
 export { salesforceDump } from './salesforce-state.ts';
 
 /** The production worker on the test Temporal server, on its own task queue; stop() drains it. */
