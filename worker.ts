@@ -21,7 +21,26 @@ export type SyncWorkerOptions = {
   /** Tests add their own workflows and activities; production uses the defaults. */
   workflowsPath?: string;
   extraActivities?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** How much this worker runs at once (default DEFAULT_WORKER_LIMITS); from CRM_SYNC_MAX_CONCURRENT_* in production. */
+  limits?: Partial<WorkerLimits>;
 };
+
+export type WorkerLimits = {
+  /** Activities at once: each may hold a PostgreSQL connection and several commerce and CRM sockets. */
+  maxConcurrentActivities: number;
+  /** Workflow tasks at once (at least 2: Temporal polls a sticky and a normal queue). */
+  maxConcurrentWorkflowTasks: number;
+};
+
+export const DEFAULT_WORKER_LIMITS: WorkerLimits = { maxConcurrentActivities: 8, maxConcurrentWorkflowTasks: 16 };
+
+/** The Worker.create options that bound what one worker process does at once. */
+export function workerConcurrencyOptions(limits: Partial<WorkerLimits> = {}) {
+  return {
+    maxConcurrentActivityTaskExecutions: limits.maxConcurrentActivities ?? DEFAULT_WORKER_LIMITS.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: limits.maxConcurrentWorkflowTasks ?? DEFAULT_WORKER_LIMITS.maxConcurrentWorkflowTasks,
+  };
+}
 
 export function defaultWorkerIdentity(): string {
   return `${process.pid}@${os.hostname()}`;
@@ -37,5 +56,6 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     workflowBundle: await bundleWorkflowsInChild(options.workflowsPath ?? WORKFLOWS_PATH, (level, message) => Runtime.instance().logger[level](message, { sdkComponent: 'bundler' })),
     activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity }), ...options.extraActivities },
     shutdownGraceTime: '10 seconds',
+    ...workerConcurrencyOptions(options.limits),
   });
 }

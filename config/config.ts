@@ -4,6 +4,12 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
+const PORT_VARIABLES = new Set(['CRM_SYNC_EMBEDDED_PG_PORT', 'CRM_SYNC_TEMPORAL_PORT', 'CRM_SYNC_TEMPORAL_UI_PORT']);
+/** A whole number in [min, max]; every failure says so in these words. */
+const wholeNumber = (min: number, max: number) => {
+  const expected = `a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int({ error: expected }).min(min, { error: expected }).max(max, { error: expected });
+};
 const optionalText = z.string().trim().min(1).optional();
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -33,13 +39,18 @@ const environmentSchema = z.object({
     .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 1m or 2h')
     .default('1m'),
   CRM_SYNC_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
+  CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: wholeNumber(1, 1000).default(8),
+  // At least 2: the worker polls its sticky queue and the shared queue at once.
+  CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
+  CRM_SYNC_DB_POOL_MAX: wholeNumber(1, 1000).default(10),
   LOG_LEVEL: logLevel.default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 export type AppConfig = {
   dataDir: string;
-  database: { url?: string; embeddedPort: number };
+  /** poolMax: PostgreSQL connections per process (activities beyond it wait up to 30 s for one). */
+  database: { url?: string; embeddedPort: number; poolMax: number };
   secretKey?: Buffer;
   temporal: {
     /** Set when an existing cluster (or Temporal Cloud) is used; otherwise a local dev server starts. */
@@ -51,6 +62,8 @@ export type AppConfig = {
     taskQueue: string;
   };
   heartbeatEvery: string;
+  /** What one worker process runs at once (Worker.create's maxConcurrent*TaskExecutions). */
+  worker: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
   /** Demo mode: sandboxes for the commerce API and Salesforce, and a connection between them. */
   demo: boolean;
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
@@ -79,7 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   }
   return {
     dataDir: path.resolve(values.CRM_SYNC_DATA_DIR),
-    database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT },
+    database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT, poolMax: values.CRM_SYNC_DB_POOL_MAX },
     secretKey: values.CRM_SYNC_SECRET_KEY ? Buffer.from(values.CRM_SYNC_SECRET_KEY, 'base64') : undefined,
     temporal: {
       address: values.TEMPORAL_ADDRESS,
@@ -90,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
       taskQueue: values.CRM_SYNC_TASK_QUEUE,
     },
     heartbeatEvery: values.CRM_SYNC_HEARTBEAT_EVERY,
+    worker: { maxConcurrentActivities: values.CRM_SYNC_MAX_CONCURRENT_ACTIVITIES, maxConcurrentWorkflowTasks: values.CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS },
     // 'auto': on the embedded defaults (no external database or cluster), `npm start` is the demo.
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
@@ -97,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
 }
 
 function describeExpectation(issue: z.core.$ZodIssue): string {
+  if (!PORT_VARIABLES.has(issue.path.join('.')) && issue.code !== 'invalid_value') return issue.message;
   if (issue.code === 'invalid_value') return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
   if (issue.code === 'too_small' || issue.code === 'too_big') return 'a TCP port, a whole number from 1 to 65535';
   if (issue.code === 'invalid_type' && issue.expected === 'number') return 'a TCP port, a whole number from 1 to 65535';

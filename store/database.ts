@@ -17,7 +17,7 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   const embedded = config.database.url
     ? undefined
     : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.database.embeddedPort, logger });
-  const pool = createPool(config.database.url ?? embedded!.url);
+  const pool = createPool(config.database.url ?? embedded!.url, { max: config.database.poolMax });
   try {
     await migrate(pool, logger);
   } catch (error) {
@@ -35,9 +35,55 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
   };
 }
 
-export function createPool(connectionString: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max: 10, idleTimeoutMillis: 30_000 });
+export type PoolBounds = {
+  /** Connections at most (default 10). */
+  max?: number;
+  /** Longest wait for a connection, free or new (default 30 s): never forever. */
+  connectionTimeoutMs?: number;
+  /** An idle connection is closed after this long (default 30 s). */
+  idleTimeoutMs?: number;
+};
+
+export const DEFAULT_POOL_BOUNDS = { max: 10, connectionTimeoutMs: 30_000, idleTimeoutMs: 30_000 } as const;
+
+export function createPool(connectionString: string, bounds: PoolBounds = {}): pg.Pool {
+  const pool = new BoundedPool({
+    connectionString,
+    max: bounds.max ?? DEFAULT_POOL_BOUNDS.max,
+    connectionTimeoutMillis: bounds.connectionTimeoutMs ?? DEFAULT_POOL_BOUNDS.connectionTimeoutMs,
+    idleTimeoutMillis: bounds.idleTimeoutMs ?? DEFAULT_POOL_BOUNDS.idleTimeoutMs,
+  });
   // An idle client losing its server (e.g. a restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   return pool;
+}
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/** pg's pool, whose connection timeouts say what happened and what to change (pool.query goes through connect too). */
+class BoundedPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.PoolClient> | void {
+    if (callback) return super.connect((error, client, done) => callback(error ? this.#explain(error) : error, client, done));
+    return super.connect().catch((error: Error) => {
+      throw this.#explain(error);
+    });
+  }
+
+  #explain(error: Error): Error {
+    const seconds = `${(this.options.connectionTimeoutMillis ?? 0) / 1000} s`;
+    if (error.message === 'timeout exceeded when trying to connect') {
+      return new Error(
+        `PostgreSQL: no connection free within ${seconds} (pool of ${this.options.max}, all in use). ` +
+          'More work runs at once than the pool allows, or something holds its connection too long: ' +
+          'lower CRM_SYNC_MAX_CONCURRENT_ACTIVITIES or raise CRM_SYNC_DB_POOL_MAX.',
+        { cause: error },
+      );
+    }
+    if (error.message === 'Connection terminated due to connection timeout') {
+      return new Error(`PostgreSQL did not accept a new connection within ${seconds}: is the server up and reachable?`, { cause: error });
+    }
+    return error;
+  }
 }
