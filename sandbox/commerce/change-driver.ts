@@ -122,7 +122,7 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       }
       const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE', thorough);
       if (!entitlement) return undefined;
-      const term = store.entitlementTerms.get(entitlement.entitlementTermID);
+      const term = currentTerm(state, entitlement);
       const amount = state.random.amount(10, 2_000);
       if (term) {
         term.usedCommitAmount = Math.min(term.commitAmount, Math.round((term.usedCommitAmount + amount) * 100) / 100);
@@ -157,7 +157,7 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       if (!entitlement) return undefined;
       const oldEnd = Date.parse(entitlement.endTime!);
       const newEnd = oldEnd + 365 * DAY;
-      const current = store.entitlementTerms.get(entitlement.entitlementTermID);
+      const current = currentTerm(state, entitlement);
       if (current) {
         const term = {
           ...current,

@@ -167,6 +167,18 @@ describe('commerce sandbox: poison records', () => {
     expect((await probe.records('offers')).some((o) => o.id === 'fine')).toBe(false);
   });
 
+  it('leaves poison terms alone when their entitlements change', async () => {
+    const probe = await start();
+    // Every term turned bad (and without info, which a renewal would copy from).
+    const poisoned = (await probe.records('entitlementTerms')).map(({ info: _info, ...term }) => ({ ...term, lastUpdateTime: 'not-a-date', reportedAmount: 'lots' }));
+    expect(await inject(probe, 'entitlementTerms', poisoned)).toMatchObject({ added: 0, replaced: poisoned.length });
+    clock.advance(60);
+    const done = (await probe.control('POST', '/changes', { count: 40, kinds: ['termUsage', 'renewal', 'termCommit'] })).json.changes as any[];
+    expect(done.length).toBeGreaterThan(0);
+    expect(done.every((c) => c.entityType === 'ENTITLEMENT')).toBe(true); // termCommit needs a sound term: none left
+    expect(await probe.records('entitlementTerms')).toEqual(poisoned);
+  });
+
   it('keeps poison rows in the journal, and the change driver leaves them alone', async () => {
     const journal = path.join(dir, 'poison.jsonl');
     const probe = await start({ journalPath: journal });
