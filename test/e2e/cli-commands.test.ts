@@ -1,6 +1,6 @@
 // The commands revenue ops use, run as processes against a real PostgreSQL, a real Temporal server and
 // both sandboxes: connect (both sides tested before saving), connections, edit, pause/resume, preview,
-// backfill (live progress, then its summary) and dead-letters.
+// backfill (live progress, then its summary) and dead-letters (listing, redacted, and --retry).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
 import { createSyncRunStore } from '../../store/sync-runs.ts';
-import { syncScheduleId } from '../../temporal/sync-schedules.ts';
+import { connectionScheduleIds, syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commerceDump, salesforceCalls, salesforceDump, startProductionWorker, startSandboxes, writeCalls } from '../support/sync-harness.ts';
@@ -61,6 +61,13 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     '--salesforce-login-url', sandboxes.salesforce.loginUrl, '--salesforce-client-id', sandboxes.salesforce.clientId,
   ];
   const schedule = () => new Client({ connection }).schedule.getHandle(syncScheduleId(connectionId)).describe();
+  /** Waits until no run the sync schedule started is still going (the next test swaps secrets). */
+  const syncsFinished = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // a trigger takes a moment to start its run
+    const deadline = Date.now() + 60_000;
+    while ((await schedule()).info.runningActions.length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await schedule()).info.runningActions).toEqual([]);
+  };
   let connectionId = '';
 
   it('connect refuses credentials that do not work, saying which side, and saves nothing', async () => {
@@ -75,28 +82,30 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
   it('connect tests both sides, saves the connection and its schedules; connections never shows a secret', async () => {
     const { stdout } = await cli(connectArgs());
     const saved = JSON.parse(stdout);
-    expect(saved).toMatchObject({ name: 'acme', schedule: { incremental: 'created', realtime: 'created' } });
+    expect(saved).toMatchObject({ name: 'acme', schedule: { incremental: 'created', realtime: 'created', reconcile: 'created' }, writesBack: true });
     expect(saved.verified.commerceOrganization ?? saved.verified).toBeTruthy();
     connectionId = saved.connection;
     const listed = (await cli(['connections'])).stdout;
-    expect(JSON.parse(listed)).toMatchObject([{ id: connectionId, name: 'acme' }]);
+    expect(JSON.parse(listed)).toMatchObject([{ id: connectionId, name: 'acme', writesBack: true }]);
     expect(listed).not.toContain(sandboxes.commerce.clientSecret);
     expect(listed).not.toContain(sandboxes.salesforce.clientSecret);
     const { rows } = await database.pool.query('SELECT secrets_ciphertext::text AS sealed FROM connections');
     expect(rows[0].sealed).not.toContain(sandboxes.salesforce.clientSecret);
   });
 
-  it('pause and resume hold and release both schedules; edit changes the interval after testing again', async () => {
+  it('pause and resume hold and release every schedule; edit changes the intervals after testing again', async () => {
+    const all = () => Promise.all(connectionScheduleIds(connectionId).map((id) => new Client({ connection }).schedule.getHandle(id).describe()));
     await cli(['pause', 'acme']);
-    expect((await schedule()).state.paused).toBe(true);
-    const edited = JSON.parse((await cli(['edit', 'acme', '--every', '10m', '--page-size', '25'])).stdout);
-    expect(edited.settings.schedule).toMatchObject({ every: '10m', pageSize: 25 });
+    expect((await all()).map((described) => described.state.paused)).toEqual([true, true, true]);
+    const edited = JSON.parse((await cli(['edit', 'acme', '--every', '10m', '--page-size', '25', '--reconcile-every', '12h'])).stdout);
+    expect(edited.settings.schedule).toMatchObject({ every: '10m', pageSize: 25, reconcileEvery: '12h' });
     expect((await schedule()).spec.intervals?.[0]?.every).toBe(10 * 60_000);
+    expect((await all())[2]!.spec.intervals?.[0]?.every).toBe(12 * 3600_000);
     const bad = await cli(['edit', 'acme', '--every', 'often']).catch((error) => error);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/every/);
     await cli(['resume', 'acme']);
-    expect((await schedule()).state.paused).toBe(false);
+    expect((await all()).map((described) => described.state.paused)).toEqual([false, false, false]);
     await cli(['pause', 'acme']); // quiet for the rest: only what the tests start runs
   });
 
@@ -111,7 +120,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(await salesforceDump(sandboxes.salesforce, 'Account')).toEqual([]);
   });
 
-  it('backfill shows live progress, then its summary; dead-letters lists what Salesforce refused and retries it', async () => {
+  it('backfill shows live progress, then its summary; dead-letters lists what Salesforce refused', async () => {
     // Salesforce answers slowly, as a busy org does, so the progress has time to move while we watch.
     await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 400 }) });
     const child = spawn(process.execPath, [BIN, 'backfill', 'acme'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -136,8 +145,54 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(letters.map((letter: { sourceId: string }) => letter.sourceId).sort()).toEqual(foreign.map((referral) => referral.id).sort());
     expect(letters[0].reason).toMatch(/INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY|MALFORMED_ID/);
     expect(JSON.stringify(letters)).not.toContain('"payload"');
+  });
+
+  it('dead-letters --retry gives letters fresh attempts, also one that used all five, and the sync it starts retries them', async () => {
+    const letters = JSON.parse((await cli(['dead-letters', 'acme'])).stdout) as { id: number; sourceId: string; entity: string }[];
+    expect(letters.length).toBeGreaterThan(1);
+    const [spent, other] = letters;
+    const read = async (id: number) => (await database.pool.query('SELECT attempts, last_failed_at, first_failed_at FROM dead_letters WHERE id = $1', [id])).rows[0];
+    // One letter used all its attempts: the sync leaves it alone for good.
+    await database.pool.query('UPDATE dead_letters SET attempts = 5 WHERE id = $1', [spent!.id]);
+    const before = await read(spent!.id);
+
+    const none = await cli(['dead-letters', 'acme', '--retry', '--id', 'no-such-referral']);
+    expect(none.stdout).toBe('No open dead letters (id no-such-referral) for acme: nothing to retry\n');
+
     const retried = await cli(['dead-letters', 'acme', '--retry']);
-    expect(retried.stdout).toContain(`${foreign.length} dead letter(s) will be retried now`);
+    expect(retried.stdout).toBe(`${letters.length} dead letters (1 had used all its 5 attempts) are due now; the sync starts now and retries them\n`);
+    // The sync it started sends the record again: Salesforce refuses it again (attempt 1 of a fresh five).
+    const deadline = Date.now() + 45_000;
+    let after = await read(spent!.id);
+    while (after.last_failed_at.getTime() === before.last_failed_at.getTime() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      after = await read(spent!.id);
+    }
+    expect(after.last_failed_at.getTime()).toBeGreaterThan(before.last_failed_at.getTime());
+    expect(after.attempts).toBe(1);
+    expect(after.first_failed_at).toEqual(before.first_failed_at);
+    await syncsFinished();
+
+    const otherBefore = await read(other!.id);
+    const one = await cli(['dead-letters', 'acme', '--retry', '--entity', other!.entity, '--id', other!.sourceId]);
+    expect(one.stdout).toBe('1 dead letter is due now; the sync starts now and retries them\n');
+    await syncsFinished();
+    const otherAfter = await read(other!.id);
+    expect(otherAfter.last_failed_at.getTime()).toBeGreaterThan(otherBefore.last_failed_at.getTime());
+    expect(otherAfter.attempts).toBe(1);
+    expect((await read(spent!.id)).last_failed_at).toEqual(after.last_failed_at); // not chosen: left alone
+  });
+
+  it('dead-letters never shows a secret, even from a letter stored before redaction', async () => {
+    await database.pool.query(
+      `INSERT INTO dead_letters (connection_id, entity, source_id, reason, crm_error, next_retry_at)
+       VALUES ($1, 'notification', 'event-old', $2, $3, now() + interval '1 hour')`,
+      [connectionId, 'envelope v9 from https://app.example/entitlement/e1?token=clear-token-0042', JSON.stringify({ authorization: 'Bearer clear-session-0042', status: 400 })],
+    );
+    const { stdout } = await cli(['dead-letters', 'acme', '--entity', 'notification', '--id', 'event-old']);
+    expect(stdout).not.toContain('clear-token-0042');
+    expect(stdout).not.toContain('clear-session-0042');
+    expect(JSON.parse(stdout)).toMatchObject([{ sourceId: 'event-old', reason: 'envelope v9 from https://app.example/entitlement/e1?[redacted]', crmError: { authorization: '[redacted]', status: 400 } }]);
   });
 
   it('a revoked secret marks the connection for re-authorisation; runs stop at once with the reason until edit saves new secrets', async () => {
