@@ -1,14 +1,20 @@
 // The Salesforce connector on jsforce 3. Writes: sObject Collections in chunks of 200 (allOrNone
-// false, one result per record) or, for large batches, one Bulk API 2.0 ingest job; records already
-// linked are updated by Id. Reads: SystemModstamp windows with an inclusive start and a look-back,
-// paged with queryMore. Budget: Sforce-Limit-Info is tracked and a share of the daily limit reserved.
+// false, one result per record) or, for large batches, one Bulk API 2.0 ingest job (bulk.ts); records
+// already linked are updated by Id. Reads: SystemModstamp windows with an inclusive start and a
+// look-back, paged with queryMore. Budget: Sforce-Limit-Info is tracked, a share of the daily limit
+// reserved, and a park ends on the org's real usage (budget.ts). Every request is time-limited.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from 'jsforce';
 import pRetry, { AbortError } from 'p-retry';
-import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertResult } from '../connector.ts';
-import { bulkRecordError, callError, recordError } from './errors.ts';
+import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
+import { createBudgetGuard } from './budget.ts';
+import { runBulkUpsert } from './bulk.ts';
+import { callError, cancelledError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlDateTime, soqlIdentifier, soqlIn } from './soql.ts';
+
+/** sObject Collections take at most 200 records a call. */
+const COLLECTION_SIZE = 200;
 
 type SaveResult = { id?: string; success: boolean; created?: boolean; errors?: { statusCode?: string; message?: string; fields?: string[] }[] };
 
@@ -23,7 +29,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   const lookbackMs = (settings.lookbackSeconds ?? 600) * 1000;
   const parkSeconds = settings.parkSeconds ?? 3600;
   let session: ReturnType<typeof openSalesforceSession> | undefined;
-  let parkedUntil: Date | undefined;
+  const budget = createBudgetGuard({ reservedShare, parkSeconds, clock });
   const schemas = new Map<string, Promise<ObjectSchema>>();
   const stats = { collectionRecords: 0, bulkJobs: 0, bulkRecords: 0 };
 
@@ -68,25 +74,17 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   }
 
   async function guardedOnce<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
-    const now = clock();
-    if (parkedUntil && parkedUntil > now) {
-      throw new CrmBudgetExhaustedError(`This Salesforce connection is parked until ${parkedUntil.toISOString()}: the daily API limit ran out`, parkedUntil);
-    }
     try {
       const connection = await connect();
-      const usage = connection.limitInfo?.apiUsage;
-      if (usage && usage.limit > 0 && usage.used >= usage.limit * (1 - reservedShare)) {
-        parkedUntil = new Date(now.getTime() + parkSeconds * 1000);
-        throw new CrmBudgetExhaustedError(
-          `Salesforce API usage is ${usage.used} of ${usage.limit}; the last ${Math.round(reservedShare * 100)}% is reserved for the org's other work, so syncing waits until ${parkedUntil.toISOString()}`,
-          parkedUntil,
-        );
-      }
+      await budget.admit(connection);
       return await work(connection);
     } catch (error) {
-      if (error instanceof CrmBudgetExhaustedError || error instanceof CrmError) throw error;
-      const translated = callError(error, parkSeconds, clock());
-      if (translated instanceof CrmBudgetExhaustedError) parkedUntil = translated.resetsAt;
+      if (error instanceof CrmError) {
+        if (error instanceof CrmBudgetExhaustedError) budget.park(error.resetsAt);
+        throw error;
+      }
+      const translated = callError(error, parkSeconds, clock(), secrets.clientId);
+      if (translated instanceof CrmBudgetExhaustedError) budget.park(translated.resetsAt);
       throw translated;
     }
   }
@@ -110,6 +108,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
             restrictedPicklist: Boolean(field.restrictedPicklist),
             referenceTo: field.referenceTo?.length ? field.referenceTo : undefined,
             relationshipName: field.relationshipName ?? undefined,
+            unique: Boolean(field.unique),
           });
         }
         return { name: described.name, fields };
@@ -120,53 +119,57 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     return schema;
   }
 
-  async function upsertByExternalId(object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
+  /** sObject Collections, 200 records a call; the signal is looked at before each call. */
+  async function collections(items: UpsertItem[], signal: AbortSignal | undefined, send: (connection: Connection, records: CrmRecord[]) => Promise<unknown>, createdDefault?: boolean): Promise<UpsertResult[]> {
+    const results: UpsertResult[] = [];
+    for (let start = 0; start < items.length; start += COLLECTION_SIZE) {
+      if (signal?.aborted) throw cancelledError();
+      const chunk = items.slice(start, start + COLLECTION_SIZE);
+      const records = chunk.map((item) => ({ ...item.fields, [item.externalIdField]: item.externalId, ...(item.crmId ? { Id: item.crmId } : {}) }));
+      const saved = (await guarded((connection) => send(connection, records))) as SaveResult[];
+      stats.collectionRecords += chunk.length;
+      chunk.forEach((item, index) => results.push(toResult(item, saved[index], createdDefault)));
+    }
+    return results;
+  }
+
+  async function upsertByExternalId(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     if (items.length === 0) return [];
     const externalIdField = items[0]!.externalIdField;
-    if (items.length >= bulkThreshold) return bulkUpsert(object, externalIdField, items);
-    const records = items.map((item) => ({ ...item.fields, [externalIdField]: item.externalId }));
-    const results = (await guarded((connection) =>
-      connection.sobject(object).upsert(records as never, externalIdField, { allOrNone: false, allowRecursive: true }),
-    )) as unknown as SaveResult[];
-    stats.collectionRecords += items.length;
-    return items.map((item, index) => toResult(item, results[index]));
-  }
-
-  async function updateById(object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
-    if (items.length === 0) return [];
-    const records = items.map((item) => ({ ...item.fields, [item.externalIdField]: item.externalId, Id: item.crmId }));
-    const results = (await guarded((connection) => connection.sobject(object).update(records as never, { allOrNone: false, allowRecursive: true }))) as unknown as SaveResult[];
-    stats.collectionRecords += items.length;
-    return items.map((item, index) => toResult(item, results[index], false));
-  }
-
-  async function bulkUpsert(object: string, externalIdField: string, items: UpsertItem[]): Promise<UpsertResult[]> {
-    const rows = bulkRows(items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId })));
-    const results = await guarded((connection) =>
-      connection.bulk2.loadAndWaitForResults({
-        object,
-        operation: 'upsert',
-        externalIdFieldName: externalIdField,
-        input: rows as never,
-        pollInterval: settings.bulkPollIntervalMs ?? 1000,
-        pollTimeout: settings.bulkPollTimeoutMs ?? 10 * 60_000,
-      }),
+    if (items.length >= bulkThreshold || options.bulkJob?.resumeId) return bulkUpsert(object, externalIdField, items, options);
+    return collections(items, options.signal, (connection, records) =>
+      connection.sobject(object).upsert(records as never, externalIdField, { allOrNone: false }),
     );
-    stats.bulkJobs += 1;
-    stats.bulkRecords += items.length;
-    const byExternalId = new Map<string, UpsertResult>();
-    for (const row of results.successfulResults as unknown as Record<string, string>[]) {
-      const externalId = row[externalIdField]!;
-      byExternalId.set(externalId, { sourceId: '', ok: true, crmId: row.sf__Id!, created: row.sf__Created === 'true' });
-    }
-    for (const row of results.failedResults as unknown as Record<string, string>[]) {
-      byExternalId.set(row[externalIdField]!, { sourceId: '', ok: false, error: bulkRecordError(row.sf__Error ?? '') });
-    }
-    return items.map((item) => {
-      const result = byExternalId.get(item.externalId);
-      if (!result) return { sourceId: item.sourceId, ok: false, error: { code: 'UNPROCESSED', message: 'Bulk API 2.0 did not process this record; it will be retried' } };
-      return { ...result, sourceId: item.sourceId };
-    });
+  }
+
+  async function updateById(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
+    if (items.length === 0) return [];
+    return collections(items, options.signal, (connection, records) => connection.sobject(object).update(records as never, { allOrNone: false }), false);
+  }
+
+  async function bulkUpsert(object: string, externalIdField: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
+    const rows = bulkRows(items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId })));
+    const outcome = await runBulkUpsert(
+      {
+        guarded,
+        guardedOnce,
+        pollIntervalMs: settings.bulkPollIntervalMs ?? 1000,
+        pollTimeoutMs: settings.bulkPollTimeoutMs ?? 10 * 60_000,
+        onJobCreated: () => {
+          stats.bulkJobs += 1;
+        },
+      },
+      object,
+      externalIdField,
+      items,
+      rows,
+      options,
+    );
+    stats.bulkRecords += items.length - outcome.notInJob.length;
+    // Records of the batch the resumed job did not hold are written now, as any others would be.
+    const rest = await upsertByExternalId(object, outcome.notInJob, { ...options, bulkJob: { onCreated: options.bulkJob?.onCreated } });
+    const restBySource = new Map(rest.map((result) => [result.sourceId, result]));
+    return items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
   }
 
   return {
@@ -185,12 +188,13 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     // Enough for a Bulk API 2.0 job when most of a batch is new (an initial sync, a backfill).
     preferredBatch: Math.max(5000, bulkThreshold),
 
-    async upsert(object, items) {
+    async upsert(object, items, options = {}) {
       soqlIdentifier(object);
+      if (options.signal?.aborted) throw cancelledError();
       // Linked records are updated by Id; the rest are upserted by their external id. Results keep input order.
       const linked = items.filter((item) => item.crmId);
       const unlinked = items.filter((item) => !item.crmId);
-      const [byId, byExternal] = await Promise.all([updateById(object, linked), upsertByExternalId(object, unlinked)]);
+      const [byId, byExternal] = await Promise.all([updateById(object, linked, options), upsertByExternalId(object, unlinked, options)]);
       const bySource = new Map([...byId, ...byExternal].map((result) => [result.sourceId, result]));
       return items.map((item) => bySource.get(item.sourceId)!);
     },
@@ -241,7 +245,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
 
     budget(): ApiBudget {
       const usage = established?.limitInfo?.apiUsage;
-      return { used: usage?.used, limit: usage?.limit, reserved: reservedShare, parkedUntil: parkedUntil && parkedUntil > clock() ? parkedUntil : undefined };
+      return { used: usage?.used, limit: usage?.limit, reserved: reservedShare, parkedUntil: budget.parkedUntil() };
     },
   };
 }

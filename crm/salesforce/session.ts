@@ -1,8 +1,11 @@
-// A jsforce Connection for one Salesforce org: OAuth 2.0 client credentials (with a refresh function
-// that fetches a new token when a session expires) or the refresh-token flow. The API version is set
-// explicitly: jsforce's default (50.0) is years old.
+// A jsforce Connection for one Salesforce org: OAuth 2.0 client credentials or the refresh-token flow,
+// each with a refresh function of ours that fetches a new token when a session expires (so a refusal
+// by the token endpoint keeps its OAuth code, see errors.ts). The API version is set explicitly:
+// jsforce's default (50.0) is years old. Every request is time-limited (transport.ts).
 import jsforce, { type Connection } from 'jsforce';
 import { CrmError } from '../connector.ts';
+import { credentialsRefusal } from './errors.ts';
+import { boundSalesforceSockets, DEFAULT_REQUEST_TIMEOUT_MS, limitRequestTime, SalesforceRequestTimeoutError } from './transport.ts';
 
 export const DEFAULT_SALESFORCE_API_VERSION = '62.0';
 
@@ -22,48 +25,59 @@ export type SalesforceSettings = {
   /** Quick retries of a transient failure inside one call (default 3), from this delay (default 250 ms). */
   retries?: number;
   minRetryDelayMs?: number;
+  /** Longest wait for one Salesforce request, token requests included (default 60,000 ms); a timeout is retryable. */
+  requestTimeoutMs?: number;
 };
 
 export type SalesforceSecrets = { clientId: string; clientSecret: string; refreshToken?: string };
 
+type TokenResponse = { access_token: string; instance_url: string; id: string };
+
 export async function openSalesforceSession(settings: SalesforceSettings, secrets: SalesforceSecrets): Promise<{ connection: Connection; userInfo: { id: string; organizationId: string } }> {
+  boundSalesforceSockets();
   const oauth2 = new jsforce.OAuth2({ loginUrl: settings.loginUrl, clientId: secrets.clientId, clientSecret: secrets.clientSecret, redirectUri: undefined as unknown as string });
   const version = settings.apiVersion ?? DEFAULT_SALESFORCE_API_VERSION;
+  const requestToken = (): Promise<TokenResponse> =>
+    secrets.refreshToken ? oauth2.refreshToken(secrets.refreshToken) : oauth2.requestToken({ grant_type: 'client_credentials' });
+  const connection = new jsforce.Connection({
+    oauth2,
+    version,
+    instanceUrl: settings.loginUrl,
+    // On 401 jsforce calls this, then replays the request. jsforce keeps only the message of an error
+    // given here, so the message carries the OAuth code: "inactive_user: user is inactive".
+    refreshFn: (_conn, callback) => {
+      requestToken().then(
+        (token) => callback(null, token.access_token, token as never),
+        (error: unknown) => callback(new Error(`${tokenErrorCode(error)}: ${(error as Error).message ?? String(error)}`)),
+      );
+    },
+  });
+  limitRequestTime(connection, oauth2, settings.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   try {
-    if (secrets.refreshToken) {
-      // jsforce's own refresh function uses the refresh token whenever a session expires.
-      const connection = new jsforce.Connection({ oauth2, version, refreshToken: secrets.refreshToken, instanceUrl: settings.loginUrl });
-      const token = await oauth2.refreshToken(secrets.refreshToken);
-      connection.accessToken = token.access_token;
-      connection.instanceUrl = token.instance_url;
-      return { connection, userInfo: parseIdUrl(token.id) };
-    }
-    const connection = new jsforce.Connection({
-      oauth2,
-      version,
-      // Client credentials issue no refresh token: on 401 jsforce calls this, then replays the request.
-      refreshFn: (conn, callback) => {
-        oauth2
-          .requestToken({ grant_type: 'client_credentials' })
-          .then((token) => callback(null, token.access_token, token))
-          .catch((error: Error) => callback(error));
-      },
-    });
-    const userInfo = await connection.authorize({ grant_type: 'client_credentials' });
-    return { connection, userInfo };
+    const token = await requestToken();
+    connection.accessToken = token.access_token;
+    connection.instanceUrl = token.instance_url;
+    return { connection, userInfo: parseIdUrl(token.id) };
   } catch (error) {
-    const detail = (error as { message?: string }).message ?? String(error);
-    const code = (error as { name?: string }).name ?? 'Error';
-    // jsforce names a token-endpoint error after its OAuth `error` field. Only these mean the
-    // credentials themselves were refused; a 5xx, a rate limit or a dropped socket is worth retrying.
-    if (CREDENTIALS_REFUSED.has(code)) {
-      throw new CrmError(`Salesforce refused the connection's credentials (client id ${secrets.clientId}): ${detail}`, { code, retryable: false, cause: error });
-    }
-    throw new CrmError(`Salesforce's login did not answer properly (${code}: ${detail}); retrying`, { code: 'LOGIN_UNAVAILABLE', retryable: true, retryAfterMs: 1000, cause: error });
+    throw loginError(error, secrets.clientId);
   }
 }
 
-const CREDENTIALS_REFUSED = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client', 'inactive_user', 'inactive_org']);
+/** jsforce names a token-endpoint error after its OAuth `error` field (ERROR_HTTP_<status> without one). */
+function tokenErrorCode(error: unknown): string {
+  if (error instanceof SalesforceRequestTimeoutError) return 'timeout';
+  return (error as { name?: string }).name ?? 'Error';
+}
+
+function loginError(error: unknown, clientId: string): CrmError {
+  const detail = (error as { message?: string }).message ?? String(error);
+  const code = tokenErrorCode(error);
+  // Only these codes mean the credentials themselves were refused; a 5xx, a rate limit, a timeout or a
+  // dropped socket is worth retrying.
+  const refused = credentialsRefusal(code, detail, clientId, error);
+  if (refused) return refused;
+  return new CrmError(`Salesforce's login did not answer properly (${code}: ${detail}); retrying`, { code: 'LOGIN_UNAVAILABLE', retryable: true, retryAfterMs: 1000, cause: error });
+}
 
 function parseIdUrl(idUrl: string): { id: string; organizationId: string } {
   const [organizationId = '', id = ''] = new URL(idUrl).pathname.split('/').slice(-2);

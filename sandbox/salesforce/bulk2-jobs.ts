@@ -28,9 +28,14 @@ export type IngestJob = {
   cancelled: boolean;
 };
 
+/** Test steering of job processing: hold closed jobs (a slow org), or make the next one fail as a whole. */
+export type JobProcessing = { paused: boolean; failNext: string | undefined };
+
 export function createJobs() {
   const newId = createIdFactory();
   const jobs = new Map<string, IngestJob>();
+  const processing: JobProcessing = { paused: false, failNext: undefined };
+  let held: (() => void)[] = [];
   return {
     newId: () => newId('750'),
     add(job: IngestJob) {
@@ -42,6 +47,30 @@ export function createJobs() {
     clear() {
       for (const job of jobs.values()) job.cancelled = true;
       jobs.clear();
+      processing.paused = false;
+      processing.failNext = undefined;
+      held = [];
+    },
+    /** Runs `start` for a closed job now (off the request path), or once processing is resumed. */
+    whenProcessing(start: () => void) {
+      if (processing.paused) held.push(start);
+      else setImmediate(start);
+    },
+    /** The forced failure message for the next job to start processing, used once. */
+    takeForcedFailure(): string | undefined {
+      const message = processing.failNext;
+      processing.failNext = undefined;
+      return message;
+    },
+    processing: (): JobProcessing & { held: number } => ({ ...processing, held: held.length }),
+    steer(change: Partial<JobProcessing>) {
+      if (change.failNext !== undefined) processing.failNext = change.failNext || undefined;
+      if (change.paused !== undefined) processing.paused = change.paused;
+      if (!processing.paused) {
+        const release = held;
+        held = [];
+        for (const start of release) setImmediate(start);
+      }
     },
   };
 }

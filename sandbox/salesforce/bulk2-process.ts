@@ -84,6 +84,20 @@ const fail = (job: IngestJob, message: string, rows: string[][]) => {
   job.unprocessed = rows;
 };
 
+/** A job Salesforce fails as a whole before saving any row (forced by a test): every row is unprocessed. */
+export function failWholeJob(job: IngestJob, message: string, now: Date): void {
+  let rows: string[][] = [];
+  try {
+    rows = parseCsv(job.data ?? '', DELIMITERS[job.columnDelimiter] ?? ',');
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+  }
+  const [header = [], ...body] = rows;
+  job.header = header;
+  fail(job, message, body.filter((r) => !(r.length === 1 && r[0] === '')));
+  job.systemModstamp = formatDateTime(now.getTime());
+}
+
 export async function processJob(job: IngestJob, env: WriteEnv): Promise<void> {
   const started = Date.now();
   job.state = 'InProgress';

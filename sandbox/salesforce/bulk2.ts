@@ -8,7 +8,7 @@ import { csv, json, noContent, type Ctx, type Reply } from './http.ts';
 import { canonicalId, USER_ID } from './ids.ts';
 import { parseJsonBody } from './json-record.ts';
 import { findField, findObject, isUpsertKey } from './schema.ts';
-import { processJob } from './bulk2-process.ts';
+import { failWholeJob, processJob } from './bulk2-process.ts';
 import type { IngestJob, IngestOperation } from './bulk2-jobs.ts';
 import { writeEnv } from './sobjects.ts';
 import { formatDateTime } from './values.ts';
@@ -116,9 +116,12 @@ export function changeState(ctx: Ctx): Reply {
     job.state = 'UploadComplete';
     job.systemModstamp = formatDateTime(ctx.state.config.now().getTime());
     const env = writeEnv(ctx);
-    // Processed asynchronously, as in Salesforce: clients poll for JobComplete.
-    setImmediate(() => {
-      if (!job.cancelled && job.state === 'UploadComplete') void processJob(job, env);
+    // Processed asynchronously, as in Salesforce: clients poll for JobComplete (held while a test pauses processing).
+    ctx.state.jobs.whenProcessing(() => {
+      if (job.cancelled || job.state !== 'UploadComplete') return;
+      const forced = ctx.state.jobs.takeForcedFailure();
+      if (forced) failWholeJob(job, forced, env.now());
+      else void processJob(job, env);
     });
     return json(200, jobInfo(job, false));
   }

@@ -1,8 +1,9 @@
 // Test controls under /_sandbox (no authentication, never counted as API calls): call counts,
-// injected faults, session expiry, the daily limit, a full reset and record dumps.
+// injected faults, session expiry, the daily limit, token refusals, Bulk job processing, field
+// uniqueness, a full reset and record dumps.
 import { RequestError } from './errors.ts';
 import { json, type Ctx, type Reply } from './http.ts';
-import { findObject } from './schema.ts';
+import { findField, findObject } from './schema.ts';
 import { resetState } from './state.ts';
 
 const body = (ctx: Ctx): Record<string, unknown> => {
@@ -52,6 +53,47 @@ export const controls = {
     };
     ctx.state.usage.set({ dailyApiLimit: number('dailyApiLimit'), used: number('used') });
     return json(200, ctx.state.usage.snapshot());
+  },
+  getTokenRefusal: (ctx: Ctx) => json(200, { refusal: ctx.state.tokenRefusal.current() ?? null }),
+  /** Every token request answers `{error, error_description}` with `status` (default 400) until cleared. */
+  setTokenRefusal(ctx: Ctx) {
+    try {
+      return json(200, { refusal: ctx.state.tokenRefusal.set(body(ctx)) });
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw new RequestError(400, 'INVALID_BODY', (error as Error).message);
+    }
+  },
+  clearTokenRefusal(ctx: Ctx) {
+    ctx.state.tokenRefusal.clear();
+    return ok();
+  },
+  jobProcessing: (ctx: Ctx) => json(200, ctx.state.jobs.processing()),
+  /** `paused: true` holds closed jobs in UploadComplete until `paused: false`; `failNext` fails the next job with that message. */
+  steerJobProcessing(ctx: Ctx) {
+    const input = body(ctx);
+    if (input.paused !== undefined && typeof input.paused !== 'boolean') throw new RequestError(400, 'INVALID_BODY', 'paused must be true or false');
+    if (input.failNext !== undefined && input.failNext !== null && typeof input.failNext !== 'string') {
+      throw new RequestError(400, 'INVALID_BODY', "failNext must be the job's errorMessage (text) or null");
+    }
+    ctx.state.jobs.steer({ paused: input.paused as boolean | undefined, failNext: input.failNext === null ? '' : (input.failNext as string | undefined) });
+    return json(200, ctx.state.jobs.processing());
+  },
+  /** Setup's "Unique" checkbox on a field: `{unique: boolean}`; answers the field as describe now reports it. */
+  setField(ctx: Ctx) {
+    const object = findObject(ctx.params.object ?? '');
+    if (!object) throw new RequestError(404, 'NOT_FOUND', `no object ${ctx.params.object} in the sandbox schema`);
+    const field = findField(object, ctx.params.field ?? '');
+    if (!field) throw new RequestError(404, 'NOT_FOUND', `no field ${ctx.params.field} on ${object.name} in the sandbox schema`);
+    const input = body(ctx);
+    if (typeof input.unique !== 'boolean') throw new RequestError(400, 'INVALID_BODY', 'unique must be true or false');
+    const table = ctx.state.store.table(object);
+    try {
+      table.setUnique(field, input.unique);
+    } catch (error) {
+      throw new RequestError(409, 'DUPLICATE_VALUE', (error as Error).message);
+    }
+    return json(200, { object: object.name, field: field.name, externalId: field.externalId, unique: table.isUnique(field) });
   },
   reset(ctx: Ctx) {
     resetState(ctx.state);

@@ -22,7 +22,8 @@ const objectUrls = (object: SandboxObject, version: string) => {
   return { sobject: base, describe: `${base}/describe`, rowTemplate: `${base}/{ID}` };
 };
 
-export function describeField(f: SandboxField): Record<string, unknown> {
+/** `unique` is the org's current setting (Setup can change it), the schema's by default. */
+export function describeField(f: SandboxField, unique: boolean = f.unique): Record<string, unknown> {
   const textLike = ['string', 'textarea', 'url', 'email', 'phone', 'picklist', 'id', 'reference'].includes(f.type);
   const filterable = isFilterable(f);
   return {
@@ -78,7 +79,7 @@ export function describeField(f: SandboxField): Record<string, unknown> {
     soapType: SOAP_TYPES[f.type],
     sortable: filterable,
     type: f.type,
-    unique: f.unique,
+    unique,
     updateable: !f.system,
     writeRequiresMasterRead: false,
   };
@@ -139,13 +140,13 @@ export function describeGlobal(version: string) {
   };
 }
 
-export function describeObject(object: SandboxObject, version: string) {
+export function describeObject(object: SandboxObject, version: string, isUnique: (field: SandboxField) => boolean = (f) => f.unique) {
   return {
     ...objectFlags(object, version),
     actionOverrides: [],
     childRelationships: childRelationships(object),
     compactLayoutable: true,
-    fields: object.fields.map(describeField),
+    fields: object.fields.map((f) => describeField(f, isUnique(f))),
     namedLayoutInfos: [],
     networkScopeFieldName: null,
     recordTypeInfos: [],

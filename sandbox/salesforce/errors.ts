@@ -51,6 +51,8 @@ export const errors = {
   duplicateValue: (field: SandboxField, otherId: string) =>
     recordError('DUPLICATE_VALUE', `duplicate value found: ${field.name} duplicates value on record with id: ${otherId}`),
   duplicateExternalId: (value: string) => recordError('DUPLICATE_VALUE', `Duplicate external id specified: ${value}`),
+  externalIdMatchesMany: (object: SandboxObject, field: SandboxField, ids: string[]) =>
+    recordError('DUPLICATE_EXTERNAL_ID', `${object.label}: more than one record found for external id field: [${ids.join(', ')}]`, [field.name]),
   notWritable: (fields: SandboxField[]) =>
     recordError(
       'INVALID_FIELD_FOR_INSERT_UPDATE',

@@ -27,6 +27,8 @@ export function identityUrl(origin: string): string {
 
 export function token(ctx: Ctx): Reply {
   const { config, sessions } = ctx.state;
+  const refusal = ctx.state.tokenRefusal.current();
+  if (refusal) return oauthError(refusal.status, refusal.error, refusal.error_description);
   const params = tokenParams(ctx);
   const grant = params.get('grant_type');
   if (grant !== 'client_credentials' && grant !== 'refresh_token') return oauthError(400, 'unsupported_grant_type', 'grant type not supported');

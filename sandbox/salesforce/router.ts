@@ -92,6 +92,12 @@ export const ROUTES: Route[] = [
   route('POST', '/_sandbox/reset', 'control', controls.reset, 'control'),
   route('GET', '/_sandbox/records/:object', 'control', controls.records, 'control'),
   route('GET', '/_sandbox/jobs', 'control', controls.jobs, 'control'),
+  route('GET', '/_sandbox/jobs/processing', 'control', controls.jobProcessing, 'control'),
+  route('POST', '/_sandbox/jobs/processing', 'control', controls.steerJobProcessing, 'control'),
+  route('GET', '/_sandbox/oauth/refusal', 'control', controls.getTokenRefusal, 'control'),
+  route('POST', '/_sandbox/oauth/refusal', 'control', controls.setTokenRefusal, 'control'),
+  route('DELETE', '/_sandbox/oauth/refusal', 'control', controls.clearTokenRefusal, 'control'),
+  route('POST', '/_sandbox/fields/:object/:field', 'control', controls.setField, 'control'),
 ];
 
 export type Match = { route: Route; params: Record<string, string>; version: string } | { allowed: string[] } | undefined;

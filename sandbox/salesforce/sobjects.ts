@@ -58,7 +58,11 @@ function saveOne(ctx: Ctx, object: SandboxObject, mode: WriteMode): SaveResult {
 const failure = (result: SaveResult): Reply => json(400, result.ok ? [] : toApiErrors(result.errors));
 
 export const describeGlobal = (ctx: Ctx): Reply => json(200, globalBody(ctx.version));
-export const describe = (ctx: Ctx): Reply => json(200, describeObject(objectOf(ctx), ctx.version));
+export const describe = (ctx: Ctx): Reply => {
+  const object = objectOf(ctx);
+  const table = ctx.state.store.table(object);
+  return json(200, describeObject(object, ctx.version, (field) => table.isUnique(field)));
+};
 export const info = (ctx: Ctx): Reply => json(200, objectInfo(objectOf(ctx), ctx.version));
 
 export function create(ctx: Ctx): Reply {

@@ -6,6 +6,7 @@ import { createSessions } from './sessions.ts';
 import { createStore } from './store.ts';
 import { createCursors } from './query-cursors.ts';
 import { createJobs } from './bulk2-jobs.ts';
+import { createTokenRefusal } from './token-refusal.ts';
 
 export type SandboxConfig = {
   clientId: string;
@@ -26,12 +27,16 @@ export function createState(config: SandboxConfig) {
     faults: createFaults(),
     cursors: createCursors({ now: config.now }),
     jobs: createJobs(),
+    tokenRefusal: createTokenRefusal(),
   };
 }
 
 export type SandboxState = ReturnType<typeof createState>;
 
-/** Back to an empty org: no records, calls, faults, sessions, cursors or jobs; the limit as configured. */
+/**
+ * Back to an empty org: no records, calls, faults, sessions, cursors, jobs (nor paused processing) or
+ * token refusal; the limit as configured; every field's uniqueness as the schema defines it.
+ */
 export function resetState(state: SandboxState) {
   state.store.clear();
   state.sessions.clear();
@@ -40,4 +45,5 @@ export function resetState(state: SandboxState) {
   state.faults.clear();
   state.cursors.clear();
   state.jobs.clear();
+  state.tokenRefusal.clear();
 }

@@ -1,5 +1,7 @@
 // In-memory records, one table per object, with an index per unique field. Unique values are
 // matched case-insensitively, as Salesforce's default for unique external ids ("ABC" = "abc").
+// Whether a field is unique starts as the schema says and can be changed per org (Setup's "Unique"
+// checkbox), so an external id that is not unique can be reproduced.
 import { createIdFactory } from './ids.ts';
 import { SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
 
@@ -10,8 +12,14 @@ export type Table = {
   /** Every record, deleted ones too (IsDeleted), in creation order. */
   all(): IterableIterator<StoredRecord>;
   get(id: string): StoredRecord | undefined;
-  /** The record holding `value` in the unique field `field`, deleted ones excluded. */
+  /** The record holding `value` in the field `field` (the oldest one if it is not unique), deleted ones excluded. */
   findUnique(field: SandboxField, value: string): StoredRecord | undefined;
+  /** Every live record holding `value` in `field`, matched as unique values are (case-insensitively). */
+  findAll(field: SandboxField, value: string): StoredRecord[];
+  /** Whether this org enforces unique values in `field` now. */
+  isUnique(field: SandboxField): boolean;
+  /** Setup's "Unique" checkbox; turning it on fails while live records share a value. */
+  setUnique(field: SandboxField, unique: boolean): void;
   insert(record: StoredRecord): void;
   update(id: string, changes: Record<string, unknown>): StoredRecord;
   size(): number;
@@ -39,8 +47,10 @@ const uniqueKey = (value: unknown) => String(value).toLowerCase();
 
 function createTable(object: SandboxObject, changed: Listener): Table {
   const records = new Map<string, StoredRecord>();
-  const uniqueFields = object.fields.filter((f) => f.unique);
+  let uniqueFields = object.fields.filter((f) => f.unique);
   const indexes = new Map<string, Map<string, string>>(uniqueFields.map((f) => [f.name, new Map()]));
+  const live = () => [...records.values()].filter((record) => !record.IsDeleted);
+  const findAll = (field: SandboxField, value: string) => live().filter((record) => record[field.name] !== null && record[field.name] !== undefined && uniqueKey(record[field.name]) === uniqueKey(value));
 
   const index = (record: StoredRecord, add: boolean) => {
     for (const f of uniqueFields) {
@@ -55,7 +65,28 @@ function createTable(object: SandboxObject, changed: Listener): Table {
     object,
     all: () => records.values(),
     get: (id) => records.get(id),
+    findAll,
+    isUnique: (field) => uniqueFields.some((f) => f.name === field.name),
+    setUnique(field, unique) {
+      if (unique === uniqueFields.some((f) => f.name === field.name)) return;
+      if (!unique) {
+        uniqueFields = uniqueFields.filter((f) => f.name !== field.name);
+        indexes.delete(field.name);
+        return;
+      }
+      const byValue = new Map<string, string>();
+      for (const record of live()) {
+        const value = record[field.name];
+        if (value === null || value === undefined) continue;
+        const other = byValue.get(uniqueKey(value));
+        if (other) throw new Error(`${object.name}.${field.name} cannot be made unique: records ${other} and ${record.Id} share the value ${String(value)}`);
+        byValue.set(uniqueKey(value), record.Id);
+      }
+      uniqueFields = [...uniqueFields, field];
+      indexes.set(field.name, byValue);
+    },
     findUnique(field, value) {
+      if (!uniqueFields.some((f) => f.name === field.name)) return findAll(field, value)[0];
       const id = indexes.get(field.name)?.get(uniqueKey(value));
       const record = id === undefined ? undefined : records.get(id);
       return record && !record.IsDeleted ? record : undefined;

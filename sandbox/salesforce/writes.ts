@@ -77,6 +77,9 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
         if (existing.IsDeleted) return { failed: [errors.entityDeleted()], id };
       } else {
         if ((keyCounts.get(key.toLowerCase()) ?? 0) > 1) return { failed: [errors.duplicateExternalId(key)] };
+        // An external id the org does not keep unique can match several records: Salesforce refuses to pick one.
+        const matches = table.isUnique(mode.keyField) ? [] : table.findAll(mode.keyField, key);
+        if (matches.length > 1) return { failed: [errors.externalIdMatchesMany(object, mode.keyField, matches.map((m) => m.Id))] };
         existing = table.findUnique(mode.keyField, key);
       }
     }
@@ -110,7 +113,7 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     const id = existing?.Id ?? store.newId(object);
     for (const field of object.fields) {
       const value = changes[field.name];
-      if (!field.unique || value === null || value === undefined) continue;
+      if (!table.isUnique(field) || value === null || value === undefined) continue;
       const holder = table.findUnique(field, String(value));
       const claimKey = `${object.name}.${field.name}:${String(value).toLowerCase()}`;
       const claimant = claims.get(claimKey);
@@ -120,7 +123,7 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     if (failed.length > 0) return { failed, id: existing?.Id };
     for (const field of object.fields) {
       const value = changes[field.name];
-      if (field.unique && value !== null && value !== undefined) claims.set(`${object.name}.${field.name}:${String(value).toLowerCase()}`, id);
+      if (table.isUnique(field) && value !== null && value !== undefined) claims.set(`${object.name}.${field.name}:${String(value).toLowerCase()}`, id);
     }
     return { object, id, existing, changes, delete: false };
   };
