@@ -53,6 +53,8 @@ export type SyncActivityDeps = {
   writeChunk?: number;
   /** How long one activity gathers records before it writes them (default 2 minutes): a slow API must not push it past its timeouts. */
   gatherBudgetMs?: number;
+  /** Which notification envelopes this worker understands (a newer worker understands more). */
+  classifyEvent?: typeof classifyEvent;
 };
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
@@ -71,6 +73,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   const runs = createSyncRunStore(deps.pool);
   const reauthorisation = createReauthorisationStore(deps.pool);
   const checkedMappings = new Set<string>();
+  const classify = deps.classifyEvent ?? classifyEvent;
 
   async function runtime(connectionId: string) {
     const rt = await deps.runtimeFor(connectionId);
@@ -250,7 +253,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       };
 
       // Events set aside earlier whose version this worker now understands are taken up again.
-      const understood = (await deadLetters.listOpen(input.connectionId, SET_ASIDE)).filter((letter) => letter.payload && classifyEvent(letter.payload as never).accepted);
+      const understood = (await deadLetters.listOpen(input.connectionId, SET_ASIDE)).filter((letter) => letter.payload && classify(letter.payload as never).accepted);
       for (const letter of understood) want(letter.payload as never);
 
       const setAside: DeadLetterInput[] = [];
@@ -260,7 +263,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         // An event without a usable id is kept under its place in the feed: one letter per event.
         setAside.push(...page.rejected.map((row, index) => ({ sourceId: row.error.recordId ?? `event-at-${offset! + page.records.length + index}`, reason: row.error.message, payload: row.raw })));
         for (const event of page.records) {
-          const verdict = classifyEvent(event);
+          const verdict = classify(event);
           if (!verdict.accepted) setAside.push({ sourceId: event.eventID, reason: verdict.reason, payload: event });
           else want(event);
         }

@@ -6,6 +6,7 @@ import { createSalesforceConnector } from '../crm/salesforce/connector.ts';
 import { SALESFORCE_MAPPINGS } from '../mappings/salesforce/index.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionStore } from '../store/connections.ts';
+import { writesBack } from './write-back-owner.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from './connection-settings.ts';
 
 export type ConnectionRuntime = {
@@ -53,7 +54,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
       ),
       mappings: SALESFORCE_MAPPINGS,
-      writesBack: settings.writeBack !== false,
+      writesBack: writesBack(stored, await connections.list()),
     };
     cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });
     return runtime;
