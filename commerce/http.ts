@@ -1,16 +1,20 @@
-// One request to the commerce API: bearer token, per-request timeout, typed errors, and retries with
+// One request to the commerce API: bearer token, per-request timeout, bounded sockets, typed errors, and retries with
 // jittered exponential backoff (p-retry) that honour Retry-After. Whether a request may be repeated
 // depends on the operation (retry-policy.ts): a non-idempotent POST is never blindly sent twice.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 import type { TokenProvider } from './auth.ts';
+import { createBoundedFetch } from './bounded-fetch.ts';
 import { CommerceApiError, CommerceAuthError, CommerceNetworkError, CommerceResponseError } from './errors.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
 export type HttpOptions = {
   baseUrl: string;
   tokens: TokenProvider;
+  /** Default: a fetch of its own with at most `maxConnectionsPerOrigin` sockets (bounded-fetch.ts). */
   fetch?: typeof fetch;
+  /** Sockets at once per origin when no `fetch` is given (default 16); more calls wait for a free one. */
+  maxConnectionsPerOrigin?: number;
   timeoutMs?: number;
   /** Retries after the first attempt (default 6). */
   retries?: number;
@@ -35,7 +39,7 @@ export type RequestSpec = {
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export function createHttp(options: HttpOptions) {
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch = options.fetch ?? createBoundedFetch(options.maxConnectionsPerOrigin);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
 
