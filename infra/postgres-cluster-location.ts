@@ -15,7 +15,12 @@ export const LOCATION_FILE = 'cluster-location';
 /** `baseDir` is <data dir>/postgres and exists. */
 export function resolveClusterDir(baseDir: string, user: PostgresUser | undefined, logger: Logger, clusterRoot = DEFAULT_CLUSTER_ROOT): string {
   const locationFile = path.join(baseDir, LOCATION_FILE);
-  if (existsSync(locationFile)) return readFileSync(locationFile, 'utf8').trim();
+  if (existsSync(locationFile)) {
+    const recorded = readFileSync(locationFile, 'utf8').trim();
+    // Its folder was removed (a cleaned /var/lib): a new, empty cluster goes to the same place.
+    if (user && !existsSync(path.dirname(recorded))) makeEnterableFolders(path.dirname(recorded));
+    return recorded;
+  }
   const configured = path.join(baseDir, 'cluster');
   if (!user || canEnter(user, baseDir)) return configured;
   if (existsSync(path.join(configured, 'PG_VERSION'))) {

@@ -94,6 +94,23 @@ describe.runIf(process.getuid?.() === 0)('embedded PostgreSQL in a checkout only
     await expect(query(second.url, 'SELECT 1')).rejects.toThrow();
   });
 
+  it('when the recorded cluster folder was removed (a cleaned /var/lib), a new cluster is made in the same place', async () => {
+    const options = {
+      dataDir: path.join(checkout, '.data'),
+      logger: quietLogger,
+      binaryPackageDir: packageDir,
+      binaryCacheDir: path.join(shared, 'cache'),
+      clusterRootDir: path.join(shared, 'clusters'),
+    };
+    const recorded = readFileSync(path.join(checkout, '.data', 'postgres', 'cluster-location'), 'utf8').trim();
+    rmSync(path.join(shared, 'clusters'), { recursive: true, force: true });
+    const handle = await startEmbeddedPostgres({ ...options, port: await freePort() });
+    handles.push(handle);
+    expect(handle.clusterDir).toBe(recorded);
+    expect(await query(handle.url, "SELECT to_regclass('kept') AS kept")).toEqual([{ kept: null }]);
+    await handle.stop();
+  });
+
   it('an existing cluster in a closed folder is not moved: start-up stops with what to do', () => {
     const baseDir = path.join(rootOnly, 'older-checkout', '.data', 'postgres');
     mkdirSync(path.join(baseDir, 'cluster'), { recursive: true });
