@@ -9,6 +9,7 @@ import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { TARGET } from '../support/expected-crm.ts';
 import { expectedAgainstOrg, expectedRejections, expectOfferWriteBack, expectSalesforceMatchesCommerce, salesforceDump } from '../support/salesforce-state.ts';
 import { commerceDump, createSandboxConnection, salesforceCalls, startProductionWorker, startSandboxes, writeCalls } from '../support/sync-harness.ts';
 
@@ -119,5 +120,35 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
     const opportunities = await salesforceDump(sandboxes.salesforce, 'Opportunity');
     expect(opportunities.some((o) => o.Commerce_Offer_Id__c === good.id)).toBe(true);
     expect(opportunities.some((o) => o.Commerce_Offer_Id__c === created.id)).toBe(false);
+  });
+
+  it('a buyer soft-deleted on the commerce side: the next sync marks its Account Deleted and deletes nothing', async () => {
+    const before = new Map<Entity, Map<string, string>>();
+    for (const entity of ENTITIES) {
+      const { object, externalIdField } = TARGET[entity];
+      before.set(entity, new Map((await salesforceDump(sandboxes.salesforce, object)).map((row) => [row[externalIdField], row.Id])));
+    }
+    const response = await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 3, kinds: ['buyerDeleted'] }) });
+    const { changes } = (await response.json()) as { changes: { entityType: string; id: string }[] };
+    expect(changes.map((change) => change.entityType)).toEqual(['BUYER', 'BUYER', 'BUYER']);
+    const deleted = changes.map((change) => change.id);
+    expect(before.get('buyer')!.size).toBeGreaterThan(0);
+    for (const id of deleted) expect(before.get('buyer')!.has(id), `${id} had its Account before`).toBe(true);
+
+    const progress = await runSync();
+    expect(progress.totals).toMatchObject({ created: 0, updated: deleted.length });
+    const accounts = new Map((await salesforceDump(sandboxes.salesforce, 'Account')).map((account) => [account.Commerce_Buyer_Id__c, account]));
+    for (const id of deleted) {
+      expect(accounts.get(id), id).toMatchObject({ Id: before.get('buyer')!.get(id), Marketplace_Status__c: 'Deleted', IsDeleted: false });
+    }
+    // Nothing deleted or re-created anywhere: every record keeps its Id, and the org is what the witness says.
+    for (const entity of ENTITIES) {
+      const { object, externalIdField } = TARGET[entity];
+      const after = new Map((await salesforceDump(sandboxes.salesforce, object)).map((row) => [row[externalIdField], row.Id]));
+      expect(after, object).toEqual(before.get(entity));
+    }
+    const expected = await assertCrmMatchesCommerce();
+    const letters = await createDeadLetterStore(database.pool).listOpen(connectionId);
+    expect(letters.map((letter) => `${letter.entity}:${letter.sourceId}`).sort()).toEqual(expectedRejections(expected));
   });
 });
