@@ -67,6 +67,10 @@ it('a notification run with 300 ms on every call syncs what the feed names, each
   const totals = await client.workflow.execute(WORKFLOW_TYPES.realtimeSync, { taskQueue, workflowId, args: [{ connectionId, activityTimeouts }] });
   expect(totals.events).toBeGreaterThanOrEqual(changes.length);
   await expectOneAttemptEach(workflowId);
+  // A run that found events is recorded in sync_runs like the other kinds of run.
+  const { rows } = await database.pool.query(`SELECT kind, status, counts FROM sync_runs WHERE id LIKE $1`, [`${workflowId}/%`]);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({ kind: 'realtime', status: 'completed', counts: { events: totals.events } });
   // Every changed offer reads in Salesforce as it now reads on the commerce side.
   const offers = new Map((await commerceDump(sandboxes.commerce, 'offers')).map((offer) => [offer.id, offer]));
   const opportunities = new Map((await salesforceDump(sandboxes.salesforce, 'Opportunity')).map((row) => [row.Commerce_Offer_Id__c, row]));
