@@ -76,10 +76,11 @@ export async function saveConnection(context: CommandContext, request: SaveReque
         `forgot ${forgotten.recordLinks} record link(s), ${forgotten.cursors} cursor(s) and ${forgotten.openDeadLetters} open dead letter(s); the next sync writes every record again.`,
     );
   }
+  if (request.startAfresh && !forgotten && existing) notes.push(`--start-afresh had nothing to do: both sides still reach the organizations ${saved.name} was saved with, so its record links and cursors were kept.`);
   const commerceOrg = `commerce organization ${settings.commerce.organizationId} at ${settings.commerce.baseUrl}`;
   if (gaveUp.length) notes.push(`${saved.name} now writes CRM ids back to ${commerceOrg}; ${gaveUp.map((other) => other.name).join(', ')} no longer do(es).`);
   if (!settings.writeBack) {
-    const writers = otherWriters({ ...self, id: saved.id }, (await context.connections.list()).filter((other) => other.id !== saved.id));
+    const writers = otherWriters(saved, await context.connections.list());
     notes.push(
       writers.length
         ? `${saved.name} does not write CRM ids back to ${commerceOrg}: ${writers.map((writer) => writer.name).join(', ')} does (one connection per commerce organization and CRM kind writes back, so two orgs never overwrite each other's ids). To move it here: crm-sync edit ${saved.name} --write-back`

@@ -152,6 +152,10 @@ describe('connect and edit when a side reaches another organization (real Postgr
     await cli(connectArgs(otherCommerce, '--every', '9m'), otherEnv);
     expect((await row()).settings.schedule.every).toBe('9m');
     expect((await counts(connectionId)).links).toBe(1);
+    // --start-afresh with nothing changed forgets nothing.
+    const again = await cli(connectArgs(otherCommerce, '--start-afresh'), otherEnv);
+    expect(again.stderr).toMatch(/--start-afresh had nothing to do/);
+    expect(await counts(connectionId)).toMatchObject({ links: 1, cursors: 1, openLetters: 1 });
 
     await database.pool.query(`UPDATE connections SET settings = settings #- '{crm,organizationId}' WHERE id = $1`, [connectionId]);
     const { stderr } = await cli(['edit', 'acme', '--every', '8m'], otherEnv);
