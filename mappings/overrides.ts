@@ -66,6 +66,11 @@ export function validateMapping(mapping: EntityMapping<any, any>, overrides: Ent
   }
   const externalId = schema.fields.get(mapping.externalIdField);
   if (externalId && !externalId.externalId) problems.push(`${where(mapping.externalIdField)} is not an external id field`);
+  // Upserts key on it: a CRM that says it does not keep it unique could hold two records for one commerce
+  // record (a CRM that does not say is given the benefit of the doubt).
+  else if (externalId && externalId.unique === false) {
+    problems.push(`${mapping.externalIdField} on ${schema.name} is an external id but not unique: two records could share one commerce id; mark it Unique in Setup`);
+  }
   for (const [field, value] of Object.entries(overrides?.constants ?? {})) {
     const described = schema.fields.get(field);
     if (!described) problems.push(`constant for ${schema.name}.${field}: no such field`);
