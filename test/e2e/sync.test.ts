@@ -122,7 +122,27 @@ describe('incremental sync, commerce sandbox -> Salesforce sandbox (real Tempora
     expect(opportunities.some((o) => o.Commerce_Offer_Id__c === created.id)).toBe(false);
   });
 
+  it('a change that becomes visible late, stamped before the stored cursor but within the look-back, is caught by the next run', async () => {
+    // What the look-back (600 s, production's default) is for: a record committed with a lastUpdateTime
+    // the cursor has already passed. The sandbox stores the changed contact verbatim, stamped 2 minutes
+    // before the newest contact the last run read (where the stored cursor stands); with no look-back
+    // the next run would start after the cursor and never see it.
+    await runSync(); // the cursors stand at the newest records (nothing to write when the tests before ran)
+    const contacts = await commerceDump(sandboxes.commerce, 'contacts');
+    const newest = Math.max(...contacts.map((contact) => Date.parse(contact.lastUpdateTime)));
+    const late = { ...contacts.find((contact) => Date.parse(contact.lastUpdateTime) < newest)!, title: 'Chief Late Officer', lastUpdateTime: new Date(newest - 120_000).toISOString() };
+    const stored = await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ records: [late] }) });
+    expect(await stored.json()).toMatchObject({ replaced: 1 });
+
+    const progress = await runSync();
+    expect(progress.totals).toMatchObject({ created: 0, updated: 1 });
+    const row = (await salesforceDump(sandboxes.salesforce, 'Contact')).find((contact) => contact.Commerce_Contact_Id__c === late.id);
+    expect(row?.Title).toBe('Chief Late Officer');
+    await assertCrmMatchesCommerce();
+  });
+
   it('a buyer soft-deleted on the commerce side: the next sync marks its Account Deleted and deletes nothing', async () => {
+    await runSync(); // the org in step first (nothing to write when the tests before ran)
     const before = new Map<Entity, Map<string, string>>();
     for (const entity of ENTITIES) {
       const { object, externalIdField } = TARGET[entity];
