@@ -10,7 +10,7 @@ import { orgObject } from './salesforce-org-schema.ts';
 
 type Commerce = Pick<CommerceSandbox, 'apiUrl'>;
 type Salesforce = Pick<SalesforceSandbox, 'instanceUrl'>;
-type OrgDump = Record<Entity, any[]>;
+export type OrgDump = Record<Entity, any[]>;
 
 export async function salesforceDump(salesforce: Salesforce, object: string): Promise<any[]> {
   const body: any = await (await fetch(`${salesforce.instanceUrl}/_sandbox/records/${object}`)).json();
@@ -32,6 +32,11 @@ export async function expectedAgainstOrg(commerce: Commerce, salesforce: Salesfo
 /** Every way the org differs from what the commerce side says it should hold (empty when in step). */
 export async function salesforceDifferences(commerce: Commerce, salesforce: Salesforce): Promise<string[]> {
   const { snapshot, org, expected } = await expectedAgainstOrg(commerce, salesforce);
+  return orgDifferences(snapshot, org, expected);
+}
+
+/** The comparison itself, on data already read (pure). `org`: the records of each entity's object. */
+export function orgDifferences(snapshot: CommerceSnapshot, org: OrgDump, expected: ExpectedOrg): string[] {
   return [...recordDifferences(org, expected), ...linkDifferences(snapshot, org, expected)];
 }
 
@@ -95,7 +100,7 @@ function linkDifferences(snapshot: CommerceSnapshot, org: OrgDump, expected: Exp
 /** The org matches the commerce side; returns the witness's view, so a test can check its rejections too. */
 export async function expectSalesforceMatchesCommerce(commerce: Commerce, salesforce: Salesforce): Promise<ExpectedOrg> {
   const { snapshot, org, expected } = await expectedAgainstOrg(commerce, salesforce);
-  expect([...recordDifferences(org, expected), ...linkDifferences(snapshot, org, expected)]).toEqual([]);
+  expect(orgDifferences(snapshot, org, expected)).toEqual([]);
   return expected;
 }
 
