@@ -8,6 +8,7 @@ import type { Entity } from '../mappings/types.ts';
 import { createCursorStore, type Cursor } from '../store/cursors.ts';
 import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
 import { inTransaction, withEntityLock } from '../store/entity-locks.ts';
+import { redactSecrets } from '../store/redact.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import { parentReferences } from '../sync/parents.ts';
@@ -103,6 +104,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
 
     // The links first: once the CRM holds a record, a crash must not make the retry write it again.
     await inTransaction(client, async () => {
+      await stillTheSameOrganizations(client);
       await links.upsert(connectionId, entity, written.written, client);
       const settled = [...written.written.map((link) => link.sourceId), ...plan.unchanged, ...plan.superseded].filter((id) => !awaitingBack.has(id));
       await deadLetters.resolve(connectionId, entity, settled, client);
@@ -122,12 +124,30 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     return counts;
   });
 
+  /**
+   * The connection may have been moved to another organization (`connect --start-afresh`) while this
+   * batch was writing with the old settings: its links must not land in the new one's state. The
+   * attempt fails and Temporal retries it with the saved settings.
+   */
+  async function stillTheSameOrganizations(client: pg.PoolClient): Promise<void> {
+    const { rows } = await client.query('SELECT settings FROM connections WHERE id = $1 FOR SHARE', [connectionId]);
+    const saved = rows[0]?.settings as { commerce?: { baseUrl?: string; organizationId?: string }; crm?: { organizationId?: string } } | undefined;
+    const ours = rt.settings;
+    const moved =
+      !saved ||
+      saved.commerce?.organizationId !== ours.commerce.organizationId ||
+      saved.commerce?.baseUrl !== ours.commerce.baseUrl ||
+      (saved.crm?.organizationId !== undefined && ours.crm.organizationId !== undefined && saved.crm.organizationId !== ours.crm.organizationId);
+    if (moved) throw new Error(`Connection ${connectionId} was moved to another organization while this batch ran; it is retried with the saved settings`);
+  }
+
   /** A record still failing with the very same payload waits for its retry time instead of being sent again. */
   async function withoutWaiting(writes: PlannedWrite[]): Promise<PlannedWrite[]> {
     const waiting = await deadLetters.openFor(connectionId, entity, writes.map((write) => write.item.sourceId));
     return writes.filter((write) => {
       const letter = waiting.get(write.item.sourceId);
-      const wait = letter?.nextRetryAt && letter.nextRetryAt > deps.clock() && canonicalJson(letter.payload) === canonicalJson(write.item);
+      // Stored payloads are redacted: compare like with like.
+      const wait = letter?.nextRetryAt && letter.nextRetryAt > deps.clock() && canonicalJson(letter.payload) === canonicalJson(redactSecrets(write.item));
       if (wait) counts.failed += 1;
       return !wait;
     });

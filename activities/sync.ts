@@ -8,7 +8,7 @@ import { classifyEvent, toDate } from '../commerce/index.ts';
 import { checkMappings } from '../mappings/check.ts';
 import type { Entity } from '../mappings/types.ts';
 import { createCursorStore } from '../store/cursors.ts';
-import { createDeadLetterStore, type DeadLetterInput } from '../store/dead-letters.ts';
+import { createDeadLetterStore, MAX_DEAD_LETTER_ATTEMPTS, type DeadLetterInput } from '../store/dead-letters.ts';
 import { createEntityLeaseStore } from '../store/entity-leases.ts';
 import { createReauthorisationStore } from '../store/reauthorisation.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
@@ -218,7 +218,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     /** Dead letters whose retry time has come: read the record again and run it through the same path. */
     async retryDeadLetters(input: { connectionId: string; entity: Entity; limit?: number }): Promise<PageCounts> {
       const rt = await runtime(input.connectionId);
-      const due = await deadLetters.due(input.connectionId, input.entity, { maxAttempts: deps.maxDeadLetterAttempts ?? 5, limit: input.limit ?? 200, now: clock() });
+      const due = await deadLetters.due(input.connectionId, input.entity, { maxAttempts: deps.maxDeadLetterAttempts ?? MAX_DEAD_LETTER_ATTEMPTS, limit: input.limit ?? 200, now: clock() });
       const { crmWriteCalls: _calls, rejections: _rejections, ...counts } = await syncById(rt, input.connectionId, input.entity, due.map((letter) => letter.sourceId));
       return counts;
     },
