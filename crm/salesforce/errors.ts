@@ -105,11 +105,14 @@ export class SalesforceBulkJobError extends CrmError {
   }
 }
 
-/** The same failure, now naming the job it happened to. */
-export function withBulkJobId(error: unknown, bulkJobId: string): SalesforceBulkJobError {
-  if (error instanceof SalesforceBulkJobError) return error;
+/**
+ * The same failure, now naming the job it happened to: its class is kept (a spent budget still parks,
+ * refused credentials still need new ones), `bulkJobId` is added.
+ */
+export function withBulkJobId(error: unknown, bulkJobId: string): CrmError & { bulkJobId: string } {
   const crm = error instanceof CrmError ? error : new CrmError(`Salesforce: ${(error as Error).message ?? String(error)}`, { code: 'UNKNOWN', retryable: true, cause: error });
-  return new SalesforceBulkJobError(`${crm.message} (Bulk API job ${bulkJobId})`, bulkJobId, { code: crm.code, retryable: crm.retryable, retryAfterMs: crm.retryAfterMs, cause: error });
+  if (crm instanceof SalesforceBulkJobError) return crm;
+  return Object.assign(crm, { bulkJobId });
 }
 
 /** The caller's signal ended the call (the activity was cancelled or timed out): nothing more is sent. */

@@ -4,7 +4,7 @@
 // answers a failure per record, never a second job.
 import jsforce from 'jsforce';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CrmError, type UpsertItem, type UpsertResult } from '../../crm/connector.ts';
+import { CrmBudgetExhaustedError, CrmError, type UpsertItem, type UpsertResult } from '../../crm/connector.ts';
 import { createSalesforceConnector } from '../../crm/salesforce/connector.ts';
 import type { SalesforceSettings } from '../../crm/salesforce/session.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
@@ -157,6 +157,26 @@ describe('Salesforce connector: Bulk API 2.0 jobs are uploaded once', () => {
       { id: created[1], state: 'JobComplete', successful: 2050 },
     ]);
     expect((await storedIds()).length).toBe(2050);
+  });
+
+  it('parks on a spent daily limit while polling, still naming the job, and resumes it after the park', async () => {
+    await control(sandbox, 'POST', '/jobs/processing', { paused: true });
+    const sf = connector({ parkSeconds: 0 }); // the park is over at once: the next call reads the limits first
+    const items = accounts(2000, 'budget');
+    const created: string[] = [];
+    // Enough allowance left to create, upload and close the job (Bulk calls count too), not to poll it.
+    await control(sandbox, 'POST', '/limits', { dailyApiLimit: 5000, used: 4997 });
+    const failure = await errorOf(sf.upsert('Account', items, { bulkJob: { onCreated: (id) => created.push(id) } }));
+    expect(failure).toBeInstanceOf(CrmBudgetExhaustedError);
+    expect(failure).toMatchObject({ code: 'REQUEST_LIMIT_EXCEEDED', bulkJobId: created[0] });
+
+    await control(sandbox, 'POST', '/limits', { used: 0 });
+    await control(sandbox, 'POST', '/jobs/processing', { paused: false });
+    await control(sandbox, 'POST', '/calls/reset');
+    const results = await sf.upsert('Account', items, { bulkJob: { resumeId: created[0], onCreated: (id) => created.push(id) } });
+    expect(results.every((result) => result.ok)).toBe(true);
+    expect(created).toHaveLength(1);
+    expect((await callCounts(sandbox))['bulk2-upload']).toBeUndefined();
   });
 
   it('stops polling when the signal aborts, naming the job, and sends no collection call once aborted', async () => {

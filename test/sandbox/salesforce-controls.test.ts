@@ -109,7 +109,7 @@ describe("Salesforce sandbox: a field's uniqueness", () => {
     // Setup refuses to make it unique again while records share a value.
     const refused = await rawControl('POST', '/fields/Account/Commerce_Buyer_Id__c', { unique: true });
     expect(refused.status).toBe(409);
-    expect((await refused.json())[0].message).toMatch(/cannot be made unique: records 001\w{15} and 001\w{15} share the value SHARED/);
+    expect(((await refused.json()) as { message: string }[])[0]!.message).toMatch(/cannot be made unique: records 001\w{15} and 001\w{15} share the value SHARED/);
 
     await control(sandbox, 'POST', '/reset');
     expect(await describedUnique((await clientCredentialsConnection(sandbox)).conn)).toBe(true);
