@@ -73,7 +73,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       followCarriedIds: rt.writesBack !== false,
     });
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
-    if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes);
+    if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes, client);
     if (batch.holdOrphans) plan.writes = await withoutOrphans(plan.writes, client);
     counts.unchanged = plan.unchanged.length + plan.superseded.length;
     counts.failed += letters.length;
@@ -142,8 +142,8 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
   }
 
   /** A record still failing with the very same payload waits for its retry time instead of being sent again. */
-  async function withoutWaiting(writes: PlannedWrite[]): Promise<PlannedWrite[]> {
-    const waiting = await deadLetters.openFor(connectionId, entity, writes.map((write) => write.item.sourceId));
+  async function withoutWaiting(writes: PlannedWrite[], client: pg.PoolClient): Promise<PlannedWrite[]> {
+    const waiting = await deadLetters.openFor(connectionId, entity, writes.map((write) => write.item.sourceId), client);
     return writes.filter((write) => {
       const letter = waiting.get(write.item.sourceId);
       // Stored payloads are redacted: compare like with like.

@@ -78,9 +78,9 @@ export function createDeadLetterStore(pool: pg.Pool) {
     },
 
     /** The open letters of these records, to leave a still-failing record alone until its retry time. */
-    async openFor(connectionId: string, entity: string, sourceIds: string[]): Promise<Map<string, DeadLetter>> {
+    async openFor(connectionId: string, entity: string, sourceIds: string[], client: pg.Pool | pg.PoolClient = pool): Promise<Map<string, DeadLetter>> {
       if (sourceIds.length === 0) return new Map();
-      const result = await pool.query(
+      const result = await client.query(
         `SELECT * FROM dead_letters WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[]) AND resolved_at IS NULL`,
         [connectionId, entity, sourceIds],
       );
