@@ -27,21 +27,21 @@ export function bulkRecordError(text: string): CrmRecordError {
  * can help (new secrets, a reactivated user or org, the connected app's policies). Anything else from
  * it (a 5xx, `rate_limit_exceeded`, a timeout) is worth another attempt.
  */
-const CREDENTIALS_REFUSED: Record<string, string> = {
-  invalid_client_id: "Salesforce does not know this client id (the connected app's consumer key)",
-  invalid_client: "the client secret (the connected app's consumer secret) is wrong or was rotated",
-  invalid_grant: 'the refresh token was revoked or expired, or the sign-in itself was refused',
-  unauthorized_client: 'the connected app is not allowed to use this sign-in flow (check its OAuth policies and run-as user)',
-  inactive_user: 'the Salesforce user this connection signs in as is inactive',
-  inactive_org: 'the Salesforce org is locked, closed or suspended',
-};
+const CREDENTIALS_REFUSED = new Map([
+  ['invalid_client_id', "Salesforce does not know this client id (the connected app's consumer key)"],
+  ['invalid_client', "the client secret (the connected app's consumer secret) is wrong or was rotated"],
+  ['invalid_grant', 'the refresh token was revoked or expired, or the sign-in itself was refused'],
+  ['unauthorized_client', 'the connected app is not allowed to use this sign-in flow (check its OAuth policies and run-as user)'],
+  ['inactive_user', 'the Salesforce user this connection signs in as is inactive'],
+  ['inactive_org', 'the Salesforce org is locked, closed or suspended'],
+]);
 
 /**
  * A refusal of the credentials by the token endpoint, or undefined for any other failure. `code` is
  * Salesforce's OAuth `error`, `description` its `error_description`; the client secret never appears.
  */
 export function credentialsRefusal(code: string, description: string, clientId: string | undefined, cause?: unknown): CrmCredentialsRefusedError | undefined {
-  const meaning = CREDENTIALS_REFUSED[code];
+  const meaning = CREDENTIALS_REFUSED.get(code);
   if (!meaning) return undefined;
   const client = clientId ? ` (client id ${clientId})` : '';
   return new CrmCredentialsRefusedError(
@@ -55,7 +55,7 @@ export function credentialsRefusal(code: string, description: string, clientId: 
  * Our session refresh function hands jsforce an error whose message is `code: description`; jsforce
  * replaces it with `Unable to refresh session due to: <that message>`, so this is where the code is.
  */
-const REFRESH_FAILED = /^Unable to refresh session due to: ([a-z_]+): (.*)$/s;
+const REFRESH_FAILED = /^Unable to refresh session due to: (\w+): (.*)$/s;
 
 export function callError(error: unknown, parkSeconds: number, now = new Date(), clientId?: string): Error {
   if (error instanceof SalesforceRequestTimeoutError) {
