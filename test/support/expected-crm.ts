@@ -1,7 +1,6 @@
 // The witness: what the Salesforce org should hold for a commerce data set, worked out field by field
 // from the documented rules (expected-rules.ts), never with mappings/. A record that should not reach
 // the CRM is not dropped: it is listed with the reason it is expected to be rejected.
-import type { Entity } from '../../mappings/types.ts';
 import type { CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import {
   ACCOUNT_STATUS,
@@ -17,6 +16,8 @@ import {
 } from './expected-rules.ts';
 import { orgObject, relationshipField } from './salesforce-org-schema.ts';
 
+/** The synced entities, parents first (README "How the sync works"). */
+export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral';
 export const ENTITIES: Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
 const COMMERCE_KIND: Record<Entity, string> = { buyer: 'buyers', contact: 'contacts', offer: 'offers', entitlement: 'entitlements', referral: 'referrals' };
 

@@ -2,10 +2,9 @@
 // (expected-crm.ts) says the commerce side should produce, one record per commerce record, every field,
 // and every parent link pointing at the right record (resolved through the external id fields).
 import { expect } from 'vitest';
-import type { Entity } from '../../mappings/types.ts';
 import type { CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import type { SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
-import { commerceDump, commerceSnapshot, ENTITIES, expectedOrg, sameValue, TARGET, type CommerceSnapshot, type ExpectedOrg } from './expected-crm.ts';
+import { commerceDump, commerceSnapshot, ENTITIES, expectedOrg, sameValue, TARGET, type CommerceSnapshot, type Entity, type ExpectedOrg } from './expected-crm.ts';
 import { orgObject } from './salesforce-org-schema.ts';
 
 type Commerce = Pick<CommerceSandbox, 'apiUrl'>;
