@@ -18,7 +18,7 @@ export type CommerceClientOptions = {
   clientId: string;
   clientSecret: string;
   fetch?: typeof fetch;
-} & Pick<HttpOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs' | 'onRetry'>;
+} & Pick<HttpOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs' | 'onRetry' | 'maxConnectionsPerOrigin'>;
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -29,7 +29,7 @@ export type OfferListFilters = {
   pricingType?: string; productType?: string;
 };
 
-export type QueryOptions = { q?: string; s?: string; pageSize?: number };
+export type QueryOptions = { q?: string; s?: string; pageSize?: number; /** 1-based page to start at (default 1). */ startPage?: number };
 
 export function createCommerceClient(options: CommerceClientOptions) {
   const tokens = new TokenProvider({ authUrl: options.authUrl, baseUrl: options.baseUrl, clientId: options.clientId, clientSecret: options.clientSecret, fetch: options.fetch, timeoutMs: options.timeoutMs });
@@ -106,8 +106,8 @@ export function createCommerceClient(options: CommerceClientOptions) {
 
     referrals: {
       /** With `q` and `s` as on query endpoints (the contract lists filters and sort for this list; A5). */
-      list: (orgId: string, options: { limit?: number; q?: string; s?: string } = {}) =>
-        listPages('referral', pager('GET /org/{orgId}/cosell/referral', { orgId }, { q: options.q, s: options.s }), { limit: options.limit }),
+      list: (orgId: string, options: { limit?: number; offset?: number; q?: string; s?: string } = {}) =>
+        listPages('referral', pager('GET /org/{orgId}/cosell/referral', { orgId }, { q: options.q, s: options.s }), { limit: options.limit, offset: options.offset }),
       get: (orgId: string, referralId: string): Promise<Referral> => one('referral', call('GET /org/{orgId}/cosell/referral/{referralId}', { orgId, referralId })),
       /** Not retried after an ambiguous failure: callers record an intent and look for the referral before creating again. */
       create: (orgId: string, referral: Partial<Referral>): Promise<Referral> => one('referral', call('POST /org/{orgId}/cosell/referral', { orgId }, { body: referral })),
