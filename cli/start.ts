@@ -48,7 +48,7 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     }
     if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
 
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets });
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker });
     const running = worker.run();
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -25,7 +25,7 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
     const cluster = await resolveTemporalCluster(config, logger);
     const connection = await NativeConnection.connect(cluster.connectionOptions);
     shutdown.add('the Temporal connection', () => connection.close());
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config) });
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker });
     const running = worker.run();
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -1,5 +1,5 @@
 // The commerce sandbox: a local stand-in for the Marketplace Commerce Service on the wire (an auth
-// host and an API host), written from the contract (../../../shared/commerce-api-spec.md) and
+// host and an API host), written from the contract (../../docs/commerce-api-spec.md) and
 // docs/commerce-api-assumptions.md. Used by the tests and the demo (`crm-sync sandbox`).
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
