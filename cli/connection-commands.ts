@@ -95,6 +95,21 @@ export function printNotes(notes: string[]): void {
   for (const note of notes) process.stderr.write(`${note}\n`);
 }
 
+/** Saves (connect, edit), makes the schedules follow the saved intervals and tells the person what happened. */
+export async function saveAndSchedule(context: CommandContext, taskQueue: string, request: SaveRequest) {
+  const outcome = await saveConnection(context, request);
+  const { schedule: intervals } = request.settings;
+  const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
+    connectionId: outcome.saved.id,
+    every: intervals.every,
+    realtimeEvery: intervals.realtimeEvery,
+    reconcileEvery: intervals.reconcileEvery,
+    taskQueue,
+  });
+  printNotes(outcome.notes);
+  return { ...outcome, schedule, summary: { connection: outcome.saved.id, name: outcome.saved.name, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes } };
+}
+
 export function registerConnectionCommands(program: Command, withConfig: withConfigType) {
   program
     .command('connect')
@@ -131,7 +146,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
         const context = await openCommandContext(config, logger);
         try {
           const existing = (await context.connections.list()).find((connection) => connection.name === options.name);
-          const outcome = await saveConnection(context, {
+          const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
             command: 'connect',
             name: options.name,
             existing,
@@ -141,16 +156,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,
           });
-          const { saved } = outcome;
-          const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
-            connectionId: saved.id,
-            every: settings.schedule.every,
-            realtimeEvery: settings.schedule.realtimeEvery,
-            reconcileEvery: settings.schedule.reconcileEvery,
-            taskQueue: config.temporal.taskQueue,
-          });
-          printNotes(outcome.notes);
-          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes }) + '\n');
+          process.stdout.write(JSON.stringify({ ...summary, verified }) + '\n');
         } finally {
           await context.close();
         }

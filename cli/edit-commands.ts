@@ -6,7 +6,7 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
 import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
-import { parseEntities, printNotes, saveConnection } from './connection-commands.ts';
+import { parseEntities, saveAndSchedule } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 
@@ -74,7 +74,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             crmRefreshToken: process.env.SALESFORCE_REFRESH_TOKEN || found!.secrets.crmRefreshToken,
           });
           const verified = await verifyConnection(settings, secrets);
-          const outcome = await saveConnection(context, {
+          const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
             command: 'edit',
             name: found!.name,
             existing: found,
@@ -84,16 +84,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,
           });
-          const { saved } = outcome;
-          const schedule = await ensureConnectionSchedules(await context.temporalClient(), {
-            connectionId: saved.id,
-            every: settings.schedule.every,
-            realtimeEvery: settings.schedule.realtimeEvery,
-            reconcileEvery: settings.schedule.reconcileEvery,
-            taskQueue: config.temporal.taskQueue,
-          });
-          printNotes(outcome.notes);
-          process.stdout.write(JSON.stringify({ connection: saved.id, name: saved.name, verified, schedule, settings, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes }) + '\n');
+          process.stdout.write(JSON.stringify({ ...summary, verified, settings }) + '\n');
         } finally {
           await context.close();
         }

@@ -45,16 +45,3 @@ export async function withEntityLock<T>(pool: pg.Pool, connectionId: string, ent
 function isConnectionError(error: unknown): boolean {
   return /Connection terminated|ECONNRESET|Client has encountered a connection error/i.test(String((error as Error)?.message));
 }
-
-/** Runs `work` in one transaction on `client`. */
-export async function inTransaction<T>(client: pg.PoolClient, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  await client.query('BEGIN');
-  try {
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
-}
