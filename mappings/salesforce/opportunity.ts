@@ -37,12 +37,13 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   map(offer) {
     if (!offer.id) return fail('the offer has no id');
     try {
-      // Never from lastUpdateTime: a volatile source would rewrite the Opportunity on every touch.
+      // Never from lastUpdateTime: a volatile source (our own write-back moves it) would rewrite the
+      // Opportunity on every touch. Without any of these dates none is written: Salesforce refuses a new
+      // Opportunity without one, and that offer waits as a dead letter saying so.
       const closeDate =
         isoDate(offer.expireTime, 'expireTime') ??
         isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ??
-        isoDate(offer.creationTime, 'creationTime') ??
-        isoDate(offer.lastUpdateTime, 'lastUpdateTime');
+        isoDate(offer.creationTime, 'creationTime');
       return ok({
         object: 'Opportunity',
         externalIdField: 'Commerce_Offer_Id__c',

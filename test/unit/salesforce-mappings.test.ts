@@ -28,15 +28,6 @@ const CASES: Record<ObjectName, { mapping: EntityMapping<any, any>; input(m: Mar
   Cosell_Referral__c: { mapping: SALESFORCE_MAPPINGS.referral, input: (m) => [MARKETPLACE_FIXTURES[m].referral, undefined], witness: (m) => expectedReferral(MARKETPLACE_FIXTURES[m].referral) },
 };
 
-/**
- * Where the mapping disagrees with its own documentation (reported, not fixed here: the mapping is
- * another engineer's). The test states the documented value and is expected to fail until the mapping
- * follows it; once it does, vitest reports the `fails` test as failing and this entry goes.
- */
-const KNOWN_MAPPING_BUGS: Partial<Record<`${Marketplace} ${ObjectName}`, string>> = {
-  'C Opportunity': 'offer without expiry, acceptance or creation date: the mapping writes CloseDate from lastUpdateTime (2026-02-01), which its describe and its own comment rule out',
-};
-
 const mapped = (name: ObjectName, m: Marketplace) => {
   const [source, related] = CASES[name].input(m);
   const result = applyMapping(CASES[name].mapping, undefined, source, related);
@@ -47,9 +38,7 @@ const mapped = (name: ObjectName, m: Marketplace) => {
 describe('Salesforce default mappings: whole records, marketplace by marketplace', () => {
   for (const m of MARKETPLACES) {
     for (const name of Object.keys(CASES) as ObjectName[]) {
-      const known = KNOWN_MAPPING_BUGS[`${m} ${name}`];
-      const test = known ? it.fails : it;
-      test(`${m}: ${name} is exactly the expected record${known ? ` (known mapping bug: ${known})` : ''}`, () => {
+      it(`${m}: ${name} is exactly the expected record`, () => {
         expect(mapped(name, m)).toEqual(EXPECTED_SALESFORCE_RECORDS[m][name]);
       });
     }
