@@ -15,7 +15,7 @@ import { canonicalJson } from '../sync/hash.ts';
 import { parentReferences } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { ConnectionRuntime } from '../sync/runtime.ts';
-import { readEntitlementTerms, type TermsRead } from '../sync/sources.ts';
+import { FLOWS, type RelatedRead } from '../flows/index.ts';
 import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
 import { activityLog, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
@@ -29,8 +29,8 @@ export type RecordBatch = {
   /** Records read (readable ones); what could not be read comes as `letters`. */
   records: any[];
   letters: DeadLetterInput[];
-  /** An entitlement's terms, when the reader already has them. */
-  terms?: TermsRead;
+  /** What the flow's mapping needs besides the records (an entitlement's terms), when the reader already has it. */
+  related?: RelatedRead;
   /** Notification path: a child whose parent has not reached the CRM waits for the full pass. */
   holdOrphans?: boolean;
   /** Page path: a record still failing with the very same payload waits for its retry time. */
@@ -53,20 +53,22 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
   const letters: DeadLetterInput[] = [...batch.letters];
 
   let records = batch.records;
-  const terms = entity === 'entitlement' ? (batch.terms ?? (await guard(() => readEntitlementTerms(rt.commerce, orgId, records, { signal: deps.signal, onProgress: deps.beat })))) : undefined;
-  if (terms) {
-    // An entitlement with an unreadable term would be written with wrong amounts: it waits instead.
-    letters.push(...[...terms.unreadable].map(([sourceId, problems]) => ({ sourceId, reason: `its terms cannot be read: ${problems.join('; ')}` })));
-    records = records.filter((record) => !terms.unreadable.has(record.id));
+  const readRelated = FLOWS[entity].related;
+  const related = batch.related ?? (readRelated && records.length > 0 ? await guard(() => readRelated(rt.commerce, orgId, records, { signal: deps.signal, onProgress: deps.beat })) : undefined);
+  if (related) {
+    // A record whose related rows cannot be read (an entitlement's terms) would be written with wrong
+    // values (amounts): it waits as a dead letter instead.
+    letters.push(...[...related.unreadable].map(([sourceId, problems]) => ({ sourceId, reason: `its ${entity === 'entitlement' ? 'terms' : 'related records'} cannot be read: ${problems.join('; ')}` })));
+    records = records.filter((record) => !related.unreadable.has(record.id));
   }
-  const version = (record: { id: string; lastUpdateTime?: string | number }) => newest(toDate(record.lastUpdateTime), terms?.latest.get(record.id));
+  const version = (record: { id: string; lastUpdateTime?: string | number }) => newest(toDate(record.lastUpdateTime), related?.latest.get(record.id));
   const counts: BatchOutcome = { records: batch.records.length + batch.letters.length, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, rejections: [] };
 
   return withEntityLock(deps.pool, connectionId, entity, { signal: deps.signal, onWait: (waitedMs) => deps.beat({ entity, phase: 'waiting for another writer', waitedMs }) }, async (client) => {
     const known = await links.get(connectionId, entity, records.map((record) => record.id), client);
     const plan = planPage({
       records,
-      related: (record: { id: string }) => (terms ? { terms: terms.terms.get(record.id) ?? [] } : undefined),
+      related: (record: { id: string }) => related?.byRecord.get(record.id),
       mapping: rt.mappings[entity],
       overrides: rt.settings.overrides[entity],
       links: known,

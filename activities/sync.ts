@@ -13,10 +13,10 @@ import { createEntityLeaseStore } from '../store/entity-leases.ts';
 import { createReauthorisationStore } from '../store/reauthorisation.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
 import { createSyncRunStore, type SyncRunKind } from '../store/sync-runs.ts';
-import { orderedEntities } from '../sync/connection-settings.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
-import { readEntitlementTerms, readRecordsById, readWindowBatch, type Position, type TermsRead } from '../sync/sources.ts';
+import { FLOWS, flowForEvent, flowOrder, type RelatedRead } from '../flows/index.ts';
+import { readRecordsById, readWindowBatch, type Position } from '../sync/sources.ts';
 import { createHash } from 'node:crypto';
 import { cancellationSignal, createBeat, previousDetails } from './activity-context.ts';
 import type { WriteMemory } from './crm-write.ts';
@@ -62,7 +62,6 @@ const EPOCH: WireCursor = { time: new Date(0).toISOString() };
 const FEED = 'notification-feed';
 /** Set-aside notification events are dead letters of this pseudo-entity. */
 const SET_ASIDE = 'notification';
-const ENTITY_BY_EVENT_TYPE: Record<string, Entity> = { BUYER: 'buyer', CONTACT: 'contact', OFFER: 'offer', ENTITLEMENT: 'entitlement', REFERRAL: 'referral' };
 
 export function createSyncActivities(deps: SyncActivityDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -119,7 +118,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     async startSync(input: { connectionId: string; entities?: Entity[]; resetCursors?: boolean; forgetLinks?: boolean }) {
       await refuseIfMarked(input.connectionId);
       const rt = await deps.runtimeFor(input.connectionId);
-      const entities = orderedEntities(input.entities ?? rt.settings.entities);
+      const entities = flowOrder(input.entities ?? rt.settings.entities);
       if (input.resetCursors) await cursors.reset(input.connectionId, entities);
       if (input.forgetLinks) await links.forget(input.connectionId, entities);
       const starts: Partial<Record<Entity, WireCursor>> = {};
@@ -171,7 +170,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const budgetMs = deps.gatherBudgetMs ?? 120_000;
       const records: any[] = [];
       const unreadable: DeadLetterInput[] = [];
-      const terms: TermsRead = { terms: new Map(), unreadable: new Map(), latest: new Map() };
+      const flow = FLOWS[input.entity];
+      const related: RelatedRead = { byRecord: new Map(), unreadable: new Map(), latest: new Map() };
       let position: Position = { time: new Date(input.cursor.time), afterId: input.cursor.afterId, skip: input.cursor.skip };
       let done = false;
       let pages = 0;
@@ -186,9 +186,12 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         pages += batch.pages;
         records.push(...batch.records);
         unreadable.push(...batch.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })));
-        if (input.entity === 'entitlement' && batch.records.length > 0) {
-          const read = await guard(() => readEntitlementTerms(rt.commerce, orgId, batch.records, { signal: rd.signal, onProgress: rd.beat }));
-          for (const key of ['terms', 'unreadable', 'latest'] as const) for (const [id, value] of read[key]) (terms[key] as Map<string, unknown>).set(id, value);
+        // What the mapping needs besides the records (an entitlement's terms) is read as the pages come,
+        // so the time budget counts it too.
+        const readRelated = flow.related;
+        if (readRelated && batch.records.length > 0) {
+          const read = await guard(() => readRelated(rt.commerce, orgId, batch.records, { signal: rd.signal, onProgress: rd.beat }));
+          for (const key of ['byRecord', 'unreadable', 'latest'] as const) for (const [id, value] of read[key]) (related[key] as Map<string, unknown>).set(id, value);
         }
         position = batch.next;
         done = batch.done;
@@ -201,7 +204,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         entity: input.entity,
         records,
         letters: unreadable,
-        terms: input.entity === 'entitlement' ? terms : undefined,
+        related: flow.related ? related : undefined,
         respectRetryTimes: true,
         advanceCursorTo: input.advanceStoredCursor && !input.dryRun && last ? { time: toDate(last.lastUpdateTime)!, id: last.id } : undefined,
         dryRun: input.dryRun,
@@ -246,7 +249,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const counts = { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, events: 0, setAside: 0, done: true };
       const wanted = new Map<Entity, Set<string>>();
       const want = (event: { entityType?: unknown; entityID?: unknown }) => {
-        const entity = ENTITY_BY_EVENT_TYPE[String(event.entityType ?? '').toUpperCase()];
+        const entity = flowForEvent(event.entityType);
         if (!entity || !rt.settings.entities.includes(entity) || typeof event.entityID !== 'string' || !event.entityID) return;
         if (!wanted.has(entity)) wanted.set(entity, new Set());
         wanted.get(entity)!.add(event.entityID);
@@ -268,7 +271,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
           else want(event);
         }
       }
-      for (const entity of orderedEntities([...wanted.keys()])) {
+      for (const entity of flowOrder([...wanted.keys()])) {
         const { crmWriteCalls: _calls, rejections: _rejections, ...synced } = await syncById(rt, input.connectionId, entity, [...wanted.get(entity)!], { holdOrphans: true });
         for (const key of Object.keys(synced) as (keyof PageCounts)[]) counts[key] += synced[key];
       }

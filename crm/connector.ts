@@ -1,7 +1,11 @@
 // The one interface every CRM connector offers (Salesforce first; HubSpot and Dynamics 365 follow):
 // exactly what the sync needs and no more.
 
-export type CrmKind = 'salesforce' | 'hubspot' | 'dynamics';
+export const CRM_KINDS = ['salesforce', 'hubspot', 'dynamics'] as const;
+export type CrmKind = (typeof CRM_KINDS)[number];
+
+/** How a person names each CRM (crmA, crmB and crmC in the contract). */
+export const CRM_NAMES: Record<CrmKind, string> = { salesforce: 'Salesforce', hubspot: 'HubSpot', dynamics: 'Dynamics 365' };
 
 /** A CRM record as field API name -> value. */
 export type CrmRecord = Record<string, unknown>;

@@ -78,3 +78,8 @@ export function marketplaceIds(entitlement: Entitlement): { agreementId?: string
 export function defined(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
+
+/** Dynamics ids are GUIDs; the contract wants them lowercased and without braces (§2.6). */
+export function dynamicsGuid(id: string): string {
+  return id.trim().replace(/^\{|\}$/g, '').toLowerCase();
+}

@@ -5,8 +5,9 @@ import { writeBackSiblings } from '../sync/write-back-owner.ts';
 import type { SecretBox } from './secret-box.ts';
 import { withTransaction } from './transaction.ts';
 
-export const CRM_KINDS = ['salesforce', 'hubspot', 'dynamics'] as const;
-export type CrmKind = (typeof CRM_KINDS)[number];
+import type { CrmKind } from '../crm/connector.ts';
+
+export { CRM_KINDS, type CrmKind } from '../crm/connector.ts';
 
 export type ConnectionSecrets = Record<string, string>;
 export type ConnectionSettings = Record<string, unknown>;

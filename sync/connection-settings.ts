@@ -10,6 +10,29 @@ const entityOverrides = z.object({
   picklists: z.record(z.string(), z.record(z.string(), z.string())).optional(),
 });
 
+/** Salesforce: a connected app in an org (login URL, consumer key; the secret is sealed). */
+const salesforceSettingsSchema = z.object({
+  kind: z.literal('salesforce'),
+  loginUrl: z.url(),
+  clientId: z.string().min(1),
+  apiVersion: z.string().regex(/^\d+\.\d$/).optional(),
+  bulkThreshold: z.number().int().positive().optional(),
+  reservedShare: z.number().min(0).max(0.9).optional(),
+  /** The CRM organization the credentials reached when the connection was saved (Salesforce org id). */
+  organizationId: z.string().min(1).optional(),
+});
+
+/**
+ * The CRM side of a connection, one member per CRM kind (HubSpot and Dynamics 365 add theirs).
+ * Connections saved before the union carry no `kind`: they are Salesforce connections.
+ */
+export const crmSettingsSchema = z.preprocess(
+  (value) => (value && typeof value === 'object' && !('kind' in value) ? { kind: 'salesforce', ...value } : value),
+  z.discriminatedUnion('kind', [salesforceSettingsSchema]),
+);
+
+export type CrmSettings = z.infer<typeof crmSettingsSchema>;
+
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
     baseUrl: z.url(),
@@ -17,15 +40,7 @@ export const connectionSettingsSchema = z.object({
     clientId: z.string().min(1),
     organizationId: z.string().min(1),
   }),
-  crm: z.object({
-    loginUrl: z.url(),
-    clientId: z.string().min(1),
-    apiVersion: z.string().regex(/^\d+\.\d$/).optional(),
-    bulkThreshold: z.number().int().positive().optional(),
-    reservedShare: z.number().min(0).max(0.9).optional(),
-    /** The CRM organization the credentials reached when the connection was saved (Salesforce org id). */
-    organizationId: z.string().min(1).optional(),
-  }),
+  crm: crmSettingsSchema,
   /**
    * Whether this connection writes CRM ids back onto commerce records. Only one connection per commerce
    * organization and CRM kind does (two orgs, UAT and production, would overwrite each other's ids for
@@ -55,10 +70,3 @@ export const connectionSecretsSchema = z.object({
 });
 
 export type ConnectionSecrets = z.infer<typeof connectionSecretsSchema>;
-
-/** Dependency order: parents before children, so a child's parent already exists in the CRM. */
-export const SYNC_ORDER: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
-
-export function orderedEntities(selected: readonly Entity[]): Entity[] {
-  return SYNC_ORDER.filter((entity) => selected.includes(entity));
-}

@@ -2,8 +2,7 @@
 // while the connection is unchanged, so tokens and sessions are reused across pages.
 import { createCommerceClient, type CommerceClient } from '../commerce/index.ts';
 import type { CrmConnector } from '../crm/connector.ts';
-import { createSalesforceConnector } from '../crm/salesforce/connector.ts';
-import { SALESFORCE_MAPPINGS } from '../mappings/salesforce/index.ts';
+import { createConnector, mappingsFor } from '../crm/registry.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { writesBack } from './write-back-owner.ts';
@@ -36,7 +35,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
     const stored = (await connections.getWithSecrets(connectionId))!;
     const settings = connectionSettingsSchema.parse(stored.settings);
     const secrets = connectionSecretsSchema.parse(stored.secrets);
-    if (stored.crmKind !== 'salesforce') throw new Error(`Connection ${stored.name}: CRM kind ${stored.crmKind} is not supported yet (Salesforce is)`);
+    if (settings.crm.kind !== stored.crmKind) throw new Error(`Connection ${stored.name}: its settings are for ${settings.crm.kind} but it was saved as a ${stored.crmKind} connection`);
     const runtime: ConnectionRuntime = {
       id: stored.id,
       name: stored.name,
@@ -49,11 +48,8 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         retries: options.commerceRetries,
         minRetryDelayMs: options.commerceMinRetryDelayMs,
       }),
-      crm: createSalesforceConnector(
-        { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion, bulkThreshold: settings.crm.bulkThreshold, reservedShare: settings.crm.reservedShare, lookbackSeconds: settings.schedule.lookbackSeconds },
-        { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
-      ),
-      mappings: SALESFORCE_MAPPINGS,
+      crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds }),
+      mappings: mappingsFor(settings.crm.kind) as Record<Entity, EntityMapping<any, any>>,
       writesBack: writesBack(stored, await connections.list()),
     };
     cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });

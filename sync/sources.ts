@@ -1,10 +1,10 @@
-// How each entity is read from the commerce side: one batch of the (lastUpdateTime, id) window, oldest
-// first; records by id (the notification path, dead-letter retries); and what a mapping needs besides
-// the record (an entitlement's terms). Every reader heartbeats through `onProgress`, stops when the
-// activity is cancelled, and hands back what it could not read with the reason instead of throwing.
+// Reading a commerce-to-CRM flow's records, whatever the flow (its declaration says where from): one
+// batch of the (lastUpdateTime, id) window, oldest first, and records by id (the notification path,
+// dead-letter retries). Every reader heartbeats through `onProgress`, stops when the activity is
+// cancelled, and hands back what it could not read with the reason instead of throwing.
 import pLimit from 'p-limit';
 import { changedSince, CommerceRecordError, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
-import type { Entitlement, EntitlementTerm } from '../commerce/models.ts';
+import { FLOWS } from '../flows/index.ts';
 import type { Entity } from '../mappings/types.ts';
 
 /**
@@ -18,20 +18,6 @@ export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<s
 
 const WINDOW_ORDER = sort({ field: 'lastUpdateTime' }, { field: 'id' });
 
-type Query = { q: string; s: string; pageSize: number; startPage: number };
-
-/** Per entity: its window query and its read by id (the declaration of where each entity comes from). */
-const READERS: Record<Entity, { window(commerce: CommerceClient, orgId: string, query: Query): AsyncGenerator<Page<any>>; byId(commerce: CommerceClient, orgId: string, id: string): Promise<any> }> = {
-  buyer: { window: (c, o, q) => c.buyers.query(o, q), byId: (c, o, id) => c.buyers.get(o, id) },
-  contact: { window: (c, o, q) => c.contacts.query(o, q), byId: (c, o, id) => c.contacts.get(o, id) },
-  offer: { window: (c, o, q) => c.offers.query(o, q), byId: (c, o, id) => c.offers.get(o, id) },
-  entitlement: { window: (c, o, q) => c.entitlements.query(o, q), byId: (c, o, id) => c.entitlements.get(o, id) },
-  referral: {
-    window: (c, o, q) => c.referrals.list(o, { limit: q.pageSize, offset: (q.startPage - 1) * q.pageSize, q: q.q, s: q.s }),
-    byId: (c, o, id) => c.referrals.get(o, id),
-  },
-};
-
 async function first<T>(pages: AsyncGenerator<Page<T>>): Promise<Page<T>> {
   const next = await pages.next();
   await pages.return(undefined);
@@ -41,7 +27,7 @@ async function first<T>(pages: AsyncGenerator<Page<T>>): Promise<Page<T>> {
 /** Always a first page of what remains of the window (after `skip` unreadable pages): the cursor moves, the page number does not. */
 export function readWindowPage(commerce: CommerceClient, orgId: string, entity: Entity, window: Window, pageSize: number): Promise<Page<any>> {
   const query = { q: changedSince(window.cursor, window.until).expression, s: WINDOW_ORDER, pageSize, startPage: (window.cursor.skip ?? 0) + 1 };
-  return first(READERS[entity].window(commerce, orgId, query));
+  return first(FLOWS[entity].source.window(commerce, orgId, query));
 }
 
 export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean; next: Position };
@@ -94,7 +80,7 @@ export async function readRecordsById(commerce: CommerceClient, orgId: string, e
       limit(async () => {
         options.signal?.throwIfAborted();
         try {
-          read.records.push(await READERS[entity].byId(commerce, orgId, id));
+          read.records.push(await FLOWS[entity].source.byId(commerce, orgId, id));
         } catch (error) {
           if ((error as { status?: number }).status === 404) read.missing.push(id);
           else if (error instanceof CommerceRecordError) read.unreadable.push({ sourceId: id, reason: `the commerce API's ${entity} ${id} cannot be used: ${error.problems.join('; ')}` });
@@ -108,38 +94,5 @@ export async function readRecordsById(commerce: CommerceClient, orgId: string, e
   // Concurrency shuffles the order; the write path wants it stable.
   const order = new Map(ids.map((id, index) => [id, index]));
   read.records.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-  return read;
-}
-
-export type TermsRead = { terms: Map<string, EntitlementTerm[]>; unreadable: Map<string, string[]>; latest: Map<string, Date> };
-
-/**
- * Terms of each entitlement of a batch, a few requests at a time. A term row that cannot be used is
- * reported against its entitlement (which then waits as a dead letter rather than being written with
- * wrong amounts). `latest` is each entitlement's newest term time: a term changes on its own (§2.2).
- */
-export async function readEntitlementTerms(commerce: CommerceClient, orgId: string, entitlements: Entitlement[], options: ReadOptions & { concurrency?: number } = {}): Promise<TermsRead> {
-  const limit = pLimit(options.concurrency ?? 8);
-  const read: TermsRead = { terms: new Map(), unreadable: new Map(), latest: new Map() };
-  let finished = 0;
-  await Promise.all(
-    entitlements.map((entitlement) =>
-      limit(async () => {
-        options.signal?.throwIfAborted();
-        const terms: EntitlementTerm[] = [];
-        const problems: string[] = [];
-        for await (const page of commerce.entitlements.terms(orgId, entitlement.id)) {
-          terms.push(...page.records);
-          problems.push(...page.rejected.map((row) => row.error.message));
-        }
-        read.terms.set(entitlement.id, terms);
-        if (problems.length > 0) read.unreadable.set(entitlement.id, problems);
-        const times = terms.map((term) => toDate((term as { lastUpdateTime?: string }).lastUpdateTime)?.getTime() ?? 0);
-        if (times.length > 0) read.latest.set(entitlement.id, new Date(Math.max(...times)));
-        finished += 1;
-        options.onProgress?.({ entity: 'entitlement', phase: 'terms', read: finished, of: entitlements.length });
-      }),
-    ),
-  );
   return read;
 }

@@ -1,9 +1,9 @@
 // Before a connection is saved: prove both sides' credentials work and that the mappings fit the CRM.
 // Every problem found is reported at once, in words a revenue-ops person can act on.
 import { createCommerceClient } from '../commerce/index.ts';
-import { createSalesforceConnector } from '../crm/salesforce/connector.ts';
+import { CRM_NAMES } from '../crm/connector.ts';
+import { createConnector, mappingsFor } from '../crm/registry.ts';
 import { checkMappings } from '../mappings/check.ts';
-import { SALESFORCE_MAPPINGS } from '../mappings/salesforce/index.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
 import { commerceOrganizationKey } from './write-back-owner.ts';
 
@@ -27,19 +27,19 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
   } catch (error) {
     problems.push(`commerce: ${(error as Error).message}`);
   }
-  const crm = createSalesforceConnector(
-    { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion },
-    { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
-  );
+  const crmName = CRM_NAMES[settings.crm.kind];
   let crmOrganizationId: string | undefined;
   try {
+    const crm = createConnector(settings, secrets);
     crmOrganizationId = (await crm.verify()).organizationId;
-    const selected = Object.fromEntries(settings.entities.map((entity) => [entity, SALESFORCE_MAPPINGS[entity]]));
-    await checkMappings(crm, selected, settings.overrides);
+    const mappings = mappingsFor(settings.crm.kind);
+    const missing = settings.entities.filter((entity) => !mappings[entity]);
+    if (missing.length) problems.push(`${crmName} has no mapping for ${missing.join(', ')}: leave ${missing.length > 1 ? 'them' : 'it'} out of --entities`);
+    await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
   } catch (error) {
     const detail = (error as { problems?: string[] }).problems;
-    if (detail) problems.push(...detail.map((problem) => `Salesforce mapping: ${problem}`));
-    else problems.push(`Salesforce: ${(error as Error).message}`);
+    if (detail) problems.push(...detail.map((problem) => `${crmName} mapping: ${problem}`));
+    else problems.push(`${crmName}: ${(error as Error).message}`);
   }
   if (problems.length > 0) throw new ConnectionCheckError(problems);
   return { crmOrganizationId, commerceOrganization: settings.commerce.organizationId };

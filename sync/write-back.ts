@@ -1,34 +1,21 @@
 // After a CRM write, the CRM ids go onto the commerce record's metaInfo, only when they differ from what
-// the record already carries. Which fields, per CRM (contract §2.6):
+// the record already carries. Which fields, per CRM, is each flow's declaration (flows/*.ts, contract §2.6):
 //   Salesforce (crmA): offer crmAOpportunityId, entitlement crmAEntitlementURL, both crmAAccountId (the
-//                      buyer's Account);
-//   HubSpot (crmB):    offer crmBDealId;
-//   Dynamics (crmC):   offer crmCOpportunityId, a lowercased GUID without braces.
+//                      buyer's Account); HubSpot (crmB): offer crmBDealId; Dynamics (crmC): offer
+//                      crmCOpportunityId, a lowercased GUID without braces.
 import pLimit from 'p-limit';
 import type { CommerceClient } from '../commerce/index.ts';
+import type { CrmKind } from '../crm/connector.ts';
+import { FLOWS } from '../flows/index.ts';
 import type { Entity } from '../mappings/types.ts';
-import type { CrmKind } from '../store/connections.ts';
+
+export { dynamicsGuid } from '../mappings/values.ts';
 
 export type WriteBack = { sourceId: string; crmId: string; /** The buyer's CRM account, when linked. */ accountId?: string; current?: Record<string, unknown> };
 
-/** Dynamics ids are GUIDs; the contract wants them lowercased and without braces. */
-export function dynamicsGuid(id: string): string {
-  return id.trim().replace(/^\{|\}$/g, '').toLowerCase();
-}
-
 /** The metaInfo fields a write of `entity` to a CRM of `kind` leaves on the commerce record (pure but for the URL). */
 export async function writeBackPatch(kind: CrmKind, entity: Entity, item: Pick<WriteBack, 'crmId' | 'accountId'>, recordUrl: (crmId: string) => Promise<string>): Promise<Record<string, string> | undefined> {
-  const account: Record<string, string> = item.accountId ? { crmAAccountId: item.accountId } : {};
-  switch (kind) {
-    case 'salesforce':
-      if (entity === 'offer') return { crmAOpportunityId: item.crmId, ...account };
-      if (entity === 'entitlement') return { crmAEntitlementURL: await recordUrl(item.crmId), ...account };
-      return undefined;
-    case 'hubspot':
-      return entity === 'offer' ? { crmBDealId: item.crmId } : undefined;
-    case 'dynamics':
-      return entity === 'offer' ? { crmCOpportunityId: dynamicsGuid(item.crmId) } : undefined;
-  }
+  return FLOWS[entity].writeBack?.[kind]?.({ crmId: item.crmId, accountId: item.accountId }, recordUrl);
 }
 
 export type WriteBackOutcome = { sent: number; refused: { sourceId: string; reason: string }[] };
@@ -36,7 +23,7 @@ export type PlannedWriteBack = { sourceId: string; patch: Record<string, string>
 
 /** Which records need their ids written back: only those whose commerce record does not carry them yet. */
 export async function planWriteBacks(kind: CrmKind, entity: Entity, items: WriteBack[], recordUrl: (crmId: string) => Promise<string>): Promise<PlannedWriteBack[]> {
-  if (entity !== 'offer' && entity !== 'entitlement') return [];
+  if (!FLOWS[entity].writeBack?.[kind] || !FLOWS[entity].source.updateMetaInfo) return [];
   const planned: PlannedWriteBack[] = [];
   for (const item of items) {
     const patch = await writeBackPatch(kind, entity, item, recordUrl);
@@ -65,8 +52,7 @@ export async function sendWriteBacks(
       limit(async () => {
         options.signal?.throwIfAborted();
         try {
-          if (entity === 'offer') await commerce.offers.updateMetaInfo(orgId, sourceId, patch);
-          else await commerce.entitlements.updateMetaInfo(orgId, sourceId, patch);
+          await FLOWS[entity].source.updateMetaInfo!(commerce, orgId, sourceId, patch);
           outcome.sent += 1;
         } catch (error) {
           const status = (error as { status?: number }).status;

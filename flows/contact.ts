@@ -1,0 +1,13 @@
+// Contacts -> CRM contacts, on their buyer's account.
+import { contactToContact } from '../mappings/salesforce/contact.ts';
+import type { CommerceToCrmFlow } from './types.ts';
+
+export const contactFlow = {
+  name: 'contact',
+  direction: 'commerce-to-crm',
+  source: { window: (c, org, q) => c.contacts.query(org, q), byId: (c, org, id) => c.contacts.get(org, id) },
+  events: ['CONTACT'],
+  parents: ['buyer'],
+  mappings: { salesforce: contactToContact },
+  deletes: 'reflect-status',
+} satisfies CommerceToCrmFlow<'buyer' | 'contact'>;

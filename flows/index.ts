@@ -1,0 +1,45 @@
+// Every flow the worker runs, and what follows from their declarations: the order they run in (parents
+// first) and which flows a notification event names. Adding a flow is adding a declaration here.
+import type { Entity } from '../mappings/types.ts';
+import { buyerFlow } from './buyer.ts';
+import { contactFlow } from './contact.ts';
+import { entitlementFlow } from './entitlement.ts';
+import { offerFlow } from './offer.ts';
+import { referralFlow } from './referral.ts';
+import type { CommerceToCrmFlow } from './types.ts';
+
+export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
+  buyer: buyerFlow,
+  contact: contactFlow,
+  offer: offerFlow,
+  entitlement: entitlementFlow,
+  referral: referralFlow,
+};
+
+/** All flows, parents before children (a stable topological order of the declarations). */
+export const FLOW_ORDER: readonly Entity[] = topologicalOrder(FLOWS);
+
+/** The selected flows in the order they run. */
+export function flowOrder(selected: readonly Entity[]): Entity[] {
+  return FLOW_ORDER.filter((name) => selected.includes(name));
+}
+
+/** The flow a notification event's entityType names (any case), if any. */
+export function flowForEvent(entityType: unknown): Entity | undefined {
+  const type = String(entityType ?? '').toUpperCase();
+  return FLOW_ORDER.find((name) => FLOWS[name].events.includes(type));
+}
+
+function topologicalOrder(flows: Record<Entity, CommerceToCrmFlow<Entity>>): Entity[] {
+  const order: Entity[] = [];
+  const visit = (name: Entity, path: Entity[]) => {
+    if (order.includes(name)) return;
+    if (path.includes(name)) throw new Error(`The flows' parents form a cycle: ${[...path, name].join(' -> ')}`);
+    for (const parent of flows[name].parents) visit(parent, [...path, name]);
+    order.push(name);
+  };
+  for (const name of Object.keys(flows) as Entity[]) visit(name, []);
+  return order;
+}
+
+export type { CommerceToCrmFlow, RelatedRead } from './types.ts';

@@ -1,0 +1,23 @@
+// Private offers -> CRM opportunities (deals); the opportunity's id goes back onto the offer (§2.6).
+import { offerToOpportunity } from '../mappings/salesforce/opportunity.ts';
+import { dynamicsGuid } from '../mappings/values.ts';
+import type { CommerceToCrmFlow } from './types.ts';
+
+export const offerFlow = {
+  name: 'offer',
+  direction: 'commerce-to-crm',
+  source: {
+    window: (c, org, q) => c.offers.query(org, q),
+    byId: (c, org, id) => c.offers.get(org, id),
+    updateMetaInfo: (c, org, id, patch) => c.offers.updateMetaInfo(org, id, patch),
+  },
+  events: ['OFFER'],
+  parents: ['buyer'],
+  mappings: { salesforce: offerToOpportunity },
+  writeBack: {
+    salesforce: async ({ crmId, accountId }) => ({ crmAOpportunityId: crmId, ...(accountId && { crmAAccountId: accountId }) }),
+    hubspot: async ({ crmId }) => ({ crmBDealId: crmId }),
+    dynamics: async ({ crmId }) => ({ crmCOpportunityId: dynamicsGuid(crmId) }),
+  },
+  deletes: 'reflect-status',
+} satisfies CommerceToCrmFlow<'buyer' | 'offer'>;

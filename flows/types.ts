@@ -1,0 +1,49 @@
+// A flow is a declaration: one direction of one kind of record, saying what is read and from which
+// side, what a mapping needs besides the record, which flows are its parents, the mapping per CRM kind
+// (the key it writes by is the mapping's external id field) and what goes back to the source side.
+// The workflows and activities run declarations; they do not name entities.
+import type { CommerceClient, Page } from '../commerce/index.ts';
+import type { CrmKind } from '../crm/connector.ts';
+import type { EntityMapping } from '../mappings/types.ts';
+
+export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void; concurrency?: number };
+
+/** Commerce-side reads of one kind of record. */
+export type CommerceReader = {
+  /** One page of a window query (q, s as §2.9; 1-based start page). */
+  window(commerce: CommerceClient, orgId: string, query: { q: string; s: string; pageSize: number; startPage: number }): AsyncGenerator<Page<any>>;
+  byId(commerce: CommerceClient, orgId: string, id: string): Promise<any>;
+  /** Where CRM ids go back onto the record (§2.6), when the record takes them. */
+  updateMetaInfo?(commerce: CommerceClient, orgId: string, id: string, patch: Record<string, string>): Promise<unknown>;
+};
+
+/** What a flow's mapping needs besides its records, read for a whole batch. */
+export type RelatedRead = {
+  /** By record id: what the mapping receives as its second argument. */
+  byRecord: Map<string, unknown>;
+  /** Records whose related rows could not be read, with the reasons: they wait as dead letters. */
+  unreadable: Map<string, string[]>;
+  /** By record id: the newest time among the related rows (a related row can change on its own). */
+  latest: Map<string, Date>;
+};
+
+export type RelatedReader = (commerce: CommerceClient, orgId: string, records: any[], options: ReadOptions) => Promise<RelatedRead>;
+
+/** The CRM ids a written record sends back onto its commerce record, for one CRM kind. */
+export type WriteBackRule = (written: { crmId: string; accountId?: string }, recordUrl: (crmId: string) => Promise<string>) => Promise<Record<string, string> | undefined>;
+
+export type CommerceToCrmFlow<Name extends string = string> = {
+  name: Name;
+  direction: 'commerce-to-crm';
+  source: CommerceReader;
+  /** Feed entity types (§6) that name this flow's records. */
+  events: string[];
+  /** Flows whose records this one's point at: they run first, and a child waits for their links. */
+  parents: Name[];
+  related?: RelatedReader;
+  /** The mapping per CRM kind; a kind without one does not run this flow. */
+  mappings: Partial<Record<CrmKind, EntityMapping<any, any>>>;
+  writeBack?: Partial<Record<CrmKind, WriteBackRule>>;
+  /** Soft deletes on the commerce side change the CRM record's status; nothing is ever deleted. */
+  deletes: 'reflect-status';
+};

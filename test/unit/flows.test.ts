@@ -1,0 +1,47 @@
+// Flows are declarations: the order they run in, which flow an event names and which mappings a CRM
+// kind has all follow from them; a connection's CRM settings are a union by kind.
+import { describe, expect, it } from 'vitest';
+import { createConnector, mappingsFor } from '../../crm/registry.ts';
+import { FLOW_ORDER, FLOWS, flowForEvent, flowOrder } from '../../flows/index.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+
+const commerce = { baseUrl: 'https://api.example.com', authUrl: 'https://auth.example.com', clientId: 'c', organizationId: 'org-1' };
+
+describe('flow declarations', () => {
+  it('run parents first: every flow after the flows it names as parents', () => {
+    expect(FLOW_ORDER).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral']);
+    for (const name of FLOW_ORDER) for (const parent of FLOWS[name].parents) expect(FLOW_ORDER.indexOf(parent), `${parent} before ${name}`).toBeLessThan(FLOW_ORDER.indexOf(name));
+    expect(flowOrder(['referral', 'buyer', 'entitlement'])).toEqual(['buyer', 'entitlement', 'referral']);
+  });
+
+  it('name the flow a notification event is about, in any case', () => {
+    expect(flowForEvent('ENTITLEMENT')).toBe('entitlement');
+    expect(flowForEvent('offer')).toBe('offer');
+    expect(flowForEvent('WALLET')).toBeUndefined();
+    expect(flowForEvent(undefined)).toBeUndefined();
+  });
+
+  it('give each CRM kind the mappings it has', () => {
+    expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'offer', 'referral']);
+    expect(mappingsFor('salesforce').offer?.object).toBe('Opportunity');
+    expect(mappingsFor('hubspot')).toEqual({});
+  });
+});
+
+describe('CRM settings, a union by kind', () => {
+  it('reads a connection saved before the union (no kind) as Salesforce', () => {
+    const settings = connectionSettingsSchema.parse({ commerce, crm: { loginUrl: 'https://acme.my.salesforce.com', clientId: 'k' } });
+    expect(settings.crm).toEqual({ kind: 'salesforce', loginUrl: 'https://acme.my.salesforce.com', clientId: 'k' });
+  });
+
+  it('refuses a kind it does not know, naming the field', () => {
+    const parsed = connectionSettingsSchema.safeParse({ commerce, crm: { kind: 'pipedrive', loginUrl: 'https://x.example.com', clientId: 'k' } });
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain('kind');
+  });
+
+  it('builds the connector of the settings kind', () => {
+    const settings = connectionSettingsSchema.parse({ commerce, crm: { kind: 'salesforce', loginUrl: 'https://acme.my.salesforce.com', clientId: 'k' } });
+    expect(createConnector(settings, { commerceClientSecret: 's', crmClientSecret: 't' }).kind).toBe('salesforce');
+  });
+});
