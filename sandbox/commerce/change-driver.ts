@@ -1,10 +1,12 @@
 // Makes the data move like a live marketplace: status moves, amounts, renewals, cancellations, new
-// offers and referrals. Every change bumps lastUpdateTime to "now" and emits one notification event
+// offers and referrals, and the cloud partner's side of co-sell (stage moves of accepted referrals,
+// inbound referrals). Every change bumps lastUpdateTime to "now" and emits one notification event
 // (A8), except a term changed alone (termsBumpEntitlement false: the term's own lastUpdateTime moves,
 // nothing else, as A12 allows). Runs on a timer (changesPerSecond) and on demand (POST /_sandbox/changes).
 import { DAY, iso, offerExternalId, type GenContext } from './data/common.ts';
 import { randomDelivery } from './data/events.ts';
 import { externalStatusOf, indexParties, makeOffer, makeReferral, type Parties } from './data/offers.ts';
+import { settleReviews } from './partner-review.ts';
 import { emitEvent, type SandboxState } from './state.ts';
 import { addTerm, nextId, nextNumber, type Store } from './store.ts';
 import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
@@ -12,7 +14,7 @@ import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
 /** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
 export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted'] as const;
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
@@ -20,8 +22,8 @@ const MIX: readonly (readonly [ChangeKind, number])[] = [
   ['entitlementStatus', 18], ['termUsage', 24], ['renewal', 8], ['cancellation', 7],
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
-/** Weights when kinds are asked for; termCommit and buyerDeleted happen only then. */
-const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5 };
+/** Weights when kinds are asked for; the kinds outside MIX happen only then. */
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -33,6 +35,8 @@ const OFFER_MOVES: Record<string, readonly string[]> = {
   UPDATE_FAILED: ['PENDING_ACCEPTANCE'],
 };
 const STAGE_ORDER = ['Prospect', 'Qualified', 'Technical Validation', 'Business Validation', 'Committed', 'Launched'];
+/** Share of partner stage moves that lose the deal instead of moving it on. */
+const CLOSED_LOST_SHARE = 0.15;
 
 const partiesCache = new WeakMap<Store, Parties>();
 function partiesOf(store: Store): Parties {
@@ -220,7 +224,58 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       referral.status = referral.stage === 'Launched' ? 'CLOSED' : referral.status === 'DRAFT' ? 'SUBMITTED' : referral.status;
       return referralChange(state, referral, 'UPDATED', `stage ${previous} -> ${referral.stage}`, { previousStage: previous });
     }
+    case 'partnerStageMove': {
+      // The partner works an accepted referral: one stage on, or lost; Launched (won) and Closed Lost close it.
+      const referral = pickWhere(state, store.referrals.rows, (r) => r.status === 'ACCEPTED' && STAGE_ORDER.indexOf(r.stage) >= 0 && r.stage !== 'Launched', thorough);
+      if (!referral) return undefined;
+      const previous = referral.stage;
+      referral.stage = state.random.chance(CLOSED_LOST_SHARE) ? 'Closed Lost' : STAGE_ORDER[STAGE_ORDER.indexOf(previous) + 1]!;
+      if (referral.stage === 'Launched' || referral.stage === 'Closed Lost') referral.status = 'CLOSED';
+      const action = referral.status === 'ACCEPTED' ? 'UPDATED' : 'STATUS_CHANGED';
+      return referralChange(state, referral, action, `partner moved stage ${previous} -> ${referral.stage}`, { previousStage: previous, previousStatus: 'ACCEPTED', changedBy: 'PARTNER' });
+    }
+    case 'inboundReferral': {
+      const referral = inboundReferral(state, thorough);
+      return referral && referralChange(state, referral, 'CREATED', `inbound referral from ${referral.partner}`, { changedBy: 'PARTNER' });
+    }
   }
+}
+
+/**
+ * A referral a cloud partner sends the seller (A6): INBOUND, SUBMITTED to the seller, on an ACTIVE buyer
+ * of that partner's marketplace, naming one or two of the buyer's contacts and no CRM id yet.
+ */
+function inboundReferral(state: SandboxState, thorough: boolean): Referral | undefined {
+  const { store, random } = state;
+  const parties = partiesOf(store);
+  const contactsOf = (buyerId: string) => (parties.contactsByBuyer.get(buyerId) ?? []).filter((c) => !store.injected.has(c));
+  const buyer = pickWhere(state, store.buyers.rows, (b) => b.status === 'ACTIVE' && contactsOf(b.id).length > 0, thorough);
+  if (!buyer) return undefined;
+  const contacts = contactsOf(buyer.id);
+  const first = random.int(0, contacts.length - 1);
+  const named = contacts.length > 1 && random.chance(0.5) ? [contacts[first]!, contacts[(first + 1) % contacts.length]!] : [contacts[first]!];
+  const products = parties.products.filter((p) => p.partner === buyer.partner);
+  const product = products.length > 0 ? random.pick(products) : undefined;
+  const now = state.nowIso();
+  const referral: Referral = {
+    id: nextId('ref', store.referrals),
+    organizationID: state.settings.organizationId,
+    name: `${buyer.name} - ${product?.name ?? 'co-sell'} (inbound)`,
+    partner: buyer.partner,
+    direction: 'INBOUND',
+    status: 'SUBMITTED',
+    stage: 'Prospect',
+    buyerID: buyer.id,
+    dealValue: random.amount(5_000, 500_000),
+    currency: 'USD',
+    expectedCloseDate: iso(state.nowMs() + random.int(30, 180) * DAY).slice(0, 10),
+    description: `Inbound co-sell referral from ${buyer.partner}${product ? ` for ${product.name}` : ''}`,
+    contactIds: named.map((c) => c.id),
+    creationTime: now,
+    lastUpdateTime: now,
+  };
+  store.referrals.add(referral);
+  return referral;
 }
 
 /** Generator context for new records: the driver's PRNG, "now", and external ids unique among offers. */
@@ -254,7 +309,9 @@ function offerChange(state: SandboxState, offer: Offer, action: string, summary:
 
 function referralChange(state: SandboxState, referral: Referral, action: string, summary: string, info?: Record<string, unknown>): Change {
   referral.lastUpdateTime = state.nowIso();
-  return record(state, 'REFERRAL', referral.id, referral.name, referral.status, referral.partner, [], referral.lastUpdateTime, action, summary, info);
+  // A review (A13) is of a SUBMITTED referral: once the partner moved it elsewhere none is running.
+  if (referral.status !== 'SUBMITTED') delete referral.partnerReviewEndTime;
+  return record(state, 'REFERRAL', referral.id, referral.name, referral.status, referral.partner, referral.contactIds ?? [], referral.lastUpdateTime, action, summary, info);
 }
 
 function record(state: SandboxState, entityType: string, id: string, name: string, status: string, partner: string, contactIds: readonly string[], timestamp: string, action: string, summary: string, info?: Record<string, unknown>): Change {
@@ -271,6 +328,7 @@ function record(state: SandboxState, entityType: string, id: string, name: strin
 export function startChangeTimer(state: SandboxState): () => void {
   let owed = 0;
   const timer = setInterval(() => {
+    settleReviews(state); // the partner answers when a review ends, whether or not the driver runs
     const rate = state.settings.changesPerSecond;
     if (!(rate > 0)) {
       owed = 0;

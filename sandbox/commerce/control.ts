@@ -1,5 +1,6 @@
 // Test controls under /_sandbox/ on the API port (no token needed): call counts, faults, token
-// expiry, reset, changes on demand (and their mode), record dumps and poison records. See README.md.
+// expiry, reset, changes on demand (and their mode), the partner review time of referrals, record dumps
+// and poison records. See README.md.
 import { applyChanges, CHANGE_KINDS, type ChangeKind } from './change-driver.ts';
 import { badRequest, HttpError, notFound } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
@@ -21,6 +22,7 @@ const RECORD_KINDS: Record<string, (store: Store) => readonly unknown[]> = {
 };
 
 const MAX_CHANGES = 10_000;
+const MAX_REVIEW_SECONDS = 30 * 86_400;
 
 /** The body of POST /_sandbox/changes: `{count?, kinds?}` (no body: one change of the mix). */
 function parseChanges(body: unknown): { count: number; kinds?: ChangeKind[] } {
@@ -50,6 +52,7 @@ export function handleControl(state: SandboxState, method: string, pathname: str
           seed: state.settings.seed,
           entitlements: state.settings.entitlements,
           termsBumpEntitlement: state.settings.termsBumpEntitlement,
+          partnerReviewSeconds: state.settings.partnerReviewSeconds,
           counts: Object.fromEntries(Object.entries(RECORD_KINDS).map(([kind, rows]) => [kind, rows(state.store).length])),
         },
       };
@@ -91,6 +94,17 @@ export function handleControl(state: SandboxState, method: string, pathname: str
       if (typeof value !== 'boolean') throw badRequest('termsBumpEntitlement must be true (a term change bumps its entitlement) or false (the term changes alone)', { field: 'termsBumpEntitlement' });
       state.settings.termsBumpEntitlement = value;
       return { status: 200, body: { termsBumpEntitlement: value } };
+    }
+    case 'GET /_sandbox/cosell/review':
+      return { status: 200, body: { seconds: state.settings.partnerReviewSeconds } };
+    case 'POST /_sandbox/cosell/review': {
+      const seconds = isPlainObject(body) ? body.seconds : undefined;
+      if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_REVIEW_SECONDS) {
+        throw badRequest(`seconds must be how long the partner reviews a submitted referral, from 0 (no review) to ${MAX_REVIEW_SECONDS}, got ${JSON.stringify(seconds) ?? 'nothing'}`, { field: 'seconds' });
+      }
+      // Reviews already running keep their end; the new time applies to referrals submitted from now on.
+      state.settings.partnerReviewSeconds = seconds;
+      return { status: 200, body: { seconds } };
     }
   }
   const inject = /^POST \/_sandbox\/records\/([^/]+)$/.exec(route);

@@ -1,6 +1,6 @@
 // Injected faults: latency, 429 with Retry-After, 500, a refused call (a 4xx with a body of the
 // contract's error shape, for a fraction of calls or for named record ids), malformed and truncated
-// bodies. Decisions come from a seeded PRNG, so a test run with the same seed and the same calls sees
+// bodies, and a 500 after the handler ran (the write happened, the answer says it failed). Decisions come from a seeded PRNG, so a test run with the same seed and the same calls sees
 // the same faults.
 import { badRequest } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
@@ -13,6 +13,8 @@ export type FaultRule = {
   latencyMs: number;
   malformedRate: number;
   truncatedRate: number;
+  /** A 500 answered after the handler ran: the call took effect, the caller is told it failed. */
+  rate500After: number;
   /** Present when the rule refuses calls: with `ids`, only calls whose path names one of them. */
   refusal?: Refusal;
 };
@@ -25,10 +27,10 @@ export type FaultDecision = {
   retryAfterSeconds: number;
   /** A 4xx to answer instead of running the handler. */
   refused?: { status: number; body: unknown };
-  corrupt?: 'malformed' | 'truncated';
+  corrupt?: 'malformed' | 'truncated' | 'error500';
 };
 
-const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate'] as const;
+const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500After'] as const;
 
 /** Parses the body of POST /_sandbox/faults; unknown fields and out-of-range values are 400s. */
 export function parseFaultRule(body: unknown): { operation: string; rule: FaultRule } {
@@ -51,6 +53,7 @@ export function parseFaultRule(body: unknown): { operation: string; rule: FaultR
       rate500: number('rate500', 0, 1),
       malformedRate: number('malformedRate', 0, 1),
       truncatedRate: number('truncatedRate', 0, 1),
+      rate500After: number('rate500After', 0, 1),
       retryAfterSeconds: Math.round(number('retryAfterSeconds', 1, 86_400)),
       latencyMs: number('latencyMs', 0, 60_000),
       ...parseRefusal(body, operation, number),
@@ -128,6 +131,8 @@ export class Faults {
     else if (rule.refusal && refuses(rule.refusal, ids) && draw(rule.refusal.rate4xx)) decision.refused = { status: rule.refusal.status, body: rule.refusal.body };
     else if (draw(rule.malformedRate)) decision.corrupt = 'malformed';
     else if (draw(rule.truncatedRate)) decision.corrupt = 'truncated';
+    // Drawn last, and only when set, so rules without it see the same faults as before it existed.
+    else if (draw(rule.rate500After)) decision.corrupt = 'error500';
     return decision;
   }
 }

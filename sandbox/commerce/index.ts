@@ -25,6 +25,8 @@ export type CommerceSandboxOptions = {
   unknownEventVersionRate?: number; // default 0
   /** false: a term's usage or commit change leaves its entitlement alone (README "Change driver"). Default true. */
   termsBumpEntitlement?: boolean;
+  /** How long the partner reviews a submitted referral (A13; README "Co-sell"); 0: no review. Default 60. */
+  partnerReviewSeconds?: number;
   now?: () => Date; // default () => new Date()
   /**
    * A file that keeps every change across restarts (see README "Persistence"): replayed over the
@@ -63,6 +65,12 @@ function close(server: http.Server): Promise<void> {
 
 const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+function reviewSeconds(value: number | undefined): number {
+  if (value === undefined) return 60;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`partnerReviewSeconds must be a number of seconds, 0 or more (0: no partner review), got ${String(value)}`);
+  return value;
+}
+
 export async function startCommerceSandbox(options: CommerceSandboxOptions = {}): Promise<CommerceSandbox> {
   const host = options.host ?? '127.0.0.1';
   const state = createState({
@@ -76,6 +84,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     changesPerSecond: options.changesPerSecond ?? 0,
     unknownEventVersionRate: options.unknownEventVersionRate ?? 0,
     termsBumpEntitlement: options.termsBumpEntitlement ?? true,
+    partnerReviewSeconds: reviewSeconds(options.partnerReviewSeconds),
     baseTime: DEFAULT_BASE_TIME,
     now: options.now ?? (() => new Date()),
   });

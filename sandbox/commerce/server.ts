@@ -8,6 +8,7 @@ import { handleControl } from './control.ts';
 import { HttpError, methodNotAllowed, notFound, notImplemented, unauthenticated } from './errors.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { parseJsonBody, readBody, sendJson, sendRaw } from './http-util.ts';
+import { settleReviews } from './partner-review.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 import type { FaultDecision } from './faults.ts';
@@ -21,8 +22,15 @@ function authenticate(state: SandboxState, request: http.IncomingMessage): strin
   return result.clientId;
 }
 
-/** Sends a 2xx reply spoiled on purpose: invalid JSON, or half the body and then a dropped connection. */
-function sendCorrupted(response: http.ServerResponse, status: number, text: string, kind: 'malformed' | 'truncated') {
+/**
+ * Sends a 2xx reply spoiled on purpose: invalid JSON, half the body and then a dropped connection, or a
+ * 500 in place of the real answer (the handler ran: what it wrote stays written).
+ */
+function sendCorrupted(response: http.ServerResponse, status: number, text: string, kind: 'malformed' | 'truncated' | 'error500') {
+  if (kind === 'error500') {
+    sendJson(response, 500, { code: 'INTERNAL', message: 'internal server error (sandbox fault, after the request was processed)' });
+    return;
+  }
   if (kind === 'malformed') {
     sendRaw(response, 200, `{"sandboxFault":"malformed",${text}`);
     return;
@@ -37,6 +45,8 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
   const method = (request.method ?? 'GET').toUpperCase();
   const url = new URL(request.url ?? '/', 'http://api.invalid');
   const raw = await readBody(request);
+  // Partner reviews that ended since the last look are decided before anything is read or written (A13).
+  settleReviews(state);
 
   if (url.pathname === '/_sandbox' || url.pathname.startsWith('/_sandbox/')) {
     const body = raw.length > 0 ? parseJsonBody(request, raw) : undefined;

@@ -26,6 +26,11 @@ export type SandboxSettings = {
    * alone (false). Set by the option and POST /_sandbox/changes/mode.
    */
   termsBumpEntitlement: boolean;
+  /**
+   * How long the partner reviews a referral the seller submitted (A13); 0 turns the review off. Set by
+   * the option and POST /_sandbox/cosell/review.
+   */
+  partnerReviewSeconds: number;
   baseTime: string;
   now: () => Date;
 };

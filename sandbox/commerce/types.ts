@@ -172,6 +172,12 @@ export type Referral = {
   crmBDealId?: string;
   crmCOpportunityId?: string;
   description?: string;
+  /** Contacts of the buyer the referral names (A6); the partner names them on an inbound referral. */
+  contactIds?: string[];
+  /** Set while the partner reviews a referral the seller submitted (A13); removed with the decision. */
+  partnerReviewEndTime?: string;
+  /** Commission actions taken once the deal is won (§3.6, A13). */
+  commission?: JsonObject;
   creationTime: string;
   lastUpdateTime: string;
 };

@@ -33,7 +33,7 @@ describe('commerce sandbox: operations it does not implement', () => {
     expect(notImplemented).toContain('GET /org/{orgId}/product');
     expect(notImplemented).toContain('POST /org/{orgId}/entitlement/{entitlementId}/cancel');
     expect(notImplemented).not.toContain('GET /org/{orgId}/offer');
-    expect(OPERATIONS.length - notImplemented.length).toBe(33);
+    expect(OPERATIONS.length - notImplemented.length).toBe(35);
   });
 
   it('answers 404 (a plain string) for paths outside the catalogue', async () => {

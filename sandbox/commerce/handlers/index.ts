@@ -1,4 +1,5 @@
 // Every operation the sandbox implements, by operation key. The rest of the catalogue answers 501.
+import { commissionHandlers } from './commission.ts';
 import type { Handler } from './common.ts';
 import { entitlementHandlers } from './entitlements.ts';
 import { eventHandlers } from './events.ts';
@@ -8,7 +9,7 @@ import { partyHandlers } from './parties.ts';
 import { referralHandlers } from './referrals.ts';
 
 export const HANDLERS: ReadonlyMap<string, Handler> = new Map(
-  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...eventHandlers }).filter(
+  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers }).filter(
     (entry): entry is [string, Handler] => entry[1] !== undefined,
   ),
 );

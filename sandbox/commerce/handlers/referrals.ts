@@ -1,9 +1,11 @@
 // Co-sell referrals (A6): list, get, create, batchCreate, validate (a dry run) and update with the
-// status and stage lists of A6.
+// status and stage lists of A6; a referral the seller submits is under partner review for a while
+// (A13), during which the seller's updates are refused.
 import { badRequest } from '../errors.ts';
 import { isPlainObject } from '../http-util.ts';
 import { filterAndSortParams } from '../paging.ts';
 import { sortRows } from '../sort.ts';
+import { refuseDuringReview, startReviewIfSubmitted } from '../partner-review.ts';
 import { emitEvent, type SandboxState } from '../state.ts';
 import { nextId } from '../store.ts';
 import { PARTNERS, REFERRAL_DIRECTIONS, REFERRAL_STAGES, REFERRAL_STATUSES, type Referral } from '../types.ts';
@@ -12,46 +14,73 @@ import { filterList, found, listReply, objectBody, ok, type HandlerTable } from 
 export type FieldError = { field: string; message: string };
 
 const MAX_BATCH = 100;
-const WRITABLE = ['name', 'partner', 'direction', 'status', 'stage', 'buyerID', 'offerID', 'dealValue', 'currency', 'expectedCloseDate', 'crmAOpportunityId', 'crmBDealId', 'crmCOpportunityId', 'description'] as const;
+const WRITABLE = ['name', 'partner', 'direction', 'status', 'stage', 'buyerID', 'offerID', 'dealValue', 'currency', 'expectedCloseDate', 'crmAOpportunityId', 'crmBDealId', 'crmCOpportunityId', 'description', 'contactIds'] as const;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const oneOf = (values: readonly string[]) => `one of ${values.map((value) => JSON.stringify(value)).join(', ')}`;
+const shown = (value: unknown) => JSON.stringify(value) ?? String(value);
 
-/** Every problem of a referral as it would be saved; an empty list means valid. */
+/**
+ * Every problem of a referral as it would be saved; an empty list means valid. Messages are for the
+ * salesperson whose opportunity became the referral: they say what is wrong and what would be right.
+ */
 export function referralErrors(state: SandboxState, referral: Record<string, unknown>): FieldError[] {
   const errors: FieldError[] = [];
+  const problem = (field: string, message: string) => errors.push({ field, message });
   const text = (field: string, required: boolean) => {
     const value = referral[field];
     if (value === undefined || value === null) {
-      if (required) errors.push({ field, message: `${field} is required` });
+      if (required) problem(field, `${field} is required`);
       return;
     }
-    if (typeof value !== 'string' || value.trim() === '') errors.push({ field, message: `${field} must be a non-empty string` });
+    if (typeof value !== 'string' || value.trim() === '') problem(field, `${field} must be a non-empty string, got ${shown(value)}`);
   };
   const choice = (field: string, values: readonly string[], required: boolean) => {
     const value = referral[field];
     if (value === undefined) {
-      if (required) errors.push({ field, message: `${field} is required` });
+      if (required) problem(field, `${field} is required: ${oneOf(values)}`);
     } else if (!values.includes(value as string)) {
-      errors.push({ field, message: `${field} must be ${oneOf(values)}, got ${JSON.stringify(value)}` });
+      problem(field, `${field} must be ${oneOf(values)}, got ${shown(value)}`);
     }
   };
   text('name', true);
   choice('partner', PARTNERS, true);
   text('buyerID', true);
-  if (typeof referral.buyerID === 'string' && referral.buyerID !== '' && !state.store.buyers.get(referral.buyerID)) errors.push({ field: 'buyerID', message: `buyer ${referral.buyerID} does not exist` });
+  const buyerID = referral.buyerID;
+  if (typeof buyerID === 'string' && buyerID.trim() !== '' && !state.store.buyers.get(buyerID)) {
+    problem('buyerID', `buyer ${buyerID} is not a marketplace buyer of this organization: the account is not linked to a marketplace buyer`);
+  }
   choice('direction', REFERRAL_DIRECTIONS, false);
   choice('status', REFERRAL_STATUSES, false);
   choice('stage', REFERRAL_STAGES, false);
-  if (referral.offerID !== undefined && (typeof referral.offerID !== 'string' || !state.store.offers.get(referral.offerID))) errors.push({ field: 'offerID', message: `offer ${String(referral.offerID)} does not exist` });
-  if (referral.dealValue !== undefined && (typeof referral.dealValue !== 'number' || !Number.isFinite(referral.dealValue) || referral.dealValue < 0)) errors.push({ field: 'dealValue', message: 'dealValue must be a number of at least 0' });
-  if (referral.currency !== undefined && (typeof referral.currency !== 'string' || !/^[A-Z]{3}$/.test(referral.currency))) errors.push({ field: 'currency', message: 'currency must be an ISO 4217 code such as USD' });
-  if (referral.expectedCloseDate !== undefined && (typeof referral.expectedCloseDate !== 'string' || !DATE.test(referral.expectedCloseDate) || Number.isNaN(Date.parse(referral.expectedCloseDate)))) errors.push({ field: 'expectedCloseDate', message: 'expectedCloseDate must be a date YYYY-MM-DD' });
+  if (referral.offerID !== undefined && (typeof referral.offerID !== 'string' || !state.store.offers.get(referral.offerID))) {
+    problem('offerID', `offer ${String(referral.offerID)} is not a private offer of this organization: name an existing offer or leave offerID out`);
+  }
+  if (referral.dealValue !== undefined && (typeof referral.dealValue !== 'number' || !Number.isFinite(referral.dealValue) || referral.dealValue < 0)) problem('dealValue', `dealValue must be an amount of 0 or more, got ${shown(referral.dealValue)}`);
+  if (referral.currency !== undefined && (typeof referral.currency !== 'string' || !/^[A-Z]{3}$/.test(referral.currency))) problem('currency', `currency must be a three-letter ISO 4217 code in capitals such as USD, got ${shown(referral.currency)}`);
+  if (referral.expectedCloseDate !== undefined && (typeof referral.expectedCloseDate !== 'string' || !DATE.test(referral.expectedCloseDate) || Number.isNaN(Date.parse(referral.expectedCloseDate)))) {
+    problem('expectedCloseDate', `expectedCloseDate must be a calendar date written YYYY-MM-DD such as 2026-09-30, got ${shown(referral.expectedCloseDate)}`);
+  }
   text('crmAOpportunityId', false);
   text('crmBDealId', false);
-  if (referral.crmCOpportunityId !== undefined && (typeof referral.crmCOpportunityId !== 'string' || !GUID.test(referral.crmCOpportunityId))) errors.push({ field: 'crmCOpportunityId', message: 'crmCOpportunityId must be a lowercased GUID without braces' });
-  if (referral.description !== undefined && typeof referral.description !== 'string') errors.push({ field: 'description', message: 'description must be a string' });
+  if (referral.crmCOpportunityId !== undefined && (typeof referral.crmCOpportunityId !== 'string' || !GUID.test(referral.crmCOpportunityId))) {
+    problem('crmCOpportunityId', `crmCOpportunityId must be the opportunity's GUID in lower case without braces, such as 0f8fad5b-d9cb-469f-a165-70867728950e, got ${shown(referral.crmCOpportunityId)}`);
+  }
+  if (referral.description !== undefined && typeof referral.description !== 'string') problem('description', `description must be a string, got ${shown(referral.description)}`);
+  contactErrors(state, referral, problem);
   return errors;
+}
+
+/** contactIds (A6): contacts that exist and belong to the referral's buyer. */
+function contactErrors(state: SandboxState, referral: Record<string, unknown>, problem: (field: string, message: string) => void) {
+  const ids = referral.contactIds;
+  if (ids === undefined) return;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) return problem('contactIds', `contactIds must be a list of contact ids, got ${shown(ids)}`);
+  for (const id of ids as string[]) {
+    const contact = state.store.contacts.get(id);
+    if (!contact) problem('contactIds', `contact ${id} is not a contact of this organization`);
+    else if (typeof referral.buyerID === 'string' && contact.buyerID !== referral.buyerID) problem('contactIds', `contact ${id} belongs to buyer ${contact.buyerID}, not to the referral's buyer ${referral.buyerID}`);
+  }
 }
 
 /** Only the writable fields of a body; the service owns id, organizationID and the times. */
@@ -77,6 +106,7 @@ function createReferral(state: SandboxState, body: Record<string, unknown>): Ref
     creationTime: now,
     lastUpdateTime: now,
   } as Referral;
+  startReviewIfSubmitted(state, referral, undefined);
   state.store.referrals.add(referral);
   referralChanged(state, referral, 'CREATED');
   return referral;
@@ -95,6 +125,11 @@ export const referralHandlers: HandlerTable = {
       partner: (r) => r.partner,
       direction: (r) => r.direction,
       buyerId: (r) => r.buyerID,
+      // The CRM ids a referral carries (A5): how a client finds the referral of an opportunity, e.g.
+      // before creating it again after a create whose answer was lost.
+      crmAOpportunityId: (r) => r.crmAOpportunityId,
+      crmBDealId: (r) => r.crmBDealId,
+      crmCOpportunityId: (r) => r.crmCOpportunityId,
     }).filter((row) => predicate(row));
     return listReply(sortRows(rows, sort), query);
   },
@@ -141,9 +176,11 @@ export const referralHandlers: HandlerTable = {
     }
     const errors = referralErrors(state, next);
     if (errors.length > 0) throw invalid(errors);
+    refuseDuringReview(state, referral);
     const previousStatus = referral.status;
     Object.assign(referral, writable(next));
     for (const field of WRITABLE) if (!(field in next)) delete (referral as Record<string, unknown>)[field];
+    startReviewIfSubmitted(state, referral, previousStatus);
     referral.lastUpdateTime = state.nowIso();
     referralChanged(state, referral, previousStatus === referral.status ? 'UPDATED' : 'STATUS_CHANGED', { previousStatus });
     return ok(referral);
