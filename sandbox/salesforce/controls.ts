@@ -1,6 +1,8 @@
 // Test controls under /_sandbox (no authentication, never counted as API calls): call counts,
 // injected faults, session expiry, the daily limit, token refusals, Bulk job processing, field
-// uniqueness, a full reset and record dumps.
+// uniqueness, the change driver (on demand and its timer's rate), a full reset and record dumps.
+import { applyChanges, CHANGE_KINDS, type ChangeKind } from './change-driver.ts';
+import { MAX_CHANGES_PER_SECOND } from './change-timer.ts';
 import { RequestError } from './errors.ts';
 import { json, type Ctx, type Reply } from './http.ts';
 import { findField, findObject } from './schema.ts';
@@ -16,6 +18,21 @@ const body = (ctx: Ctx): Record<string, unknown> => {
   }
   throw new RequestError(400, 'INVALID_BODY', 'expected a JSON object');
 };
+
+const MAX_CHANGES = 10_000;
+const invalid = (message: string) => new RequestError(400, 'INVALID_BODY', message);
+
+/** The body of POST /changes: `{count?, kinds?}`; no body is one change of the mix. */
+function changesRequest(input: Record<string, unknown>): { count: number; kinds?: ChangeKind[] } {
+  const count = input.count ?? 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > MAX_CHANGES) throw invalid(`count must be a whole number from 0 to ${MAX_CHANGES}`);
+  if (input.kinds === undefined) return { count };
+  const kinds = input.kinds;
+  if (!Array.isArray(kinds) || kinds.length === 0) throw invalid(`kinds must be a non-empty list of change kinds: ${CHANGE_KINDS.join(', ')}`);
+  const unknown = kinds.find((kind) => !(CHANGE_KINDS as readonly unknown[]).includes(kind));
+  if (unknown !== undefined) throw invalid(`unknown change kind ${JSON.stringify(unknown)}; the kinds are ${CHANGE_KINDS.join(', ')}`);
+  return { count, kinds: kinds as ChangeKind[] };
+}
 
 const ok = (extra: Record<string, unknown> = {}): Reply => json(200, { ok: true, ...extra });
 
@@ -94,6 +111,21 @@ export const controls = {
       throw new RequestError(409, 'DUPLICATE_VALUE', (error as Error).message);
     }
     return json(200, { object: object.name, field: field.name, externalId: field.externalId, unique: table.isUnique(field) });
+  },
+  /** `{count?, kinds?}` seller changes now, through the write engine; answers `{changes: [...]}`. */
+  changes(ctx: Ctx) {
+    const { count, kinds } = changesRequest(body(ctx));
+    const { store, config, driver } = ctx.state;
+    return json(200, { changes: applyChanges({ store, now: config.now, driver }, count, kinds) });
+  },
+  changesRate: (ctx: Ctx) => json(200, ctx.state.changeTimer.status()),
+  /** `{changesPerSecond}`: the timer's rate from now on; 0 stops it. */
+  setChangesRate(ctx: Ctx) {
+    const rate = body(ctx).changesPerSecond;
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > MAX_CHANGES_PER_SECOND) {
+      throw invalid(`changesPerSecond must be a number from 0 (stopped) to ${MAX_CHANGES_PER_SECOND}`);
+    }
+    return json(200, ctx.state.changeTimer.setRate(rate));
   },
   reset(ctx: Ctx) {
     resetState(ctx.state);

@@ -38,7 +38,7 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     controllerName: null,
     createable: !f.system,
     custom: f.custom,
-    defaultValue: f.name === 'IsDeleted' ? false : null,
+    defaultValue: f.defaultValue,
     defaultValueFormula: null,
     defaultedOnCreate: f.system || f.type === 'boolean',
     dependentPicklist: false,

@@ -44,6 +44,8 @@ export const errors = {
   invalidEmail: (field: SandboxField, value: string) => recordError('INVALID_EMAIL_ADDRESS', `${field.label}: invalid email address: ${value}`, [field.name]),
   numberOutOfRange: (field: SandboxField, value: number) =>
     recordError('NUMBER_OUTSIDE_VALID_RANGE', `${field.label}: value outside of valid range on numeric field: ${value}`, [field.name]),
+  /** A checkbox given null: it holds true or false, never nothing [inf: refusals reported for REST and Apex saves]. */
+  checkboxNull: (field: SandboxField) => recordError('INVALID_TYPE_ON_FIELD_IN_RECORD', `${field.label}: value not of required type: `, [field.name]),
   malformedId: (field: SandboxField, value: string) => recordError('MALFORMED_ID', `${field.label}: id value of incorrect type: ${value}`, [field.name]),
   crossReferenceMissing: () => recordError('INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY', 'insufficient access rights on cross-reference id'),
   foreignKeyNotFound: (parent: SandboxObject, keyField: SandboxField, value: string) =>

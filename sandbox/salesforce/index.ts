@@ -1,6 +1,8 @@
 // A local Salesforce that jsforce 3 runs against unmodified: OAuth token endpoint, sObject REST,
 // sObject Collections, SOQL queries with cursors, Bulk API 2.0 ingest, limits, plus /_sandbox test
 // controls. One port serves both the login URL and the instance URL.
+import { DEFAULT_PRODUCT_IDS } from './change-driver.ts';
+import { MAX_CHANGES_PER_SECOND as MAX_RATE } from './change-timer.ts';
 import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
@@ -22,6 +24,12 @@ export type SalesforceSandboxOptions = {
    * it exists, then every write is appended before it is answered. Default: records in memory only.
    */
   journalPath?: string;
+  /** The change driver (README "Change driver"): its PRNG seed, default 1. */
+  seed?: number;
+  /** Seller changes a second on a timer; default 0 (off). POST /_sandbox/changes/rate changes it while running. */
+  changesPerSecond?: number;
+  /** Product ids a private-offer draft request names; default prod-000001 .. prod-000008. */
+  productIds?: readonly string[];
 };
 
 export type SalesforceSandbox = {
@@ -33,8 +41,25 @@ export type SalesforceSandbox = {
   stop(): Promise<void>;
 };
 
+/** The driver's options, checked before anything starts: a bad one names itself and what it expects. */
+function driverOptions(options: SalesforceSandboxOptions) {
+  const seed = options.seed ?? 1;
+  if (!Number.isInteger(seed)) throw new Error(`Salesforce sandbox: seed must be a whole number, not ${String(options.seed)}`);
+  const changesPerSecond = options.changesPerSecond ?? 0;
+  if (typeof changesPerSecond !== 'number' || !Number.isFinite(changesPerSecond) || changesPerSecond < 0 || changesPerSecond > MAX_RATE) {
+    throw new Error(`Salesforce sandbox: changesPerSecond must be a number from 0 (off) to ${MAX_RATE}, not ${String(options.changesPerSecond)}`);
+  }
+  const productIds = options.productIds ?? DEFAULT_PRODUCT_IDS;
+  const badProduct = Array.isArray(productIds) ? productIds.find((id) => typeof id !== 'string' || id.trim() === '' || id.length > 255) : undefined;
+  if (!Array.isArray(productIds) || badProduct !== undefined) {
+    throw new Error(`Salesforce sandbox: productIds must be a list of product ids (text of 1 to 255 characters); ${JSON.stringify(badProduct ?? productIds)} is not one`);
+  }
+  return { seed, changesPerSecond, productIds: [...productIds] };
+}
+
 export async function startSalesforceSandbox(options: SalesforceSandboxOptions = {}): Promise<SalesforceSandbox> {
   const config = {
+    ...driverOptions(options),
     clientId: options.clientId ?? 'sf-sandbox-client',
     clientSecret: options.clientSecret ?? 'sf-sandbox-secret',
     refreshToken: options.refreshToken ?? 'sf-sandbox-refresh-token',
@@ -52,6 +77,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     throw error;
   }
   const { server, origin } = listening;
+  state.changeTimer.setRate(config.changesPerSecond);
   return {
     loginUrl: origin,
     instanceUrl: origin,
@@ -59,6 +85,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     clientSecret: config.clientSecret,
     refreshToken: config.refreshToken,
     async stop() {
+      state.changeTimer.stop();
       state.jobs.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

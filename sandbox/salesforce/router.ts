@@ -98,6 +98,9 @@ export const ROUTES: Route[] = [
   route('POST', '/_sandbox/oauth/refusal', 'control', controls.setTokenRefusal, 'control'),
   route('DELETE', '/_sandbox/oauth/refusal', 'control', controls.clearTokenRefusal, 'control'),
   route('POST', '/_sandbox/fields/:object/:field', 'control', controls.setField, 'control'),
+  route('POST', '/_sandbox/changes', 'control', controls.changes, 'control'),
+  route('GET', '/_sandbox/changes/rate', 'control', controls.changesRate, 'control'),
+  route('POST', '/_sandbox/changes/rate', 'control', controls.setChangesRate, 'control'),
 ];
 
 export type Match = { route: Route; params: Record<string, string>; version: string } | { allowed: string[] } | undefined;

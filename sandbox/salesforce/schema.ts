@@ -32,6 +32,8 @@ export type SandboxField = {
   relationshipName: string | null;
   system: boolean; // maintained by the sandbox: neither createable nor updateable
   custom: boolean;
+  /** What a create that leaves the field out stores (a checkbox's default); null for every other kind. */
+  defaultValue: boolean | null;
 };
 
 export type SandboxObject = {
@@ -63,6 +65,7 @@ function field(name: string, label: string, type: FieldType, options: FieldOptio
     relationshipName: null,
     system: false,
     custom: name.endsWith('__c'),
+    defaultValue: null,
     ...options,
   };
 }
@@ -70,7 +73,9 @@ function field(name: string, label: string, type: FieldType, options: FieldOptio
 const text = (name: string, label: string, length: number, options: FieldOptions = {}) => field(name, label, 'string', { length, ...options });
 const externalKey = (name: string, label: string) => text(name, label, 64, { externalId: true, unique: true, idLookup: true });
 const url = (name: string, label: string) => field(name, label, 'url', { length: 255 });
-const longText = (name: string, label: string) => field(name, label, 'textarea', { length: 32000 });
+const longText = (name: string, label: string, length = 32000) => field(name, label, 'textarea', { length });
+/** A checkbox is never null: a create that leaves it out stores its default. */
+const checkbox = (name: string, label: string, defaultValue = false) => field(name, label, 'boolean', { defaultValue });
 const currency = (name: string, label: string) => field(name, label, 'currency', { precision: 18, scale: 2 });
 const datetime = (name: string, label: string) => field(name, label, 'datetime');
 const reference = (name: string, label: string, target: string, relationshipName: string) =>
@@ -80,7 +85,7 @@ const reference = (name: string, label: string, target: string, relationshipName
 function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
   return [
     field('Id', idLabel, 'id', { length: 18, idLookup: true, system: true, custom: false }),
-    field('IsDeleted', 'Deleted', 'boolean', { system: true }),
+    field('IsDeleted', 'Deleted', 'boolean', { system: true, defaultValue: false }),
     ...own,
     datetime('CreatedDate', 'Created Date'),
     datetime('LastModifiedDate', 'Last Modified Date'),
@@ -88,7 +93,11 @@ function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
   ].map((f) => (['CreatedDate', 'LastModifiedDate', 'SystemModstamp'].includes(f.name) ? { ...f, system: true } : f));
 }
 
-const OPPORTUNITY_STAGES = [
+/** The marketplaces a seller can co-sell with (Opportunity.Cosell_Partner__c). */
+export const COSELL_PARTNERS = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
+
+/** Salesforce's standard Opportunity stages, in their sales order: the last two are the closed ones. */
+export const OPPORTUNITY_STAGES = [
   'Prospecting',
   'Qualification',
   'Needs Analysis',
@@ -154,6 +163,16 @@ const objects: SandboxObject[] = [
       url('Offer_URL__c', 'Offer URL'),
       datetime('Offer_Expiration__c', 'Offer Expiration'),
       longText('Description', 'Description'),
+      // Co-sell from the CRM: the seller shares the deal and may ask for a private-offer draft; the
+      // sync writes the referral's id, status, stage and errors back.
+      checkbox('Cosell_Share__c', 'Cosell Share'),
+      field('Cosell_Partner__c', 'Cosell Partner', 'picklist', { length: 255, picklistValues: COSELL_PARTNERS }),
+      text('Commerce_Referral_Id__c', 'Commerce Referral Id', 255, { externalId: true, unique: true, idLookup: true }),
+      text('Cosell_Status__c', 'Cosell Status', 40),
+      text('Cosell_Stage__c', 'Cosell Stage', 80),
+      longText('Cosell_Errors__c', 'Cosell Errors', 32768),
+      checkbox('Private_Offer_Requested__c', 'Private Offer Requested'),
+      text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
     ]),
   },
   {

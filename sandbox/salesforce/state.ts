@@ -7,6 +7,8 @@ import { createStore } from './store.ts';
 import { createCursors } from './query-cursors.ts';
 import { createJobs } from './bulk2-jobs.ts';
 import { createTokenRefusal } from './token-refusal.ts';
+import { applyChanges, createDriver } from './change-driver.ts';
+import { createChangeTimer } from './change-timer.ts';
 
 export type SandboxConfig = {
   clientId: string;
@@ -15,12 +17,21 @@ export type SandboxConfig = {
   sessionTtlSeconds: number;
   dailyApiLimit: number;
   now: () => Date;
+  /** The change driver's seed, its rate (0: off) and the product ids its draft requests name. */
+  seed: number;
+  changesPerSecond: number;
+  productIds: readonly string[];
 };
 
 export function createState(config: SandboxConfig) {
+  const store = createStore();
+  const driver = createDriver(config.seed, config.productIds);
   return {
     config,
-    store: createStore(),
+    store,
+    driver,
+    // Started at rate 0: the sandbox sets the configured rate once it listens (after the journal's replay).
+    changeTimer: createChangeTimer((count) => applyChanges({ store, now: config.now, driver }, count), 0),
     sessions: createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now }),
     usage: createApiUsage({ dailyApiLimit: config.dailyApiLimit, now: config.now }),
     calls: createCallCounter(),
@@ -35,7 +46,8 @@ export type SandboxState = ReturnType<typeof createState>;
 
 /**
  * Back to an empty org: no records, calls, faults, sessions, cursors, jobs (nor paused processing) or
- * token refusal; the limit as configured; every field's uniqueness as the schema defines it.
+ * token refusal; the limit and the change driver's rate as configured, its PRNG back at the seed's
+ * first draw; every field's uniqueness as the schema defines it.
  */
 export function resetState(state: SandboxState) {
   state.store.clear();
@@ -46,4 +58,6 @@ export function resetState(state: SandboxState) {
   state.cursors.clear();
   state.jobs.clear();
   state.tokenRefusal.clear();
+  state.driver.restart();
+  state.changeTimer.setRate(state.config.changesPerSecond);
 }

@@ -1,5 +1,5 @@
 // Field rules a save must pass, with Salesforce's status codes and texts: required fields, text
-// lengths, restricted picklists, e-mail syntax, numeric range and reference ids.
+// lengths, restricted picklists, e-mail syntax, numeric range, reference ids and checkboxes never null.
 import { errors, type RecordError } from './errors.ts';
 import { canonicalId } from './ids.ts';
 import { findField, isTextType, SALESFORCE_SANDBOX_SCHEMA, type SandboxObject } from './schema.ts';
@@ -19,6 +19,7 @@ export function validateRecord(store: Store, object: SandboxObject, existing: St
 
   for (const [name, value] of Object.entries(changes)) {
     const field = findField(object, name)!;
+    if (field.type === 'boolean' && (value === null || value === undefined)) found.push(errors.checkboxNull(field));
     if (blank(value)) continue;
     if (isTextType(field.type)) {
       const text = String(value);

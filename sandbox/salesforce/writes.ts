@@ -152,7 +152,7 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
       return { ok: true, id: p.id, created: false };
     }
     const record: StoredRecord = { Id: p.id };
-    for (const field of p.object.fields) record[field.name] = null;
+    for (const field of p.object.fields) record[field.name] = field.defaultValue; // null, or a checkbox's default
     Object.assign(record, p.changes, { Id: p.id, IsDeleted: false, CreatedDate: stamp, LastModifiedDate: stamp, SystemModstamp: stamp });
     table.insert(record);
     return { ok: true, id: p.id, created: true };

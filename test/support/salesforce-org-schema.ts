@@ -77,6 +77,15 @@ export const ORG_OBJECTS: Record<string, { keyPrefix: string; fields: OrgField[]
       { name: 'Offer_URL__c', label: 'Offer URL', type: 'url', length: 255 },
       datetime('Offer_Expiration__c', 'Offer Expiration'),
       { name: 'Description', label: 'Description', type: 'textarea', length: 32000 },
+      // Co-sell from the CRM (checkboxes default to false: never null).
+      { name: 'Cosell_Share__c', label: 'Cosell Share', type: 'boolean' },
+      { name: 'Cosell_Partner__c', label: 'Cosell Partner', type: 'picklist', length: 255, picklistValues: ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'] },
+      text('Commerce_Referral_Id__c', 'Commerce Referral Id', 255, { externalId: true }),
+      text('Cosell_Status__c', 'Cosell Status', 40),
+      text('Cosell_Stage__c', 'Cosell Stage', 80),
+      { name: 'Cosell_Errors__c', label: 'Cosell Errors', type: 'textarea', length: 32768 },
+      { name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'boolean' },
+      text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
     ], 'Opportunity ID'),
   },
   Marketplace_Entitlement__c: {

@@ -1,0 +1,191 @@
+// Makes the org move like sellers at work on co-sell: an Opportunity's stage moves, a new shared
+// Opportunity is opened on a buyer's Account, a private-offer draft is requested, an existing
+// Opportunity is shared. Every change is a save through the same engine as API writes (validation,
+// SystemModstamp, the journal). Picks come from the driver's seeded PRNG, so a seed and the same
+// org give the same changes. Runs on demand (POST /_sandbox/changes) and on a timer (change-timer.ts).
+import { createRandom, type Random } from '../commerce/prng.ts';
+import { COSELL_PARTNERS, findField, OPPORTUNITY_STAGES, SALESFORCE_SANDBOX_SCHEMA, type SandboxObject } from './schema.ts';
+import type { Store, StoredRecord } from './store.ts';
+import { coerceJson } from './values.ts';
+import { emptyInput, saveRecords, type WriteMode } from './writes.ts';
+
+export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** What one change did, to which record, and the SystemModstamp it left. */
+export type Change = { object: string; id: string; kind: ChangeKind; summary: string; systemModstamp: string };
+
+/** The mix of the timer and of POST /_sandbox/changes without kinds (part of what a seed gives). */
+const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
+  ['stageMove', 50],
+  ['newShared', 15],
+  ['draftRequest', 15],
+  ['shareExisting', 20],
+];
+
+export const DEFAULT_PRODUCT_IDS: readonly string[] = Array.from({ length: 8 }, (_, i) => `prod-${String(i + 1).padStart(6, '0')}`);
+
+export type Driver = {
+  /** The stream every pick is drawn from; `restart` goes back to the seed's first draw (POST /_sandbox/reset). */
+  readonly random: Random;
+  readonly productIds: readonly string[];
+  restart(): void;
+};
+
+export type DriverEnv = { store: Store; now: () => Date; driver: Driver };
+
+// Not the commerce driver's mixing: the two sandboxes started on one seed draw different streams.
+const driverSeed = (seed: number) => (Math.imul(seed, 0x9e3779b1) ^ 0x5f0c_5e11) >>> 0;
+
+export function createDriver(seed: number, productIds: readonly string[]): Driver {
+  let random = createRandom(driverSeed(seed));
+  return {
+    get random() {
+      return random;
+    },
+    productIds,
+    restart() {
+      random = createRandom(driverSeed(seed));
+    },
+  };
+}
+
+const OPPORTUNITY = SALESFORCE_SANDBOX_SCHEMA.Opportunity!;
+const ACCOUNT = SALESFORCE_SANDBOX_SCHEMA.Account!;
+const OPPORTUNITY_NAME_LENGTH = findField(OPPORTUNITY, 'Name')!.length;
+const CLOSED = new Set(['Closed Won', 'Closed Lost']);
+const DAY_MS = 86_400_000;
+
+const live = (store: Store, object: SandboxObject) => [...store.table(object).all()].filter((record) => !record.IsDeleted);
+const isOpen = (opportunity: StoredRecord) => !CLOSED.has(String(opportunity.StageName));
+const hasText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/** An Account a seller can co-sell with: it carries a commerce buyer id, and the buyer is not deleted. */
+const isBuyerAccount = (account: StoredRecord | undefined) => account !== undefined && !account.IsDeleted && hasText(account.Commerce_Buyer_Id__c) && account.Marketplace_Status__c !== 'Deleted';
+
+/** A random record of the first tier that has any (tiers go from the likeliest seller choice to the least). */
+function pickFromTiers(random: Random, tiers: StoredRecord[][]): StoredRecord | undefined {
+  const tier = tiers.find((records) => records.length > 0);
+  return tier && random.pick(tier);
+}
+
+/** The partner to share with: the Account's marketplace when it is one of the picklist's, else a drawn one. */
+function partnerFor(random: Random, account: StoredRecord | undefined): string {
+  const marketplace = account?.Marketplace__c;
+  return typeof marketplace === 'string' && COSELL_PARTNERS.includes(marketplace) ? marketplace : random.pick(COSELL_PARTNERS);
+}
+
+/** Where an open deal goes next: usually one stage on, sometimes lost; a closed deal is reopened. */
+function nextStage(random: Random, current: string): string {
+  const index = OPPORTUNITY_STAGES.indexOf(current);
+  const lastOpen = OPPORTUNITY_STAGES.length - 3; // Negotiation/Review
+  if (CLOSED.has(current)) return random.pick(OPPORTUNITY_STAGES.slice(0, lastOpen + 1));
+  if (index >= lastOpen) return random.chance(0.7) ? 'Closed Won' : 'Closed Lost';
+  if (random.chance(0.1)) return 'Closed Lost';
+  return OPPORTUNITY_STAGES[index + 1]!;
+}
+
+/**
+ * Saves `values` (as a client would send them in JSON) through the write engine. A refusal here is a
+ * driver bug, not a seller's mistake, so it throws with the org's own errors.
+ */
+function save(env: DriverEnv, object: SandboxObject, values: Record<string, unknown>, mode: WriteMode): StoredRecord {
+  const input = emptyInput(object);
+  for (const [name, raw] of Object.entries(values)) {
+    const field = findField(object, name)!;
+    const coerced = coerceJson(field, raw);
+    if (!coerced.ok) throw new Error(`change driver: ${object.name}.${name} cannot hold ${JSON.stringify(raw)}`);
+    input.values.set(field.name, coerced.value);
+  }
+  const [result] = saveRecords({ store: env.store, now: env.now }, [{ input, mode }], { allOrNone: true });
+  if (!result!.ok) throw new Error(`change driver: the org refused a ${object.name} save: ${JSON.stringify(result!.errors)}`);
+  return env.store.table(object).get(result!.id)!;
+}
+
+function changeOf(kind: ChangeKind, record: StoredRecord, summary: string): Change {
+  return { object: OPPORTUNITY.name, id: record.Id, kind, summary, systemModstamp: String(record.SystemModstamp) };
+}
+
+function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
+  const { store, driver } = env;
+  const { random } = driver;
+  const accounts = store.table(ACCOUNT);
+  const accountOf = (opportunity: StoredRecord) => (opportunity.AccountId ? accounts.get(String(opportunity.AccountId)) : undefined);
+  const opportunities = live(store, OPPORTUNITY);
+  const onBuyer = (opportunity: StoredRecord) => isBuyerAccount(accountOf(opportunity));
+
+  switch (kind) {
+    case 'stageMove': {
+      const open = opportunities.filter(isOpen);
+      const sharedOpen = open.filter((o) => o.Cosell_Share__c === true);
+      // Shared deals move most of the time (co-sell is what the driver is for); closed deals reopen only when nothing is open.
+      const opportunity = pickFromTiers(random, random.chance(0.7) ? [sharedOpen, open, opportunities] : [open, opportunities]);
+      if (!opportunity) return undefined;
+      const previous = String(opportunity.StageName);
+      const stage = nextStage(random, previous);
+      const saved = save(env, OPPORTUNITY, { StageName: stage }, { kind: 'update', id: opportunity.Id });
+      return changeOf(kind, saved, `stage ${previous} -> ${stage}`);
+    }
+    case 'newShared': {
+      const account = pickFromTiers(random, [live(store, ACCOUNT).filter(isBuyerAccount)]);
+      if (!account) return undefined;
+      const partner = partnerFor(random, account);
+      const suffix = ` co-sell ${random.alnum(4).toUpperCase()}`;
+      const name = String(account.Name).slice(0, OPPORTUNITY_NAME_LENGTH - suffix.length) + suffix;
+      const stage = random.pick(OPPORTUNITY_STAGES.slice(0, 3));
+      const closeDate = new Date(env.now().getTime() + random.int(30, 180) * DAY_MS).toISOString().slice(0, 10);
+      const saved = save(
+        env,
+        OPPORTUNITY,
+        {
+          Name: name,
+          AccountId: account.Id,
+          StageName: stage,
+          CloseDate: closeDate,
+          Amount: random.amount(5_000, 250_000),
+          Description: `Opened by the seller to co-sell with ${partner}.`,
+          Cosell_Share__c: true,
+          Cosell_Partner__c: partner,
+        },
+        { kind: 'create' },
+      );
+      return changeOf(kind, saved, `new shared Opportunity on ${String(account.Commerce_Buyer_Id__c)} with ${partner}`);
+    }
+    case 'draftRequest': {
+      if (driver.productIds.length === 0) return undefined;
+      const candidates = opportunities.filter((o) => o.Private_Offer_Requested__c !== true);
+      const likely = candidates.filter((o) => isOpen(o) && onBuyer(o));
+      const opportunity = pickFromTiers(random, [likely.filter((o) => !hasText(o.Commerce_Offer_Id__c)), likely, candidates.filter(isOpen), candidates]);
+      if (!opportunity) return undefined;
+      const product = random.pick(driver.productIds);
+      const saved = save(env, OPPORTUNITY, { Private_Offer_Requested__c: true, Commerce_Product_Id__c: product }, { kind: 'update', id: opportunity.Id });
+      return changeOf(kind, saved, `private offer draft requested for ${product}`);
+    }
+    case 'shareExisting': {
+      const candidates = opportunities.filter((o) => o.Cosell_Share__c !== true);
+      const open = candidates.filter(isOpen);
+      const opportunity = pickFromTiers(random, [open.filter(onBuyer), open, candidates]);
+      if (!opportunity) return undefined;
+      const partner = hasText(opportunity.Cosell_Partner__c) ? String(opportunity.Cosell_Partner__c) : partnerFor(random, accountOf(opportunity));
+      const saved = save(env, OPPORTUNITY, { Cosell_Share__c: true, Cosell_Partner__c: partner }, { kind: 'update', id: opportunity.Id });
+      return changeOf(kind, saved, `shared with ${partner}`);
+    }
+  }
+}
+
+/**
+ * `count` changes now, drawn from `kinds` (default: all of them) with the mix's weights. A kind that no
+ * record suits is dropped for the rest of the call, so fewer than `count` come back when the org has
+ * nothing left to change (no Opportunity yet, no Account with a buyer id): never an error.
+ */
+export function applyChanges(env: DriverEnv, count: number, kinds: readonly ChangeKind[] = CHANGE_KINDS): Change[] {
+  const changes: Change[] = [];
+  let open = WEIGHTS.filter(([kind]) => kinds.includes(kind));
+  while (changes.length < count && open.length > 0) {
+    const kind = open.length === 1 ? open[0]![0] : env.driver.random.weighted(open);
+    const change = applyOne(env, kind);
+    if (change) changes.push(change);
+    else open = open.filter(([k]) => k !== kind);
+  }
+  return changes;
+}
