@@ -132,13 +132,13 @@ describe('commerce sandbox: partner review of a submitted referral (A13)', () =>
     const probe = probeSandbox(sandbox);
     const buyer = (await probe.records('buyers'))[0];
     const referral = await create(probe, draft(buyer.id, { status: 'SUBMITTED' }));
-    await new Promise((resolve) => setTimeout(resolve, 900));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     const decided = (await probe.records('referrals')).find((r) => r.id === referral.id);
     expect(['ACCEPTED', 'REJECTED']).toContain(decided.status);
-    // Decided within a tick (100 ms) of the review's end, not at the time of this read, 600 ms later.
+    // Decided by a tick (every 100 ms) soon after the review's end, not by this read, 1.2 s after it.
     const late = Date.parse(decided.lastUpdateTime) - Date.parse(referral.partnerReviewEndTime);
     expect(late).toBeGreaterThanOrEqual(0);
-    expect(late).toBeLessThan(400);
+    expect(late).toBeLessThan(800);
   });
 
   it('takes its length from the option and POST /_sandbox/cosell/review; 0 means no review', async () => {
