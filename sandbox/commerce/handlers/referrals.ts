@@ -54,7 +54,7 @@ export function referralErrors(state: SandboxState, referral: Record<string, unk
   choice('status', REFERRAL_STATUSES, false);
   choice('stage', REFERRAL_STAGES, false);
   if (referral.offerID !== undefined && (typeof referral.offerID !== 'string' || !state.store.offers.get(referral.offerID))) {
-    problem('offerID', `offer ${String(referral.offerID)} is not a private offer of this organization: name an existing offer or leave offerID out`);
+    problem('offerID', `offer ${String(referral.offerID)} is not an offer of this organization: name an existing offer or leave offerID out`);
   }
   if (referral.dealValue !== undefined && (typeof referral.dealValue !== 'number' || !Number.isFinite(referral.dealValue) || referral.dealValue < 0)) problem('dealValue', `dealValue must be an amount of 0 or more, got ${shown(referral.dealValue)}`);
   if (referral.currency !== undefined && (typeof referral.currency !== 'string' || !/^[A-Z]{3}$/.test(referral.currency))) problem('currency', `currency must be a three-letter ISO 4217 code in capitals such as USD, got ${shown(referral.currency)}`);
