@@ -5,14 +5,17 @@ import { createHeartbeatStore } from '../store/heartbeats.ts';
 import type { SecretBox } from '../store/secret-box.ts';
 import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
+import { createCosellActivities } from './cosell.ts';
 import { createSyncActivities } from './sync.ts';
 
 export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions };
 
 export function createActivities({ pool, secretBox, workerIdentity, runtime }: ActivityDeps) {
+  const runtimeFor = createRuntimeCache(createConnectionStore(pool, secretBox), runtime);
   return {
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
-    ...createSyncActivities({ pool, runtimeFor: createRuntimeCache(createConnectionStore(pool, secretBox), runtime) }),
+    ...createSyncActivities({ pool, runtimeFor }),
+    ...createCosellActivities({ pool, runtimeFor }),
   };
 }
 

@@ -104,6 +104,7 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
     every: intervals.every,
     realtimeEvery: intervals.realtimeEvery,
     reconcileEvery: intervals.reconcileEvery,
+    cosellEvery: intervals.cosellEvery,
     taskQueue,
   });
   printNotes(outcome.notes);

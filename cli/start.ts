@@ -44,7 +44,7 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     const connections = await connectionStore.list();
     for (const connection of connections) {
       const settings = connectionSettingsSchema.parse(connection.settings);
-      await ensureConnectionSchedules(client, { connectionId: connection.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, reconcileEvery: settings.schedule.reconcileEvery, taskQueue: config.temporal.taskQueue });
+      await ensureConnectionSchedules(client, { connectionId: connection.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, reconcileEvery: settings.schedule.reconcileEvery, cosellEvery: settings.schedule.cosellEvery, taskQueue: config.temporal.taskQueue });
     }
     if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
 

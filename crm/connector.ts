@@ -69,7 +69,13 @@ export type UpsertOptions = {
   onProgress?: (detail: Record<string, unknown>) => void;
 };
 
-export type ChangedSinceOptions = { since: Date; fields: string[]; pageSize?: number };
+/**
+ * A window of changed records. Without `afterId` the start is inclusive and the connector's look-back
+ * applies (a run's first page); with it, the window starts strictly after (since, afterId), the
+ * position of the last record read, so many records with one stamp are neither skipped nor re-read.
+ * `until` fixes the window's end at the run's start.
+ */
+export type ChangedSinceOptions = { since: Date; afterId?: string; until?: Date; fields: string[]; pageSize?: number };
 
 export interface CrmConnector {
   readonly kind: CrmKind;
@@ -81,9 +87,11 @@ export interface CrmConnector {
    * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).
    */
   upsert(object: string, items: UpsertItem[], options?: UpsertOptions): Promise<UpsertResult[]>;
+  /** Sets fields on records by their CRM ids (the CRM-to-commerce flows' write-back); one result per item. */
+  update(object: string, items: { sourceId: string; crmId: string; fields: CrmRecord }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
   /** How many records a sync activity gathers before writing: enough for the CRM's best batch. */
   readonly preferredBatch: number;
-  /** Records modified at or after `since` (inclusive), oldest first, page by page. */
+  /** Records modified in the window, oldest first by (modification stamp, id), page by page. */
   changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;
   /** Records whose external id field holds one of `values`, by that value (looks before creating). */

@@ -1,7 +1,7 @@
 // One row per sync workflow run, with its counters: what revenue ops reads to see that syncs happen.
 import type pg from 'pg';
 
-export type SyncRunKind = 'incremental' | 'realtime' | 'backfill' | 'reconcile';
+export type SyncRunKind = 'incremental' | 'realtime' | 'backfill' | 'reconcile' | 'cosell';
 export type SyncRun = { id: string; connectionId: string; kind: string; status: string; startedAt: Date; finishedAt: Date | null; counts: Record<string, unknown>; error: string | null };
 
 export function createSyncRunStore(pool: pg.Pool) {

@@ -33,6 +33,18 @@ export const crmSettingsSchema = z.preprocess(
 
 export type CrmSettings = z.infer<typeof crmSettingsSchema>;
 
+/**
+ * Which CRM records are shared with a marketplace partner as co-sell referrals: a checkbox that is
+ * true (default `Cosell_Share__c`), a picklist holding one of some values, or a stage among some stages.
+ */
+export const shareRuleSchema = z.discriminatedUnion('by', [
+  z.object({ by: z.literal('checkbox'), field: z.string().min(1) }),
+  z.object({ by: z.literal('picklist'), field: z.string().min(1), values: z.array(z.string().min(1)).min(1) }),
+  z.object({ by: z.literal('stage'), stages: z.array(z.string().min(1)).min(1) }),
+]);
+export type ShareRule = z.infer<typeof shareRuleSchema>;
+export const DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: 'Cosell_Share__c' };
+
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
     baseUrl: z.url(),
@@ -48,6 +60,10 @@ export const connectionSettingsSchema = z.object({
    */
   writeBack: z.boolean().optional(),
   entities: z.array(z.enum(ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
+  /** CRM-to-commerce co-sell: opportunities shared with a partner become referrals (its own schedule). */
+  cosell: z
+    .object({ enabled: z.boolean().default(true), share: shareRuleSchema.default(DEFAULT_SHARE_RULE) })
+    .default({ enabled: true, share: DEFAULT_SHARE_RULE }),
   overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
   schedule: z
     .object({
@@ -57,8 +73,10 @@ export const connectionSettingsSchema = z.object({
       pageSize: z.number().int().min(2).max(1000).default(1000),
       /** The reconciliation pass: re-reads everything and writes only what differs (the safety net). */
       reconcileEvery: z.string().regex(/^\d+(s|m|h)$/).default('24h'),
+      /** The CRM-to-commerce co-sell pass. */
+      cosellEvery: z.string().regex(/^\d+(s|m|h)$/).default('1m'),
     })
-    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h' }),
+    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h', cosellEvery: '1m' }),
 });
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;

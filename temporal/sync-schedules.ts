@@ -8,19 +8,22 @@ import type { SyncInput, SyncProgress } from '../workflows/sync.ts';
 export const syncScheduleId = (connectionId: string) => `crm-sync-connection-${connectionId}`;
 export const realtimeScheduleId = (connectionId: string) => `crm-sync-realtime-${connectionId}`;
 export const reconcileScheduleId = (connectionId: string) => `crm-sync-reconcile-${connectionId}`;
+export const cosellScheduleId = (connectionId: string) => `crm-sync-cosell-${connectionId}`;
 
 /** Every schedule a connection has (pause and resume act on all of them). */
-export const connectionScheduleIds = (connectionId: string) => [syncScheduleId(connectionId), realtimeScheduleId(connectionId), reconcileScheduleId(connectionId)];
+export const connectionScheduleIds = (connectionId: string) => [syncScheduleId(connectionId), realtimeScheduleId(connectionId), reconcileScheduleId(connectionId), cosellScheduleId(connectionId)];
 
 /**
- * The schedules of a connection: the full incremental pass, the near-real-time feed reader and the
- * reconciliation pass (everything re-read, only what differs written: the safety net for missed changes).
+ * The schedules of a connection: the full incremental pass, the near-real-time feed reader, the
+ * reconciliation pass (everything re-read, only what differs written: the safety net for missed changes)
+ * and co-sell from the CRM (shared Opportunities become referrals).
  */
-export async function ensureConnectionSchedules(client: Client, options: { connectionId: string; every: string; realtimeEvery: string; reconcileEvery?: string; taskQueue: string }) {
+export async function ensureConnectionSchedules(client: Client, options: { connectionId: string; every: string; realtimeEvery: string; reconcileEvery?: string; cosellEvery?: string; taskQueue: string }) {
   return {
     incremental: await ensureSchedule(client, syncScheduleId(options.connectionId), WORKFLOW_TYPES.incrementalSync, `sync-${options.connectionId}`, options.every, options),
     realtime: await ensureSchedule(client, realtimeScheduleId(options.connectionId), WORKFLOW_TYPES.realtimeSync, `realtime-${options.connectionId}`, options.realtimeEvery, options),
     reconcile: await ensureSchedule(client, reconcileScheduleId(options.connectionId), WORKFLOW_TYPES.reconcile, `reconcile-${options.connectionId}`, options.reconcileEvery ?? '24h', options),
+    cosell: await ensureSchedule(client, cosellScheduleId(options.connectionId), WORKFLOW_TYPES.cosell, `cosell-${options.connectionId}`, options.cosellEvery ?? '1m', options),
   };
 }
 

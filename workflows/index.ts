@@ -3,3 +3,4 @@
 export { heartbeatWorkflow } from './heartbeat.ts';
 export { backfillWorkflow, incrementalSyncWorkflow, reconcileWorkflow } from './sync.ts';
 export { realtimeSyncWorkflow } from './realtime.ts';
+export { cosellWorkflow } from './cosell.ts';

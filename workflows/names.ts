@@ -5,4 +5,5 @@ export const WORKFLOW_TYPES = {
   backfill: 'backfillWorkflow',
   realtimeSync: 'realtimeSyncWorkflow',
   reconcile: 'reconcileWorkflow',
+  cosell: 'cosellWorkflow',
 } as const;

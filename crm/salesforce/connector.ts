@@ -11,7 +11,7 @@ import { createBudgetGuard } from './budget.ts';
 import { runBulkUpsert } from './bulk.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
-import { soqlDateTime, soqlIdentifier, soqlIn } from './soql.ts';
+import { soqlDateTime, soqlIdentifier, soqlIn, soqlString } from './soql.ts';
 
 /** sObject Collections take at most 200 records a call. */
 const COLLECTION_SIZE = 200;
@@ -120,12 +120,18 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   }
 
   /** sObject Collections, 200 records a call; the signal is looked at before each call. */
-  async function collections(items: UpsertItem[], signal: AbortSignal | undefined, send: (connection: Connection, records: CrmRecord[]) => Promise<unknown>, createdDefault?: boolean): Promise<UpsertResult[]> {
+  async function collections(
+    items: UpsertItem[],
+    signal: AbortSignal | undefined,
+    send: (connection: Connection, records: CrmRecord[]) => Promise<unknown>,
+    createdDefault?: boolean,
+    toRecord: (item: UpsertItem) => CrmRecord = (item) => ({ ...item.fields, [item.externalIdField]: item.externalId, ...(item.crmId ? { Id: item.crmId } : {}) }),
+  ): Promise<UpsertResult[]> {
     const results: UpsertResult[] = [];
     for (let start = 0; start < items.length; start += COLLECTION_SIZE) {
       if (signal?.aborted) throw cancelledError();
       const chunk = items.slice(start, start + COLLECTION_SIZE);
-      const records = chunk.map((item) => ({ ...item.fields, [item.externalIdField]: item.externalId, ...(item.crmId ? { Id: item.crmId } : {}) }));
+      const records = chunk.map(toRecord);
       const saved = (await guarded((connection) => send(connection, records))) as SaveResult[];
       stats.collectionRecords += chunk.length;
       chunk.forEach((item, index) => results.push(toResult(item, saved[index], createdDefault)));
@@ -199,10 +205,21 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
       return items.map((item) => bySource.get(item.sourceId)!);
     },
 
+    async update(object, items, options = {}) {
+      soqlIdentifier(object);
+      const asItems = items.map((item) => ({ sourceId: item.sourceId, crmId: item.crmId, externalIdField: 'Id', externalId: item.crmId, fields: item.fields }));
+      return collections(asItems, options.signal, (connection, records) => connection.sobject(object).update(records as never, { allOrNone: false }), false, (item) => ({ ...item.fields, Id: item.crmId }));
+    },
+
     async *changedSince(object: string, options: ChangedSinceOptions) {
       const fields = [...new Set(['Id', 'SystemModstamp', ...options.fields])].map(soqlIdentifier).join(', ');
-      const since = new Date(options.since.getTime() - lookbackMs);
-      const soql = `SELECT ${fields} FROM ${soqlIdentifier(object)} WHERE SystemModstamp >= ${soqlDateTime(since)} ORDER BY SystemModstamp ASC, Id ASC`;
+      // SystemModstamp has whole seconds, so a position (stamp, Id) compares exactly.
+      const start =
+        options.afterId === undefined
+          ? `SystemModstamp >= ${soqlDateTime(new Date(options.since.getTime() - lookbackMs))}`
+          : `(SystemModstamp > ${soqlDateTime(options.since)} OR (SystemModstamp = ${soqlDateTime(options.since)} AND Id > ${soqlString(options.afterId)}))`;
+      const end = options.until ? ` AND SystemModstamp <= ${soqlDateTime(options.until)}` : '';
+      const soql = `SELECT ${fields} FROM ${soqlIdentifier(object)} WHERE ${start}${end} ORDER BY SystemModstamp ASC, Id ASC`;
       type Page = { records: CrmRecord[]; done: boolean; nextRecordsUrl?: string };
       const batchSize = { headers: { 'Sforce-Query-Options': `batchSize=${options.pageSize ?? 2000}` } };
       // One page per request: the query is not auto-fetched; queryMore follows the locator.

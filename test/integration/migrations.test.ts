@@ -15,7 +15,7 @@ describe('migrations (real PostgreSQL)', () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, quietLogger)));
     await Promise.all(pools.map((pool) => pool.end()));
     // Exactly one runner applied the migrations; the others waited on the lock and found nothing to do.
-    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation', '0003_sync-coordination']);
+    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation', '0003_sync-coordination', '0004_outbound-intents']);
     const tables = await database.pool.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
@@ -24,6 +24,7 @@ describe('migrations (real PostgreSQL)', () => {
       'dead_letters',
       'entity_leases',
       'heartbeats',
+      'outbound_intents',
       'record_links',
       'schema_migrations',
       'sync_cursors',

@@ -79,6 +79,15 @@ export function createMemoryCrm(_formerMappings?: unknown) {
         return { sourceId: item.sourceId, ok: true, crmId: saved.row.Id as string, created: saved.created };
       });
     },
+    async update(object, items) {
+      stats.writeCalls += 1;
+      return items.map((item) => {
+        const row = table(object).get(item.crmId);
+        if (!row) return { sourceId: item.sourceId, ok: false, error: { code: 'ENTITY_IS_DELETED', message: 'entity is deleted' } };
+        table(object).set(item.crmId, { ...row, ...item.fields });
+        return { sourceId: item.sourceId, ok: true, crmId: item.crmId, created: false };
+      });
+    },
     async *changedSince() {},
     async getById(object, id) {
       return table(object).get(id);

@@ -1,0 +1,79 @@
+// Opportunity -> co-sell referral (CRM to commerce). Pure: whether an Opportunity is shared (the
+// connection's share rule), the referral it asks for, and what goes back onto the Opportunity.
+import type { CrmRecord } from '../../crm/connector.ts';
+import type { ShareRule } from '../../sync/connection-settings.ts';
+import { MARKETPLACE_NAMES } from '../values.ts';
+
+/** Fields the flow reads from each Opportunity (beside those the share rule names). */
+export const OPPORTUNITY_FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Description', 'StageName', 'Cosell_Partner__c', 'Commerce_Referral_Id__c', 'Cosell_Status__c', 'Cosell_Stage__c', 'Cosell_Errors__c'];
+
+/** What the referral create takes (docs/commerce-api-assumptions.md A6). */
+export type ReferralRequest = {
+  name: string;
+  partner: string;
+  buyerID: string;
+  dealValue?: number;
+  currency: string;
+  expectedCloseDate?: string;
+  description?: string;
+  crmAOpportunityId: string;
+};
+
+export type ShareDecision = { shared: false } | { shared: true; request: ReferralRequest } | { shared: true; refused: string };
+
+const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
+
+export function isShared(opportunity: CrmRecord, rule: ShareRule): boolean {
+  switch (rule.by) {
+    case 'checkbox':
+      return opportunity[rule.field] === true || opportunity[rule.field] === 'true';
+    case 'picklist':
+      return rule.values.includes(String(opportunity[rule.field] ?? ''));
+    case 'stage':
+      return rule.stages.includes(String(opportunity.StageName ?? ''));
+  }
+}
+
+/** The fields a share rule reads. */
+export function shareRuleFields(rule: ShareRule): string[] {
+  return rule.by === 'stage' ? ['StageName'] : [rule.field];
+}
+
+/**
+ * A shared Opportunity asks for a referral with its partner; one whose partner or buyer is unknown is
+ * refused with words a salesperson can act on (they are written onto the Opportunity).
+ */
+export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, currency = 'USD'): ShareDecision {
+  if (!isShared(opportunity, rule)) return { shared: false };
+  const problems: string[] = [];
+  const partnerName = String(opportunity.Cosell_Partner__c ?? '').trim();
+  const partner = PARTNER_BY_NAME.get(partnerName.toLowerCase());
+  if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; choose Marketplace A to Marketplace F in Co-sell Partner`);
+  const buyerID = String((opportunity.Account as CrmRecord | null | undefined)?.Commerce_Buyer_Id__c ?? '').trim();
+  if (!buyerID) problems.push('buyerID: the account is not linked to a marketplace buyer; choose an account synced from the marketplace (it has a Commerce Buyer Id), then save the opportunity again');
+  if (problems.length > 0) return { shared: true, refused: problems.join('\n') };
+  const amount = typeof opportunity.Amount === 'number' ? opportunity.Amount : Number(opportunity.Amount);
+  return {
+    shared: true,
+    request: {
+      name: String(opportunity.Name ?? opportunity.Id),
+      partner: partner!,
+      buyerID,
+      ...(Number.isFinite(amount) && amount >= 0 && opportunity.Amount !== null && opportunity.Amount !== undefined && { dealValue: amount }),
+      currency: String(opportunity.CurrencyIsoCode ?? currency),
+      ...(typeof opportunity.CloseDate === 'string' && /^\d{4}-\d{2}-\d{2}/.test(opportunity.CloseDate) && { expectedCloseDate: opportunity.CloseDate.slice(0, 10) }),
+      ...(typeof opportunity.Description === 'string' && opportunity.Description && { description: opportunity.Description }),
+      crmAOpportunityId: String(opportunity.Id),
+    },
+  };
+}
+
+/** What goes back onto the Opportunity once its referral exists. */
+export function sharedFields(referral: { id: string; status?: string; stage?: string }): CrmRecord {
+  return { Commerce_Referral_Id__c: referral.id, Cosell_Status__c: referral.status ?? null, Cosell_Stage__c: referral.stage ?? null, Cosell_Errors__c: null };
+}
+
+/** What goes back onto an Opportunity whose referral was refused: the reasons, in the partner's words. */
+export function refusedFields(message: string): CrmRecord {
+  return { Cosell_Status__c: 'Not shared', Cosell_Errors__c: message.slice(0, 32_000) };
+}
