@@ -124,6 +124,24 @@ describe('Salesforce sandbox: Opportunity co-sell fields', () => {
     expect(await dump('Opportunity')).toHaveLength(1);
   });
 
+  it('reads checkboxes from a Bulk API 2.0 CSV: true/false kept, an empty cell defaulted, #N/A refused', async () => {
+    conn.bulk2.pollInterval = 25;
+    const csv = [
+      'Commerce_Referral_Id__c,Name,StageName,CloseDate,Cosell_Share__c,Private_Offer_Requested__c',
+      'r-1,One,Prospecting,2026-09-30,true,false',
+      'r-2,Two,Prospecting,2026-09-30,,',
+      'r-3,Three,Prospecting,2026-09-30,#N/A,true',
+    ].join('\n');
+    const results = await conn.bulk2.loadAndWaitForResults({ object: 'Opportunity', operation: 'upsert', externalIdFieldName: 'Commerce_Referral_Id__c', input: csv });
+    expect(results.successfulResults.map((r: any) => r.Commerce_Referral_Id__c)).toEqual(['r-1', 'r-2']);
+    expect(results.failedResults).toHaveLength(1);
+    expect(results.failedResults[0]!.sf__Error).toBe('INVALID_TYPE_ON_FIELD_IN_RECORD:Cosell Share: value not of required type: :Cosell_Share__c --');
+    const stored = new Map((await dump('Opportunity')).map((o) => [o.Commerce_Referral_Id__c, o]));
+    expect(stored.get('r-1')).toMatchObject({ Cosell_Share__c: true, Private_Offer_Requested__c: false });
+    expect(stored.get('r-2')).toMatchObject({ Cosell_Share__c: false, Private_Offer_Requested__c: false });
+    expect(stored.has('r-3')).toBe(false);
+  });
+
   it('refuses text longer than a co-sell field holds, naming its label', async () => {
     const results = (await conn.sobject('Opportunity').create(
       [deal({ Cosell_Errors__c: 'e'.repeat(32769) }), deal({ Cosell_Status__c: 's'.repeat(41) }), deal({ Commerce_Product_Id__c: 'p'.repeat(256) })],
