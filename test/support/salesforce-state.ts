@@ -60,7 +60,8 @@ function recordDifferences(org: OrgDump, expected: ExpectedOrg): string[] {
         continue;
       }
       for (const field of plainFields) {
-        const value = record.fields[field.name] ?? null;
+        // A checkbox the sync does not write holds its default, false (Salesforce never stores null there).
+        const value = record.fields[field.name] ?? (field.type === 'boolean' ? false : null);
         if (!sameValue(value, row[field.name])) differences.push(`${entity} ${externalId} ${field.name}: expected ${JSON.stringify(value)}, stored ${JSON.stringify(row[field.name])}`);
       }
     }
