@@ -5,7 +5,7 @@ import { createHeartbeatStore } from '../store/heartbeats.ts';
 import type { SecretBox } from '../store/secret-box.ts';
 import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
-import { createCosellActivities } from './cosell.ts';
+import { createCrmToCommerceActivities } from './crm-to-commerce.ts';
 import { createSyncActivities } from './sync.ts';
 
 export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions };
@@ -15,7 +15,7 @@ export function createActivities({ pool, secretBox, workerIdentity, runtime }: A
   return {
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
     ...createSyncActivities({ pool, runtimeFor }),
-    ...createCosellActivities({ pool, runtimeFor }),
+    ...createCrmToCommerceActivities({ pool, runtimeFor }),
   };
 }
 

@@ -7,6 +7,9 @@ import { entitlementFlow } from './entitlement.ts';
 import { offerFlow } from './offer.ts';
 import { referralFlow } from './referral.ts';
 import type { CommerceToCrmFlow } from './types.ts';
+import type { CrmToCommerceFlow } from './crm-to-commerce.ts';
+import { opportunityDraftOfferFlow } from './opportunity-draft-offer.ts';
+import { opportunityReferralFlow } from './opportunity-referral.ts';
 
 export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   buyer: buyerFlow,
@@ -42,4 +45,11 @@ function topologicalOrder(flows: Record<Entity, CommerceToCrmFlow<Entity>>): Ent
   return order;
 }
 
+/** The CRM-to-commerce flows, in the order a co-sell run takes them. */
+export const CRM_FLOWS: Record<string, CrmToCommerceFlow<any>> = {
+  [opportunityReferralFlow.name]: opportunityReferralFlow,
+  [opportunityDraftOfferFlow.name]: opportunityDraftOfferFlow,
+};
+
 export type { CommerceToCrmFlow, RelatedRead } from './types.ts';
+export type { CrmToCommerceFlow } from './crm-to-commerce.ts';

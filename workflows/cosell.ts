@@ -1,41 +1,52 @@
-// Co-sell from the CRM, as the algorithm reads: fix the window end, then page through the Opportunities
-// changed since the stored cursor (one activity per page), each page turning shared Opportunities into
-// referrals exactly once. A run that shared anything, or failed, is recorded in sync_runs.
+// Co-sell from the CRM, as the algorithm reads: fix the window end, then for each CRM-to-commerce flow
+// the connection runs (shared opportunities -> referrals, private-offer requests -> draft offers), page
+// through the CRM records changed since its stored cursor, one activity per page. A run that made or
+// refused anything, or failed, is recorded in sync_runs.
 import { ContinueAsNew, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { CosellActivities, CosellCounts } from '../activities/cosell.ts';
+import type { CrmFlowCounts, CrmToCommerceActivities } from '../activities/crm-to-commerce.ts';
 import type { SyncActivities, WireCursor } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
 
-export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { until: string; pageSize: number; cursor: WireCursor; totals: CosellCounts; runId: string } };
+type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor };
+export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts> };
+export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
 
-export async function cosellWorkflow(input: CosellInput): Promise<CosellCounts & { pages: number }> {
-  const { startCosell, syncOpportunityReferrals, recordRun } = proxyActivities<CosellActivities & Pick<SyncActivities, 'recordRun'>>({
+const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 });
+
+export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> {
+  const { startCrmFlows, syncCrmFlowPage, recordRun } = proxyActivities<CrmToCommerceActivities & Pick<SyncActivities, 'recordRun'>>({
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '10 minutes') as '10 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  const totals: CosellCounts & { pages: number } = { opportunities: 0, shared: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0, pages: 0, ...input.resume?.totals };
+  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {} };
   try {
-    let plan = input.resume;
+    let plan = input.resume?.plan;
     if (!plan) {
-      const started = await startCosell({ connectionId: input.connectionId });
-      if (!started.enabled) return totals;
-      plan = { until: started.until, pageSize: started.pageSize, cursor: started.start, totals, runId };
+      const started = await startCrmFlows({ connectionId: input.connectionId });
+      plan = { until: started.until, pageSize: started.pageSize, flows: started.flows, starts: started.starts, index: 0, cursor: started.starts[started.flows[0] ?? ''] ?? { time: new Date(0).toISOString() } };
     }
-    let cursor = plan.cursor;
-    for (;;) {
-      const { nextCursor, done, ...counts } = await syncOpportunityReferrals({ connectionId: input.connectionId, cursor, until: plan.until, pageSize: plan.pageSize });
-      for (const key of Object.keys(counts) as (keyof CosellCounts)[]) totals[key] += counts[key];
-      totals.pages += 1;
-      cursor = nextCursor;
-      if (done) break;
-      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { ...plan, cursor, totals, runId } });
+    for (let index = plan.index; index < plan.flows.length; index += 1) {
+      const flow = plan.flows[index]!;
+      let cursor = index === plan.index ? plan.cursor : plan.starts[flow]!;
+      const mine = (totals.flows[flow] ??= zero());
+      for (;;) {
+        const { nextCursor, done, ...counts } = await syncCrmFlowPage({ connectionId: input.connectionId, flow, cursor, until: plan.until, pageSize: plan.pageSize });
+        for (const key of Object.keys(counts) as (keyof CrmFlowCounts)[]) {
+          totals[key] += counts[key];
+          mine[key] += counts[key];
+        }
+        totals.pages += 1;
+        cursor = nextCursor;
+        if (done) break;
+        if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: { ...plan, index, cursor }, totals, runId } });
+      }
     }
   } catch (error) {
     if (!(error instanceof ContinueAsNew)) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'failed', counts: totals, error: rootMessage(error) });
     throw error;
   }
-  if (totals.shared > 0 && totals.shared > totals.unchanged) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
+  if (totals.created + totals.adopted + totals.refused > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
   return totals;
 }

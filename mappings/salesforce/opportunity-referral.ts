@@ -1,6 +1,7 @@
 // Opportunity -> co-sell referral (CRM to commerce). Pure: whether an Opportunity is shared (the
 // connection's share rule), the referral it asks for, and what goes back onto the Opportunity.
 import type { CrmRecord } from '../../crm/connector.ts';
+import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
 import { MARKETPLACE_NAMES } from '../values.ts';
 
@@ -77,3 +78,18 @@ export function sharedFields(referral: { id: string; status?: string; stage?: st
 export function refusedFields(message: string): CrmRecord {
   return { Cosell_Status__c: 'Not shared', Cosell_Errors__c: message.slice(0, 32_000) };
 }
+
+/** The Salesforce side of the opportunity-referral flow. */
+export const opportunityReferralSide: CrmSide<ReferralRequest> = {
+  object: 'Opportunity',
+  fields: (settings) => [...new Set([...OPPORTUNITY_FIELDS, ...shareRuleFields(settings.cosell.share)])],
+  optionalFields: ['CurrencyIsoCode'],
+  ask(record, settings) {
+    const decision = opportunityToReferral(record, settings.cosell.share);
+    if (!decision.shared) return { asks: false };
+    return 'refused' in decision ? { asks: true, refused: decision.refused } : { asks: true, request: decision.request };
+  },
+  madeField: 'Commerce_Referral_Id__c',
+  made: (referral) => sharedFields(referral),
+  refused: (message) => refusedFields(message),
+};

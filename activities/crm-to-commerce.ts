@@ -1,0 +1,203 @@
+// Runs any CRM-to-commerce flow (flows/crm-to-commerce.ts), exactly once per CRM record. One activity
+// reads one page of changed CRM records (by modification stamp and id, inclusive start with look-back,
+// the window end fixed at the run's start), asks the flow what each wants, checks the commerce side's
+// rules, records an intent before creating, adopts a commerce record already carrying the CRM id before
+// any retry of a create, and writes the outcome back onto the CRM records in one call per page.
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import pLimit from 'p-limit';
+import type pg from 'pg';
+import { toDate } from '../commerce/index.ts';
+import type { CrmRecord } from '../crm/connector.ts';
+import { CRM_FLOWS, type CrmToCommerceFlow } from '../flows/index.ts';
+import type { CrmSide, Made } from '../flows/crm-to-commerce.ts';
+import { MappingConfigError } from '../mappings/check.ts';
+import { createCursorStore } from '../store/cursors.ts';
+import { createDeadLetterStore } from '../store/dead-letters.ts';
+import { createOutboundIntentStore, type Intent } from '../store/outbound-intents.ts';
+import { createReauthorisationStore } from '../store/reauthorisation.ts';
+import { withTransaction } from '../store/transaction.ts';
+import { canonicalJson } from '../sync/hash.ts';
+import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
+import { cancellationSignal, createBeat } from './activity-context.ts';
+import { guard } from './failures.ts';
+import type { WireCursor } from './sync.ts';
+
+const EPOCH: WireCursor = { time: new Date(0).toISOString() };
+
+export type CrmFlowCounts = { records: number; asking: number; created: number; adopted: number; refused: number; unchanged: number; writeBacks: number };
+export type CrmFlowOutcome = CrmFlowCounts & { nextCursor: WireCursor; done: boolean };
+
+export type CrmToCommerceDeps = { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date; flows?: Record<string, CrmToCommerceFlow<any>> };
+
+type Candidate = { crmId: string; request: unknown; hash: string };
+
+export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  const flows = deps.flows ?? CRM_FLOWS;
+  const cursors = createCursorStore(deps.pool);
+  const intents = createOutboundIntentStore(deps.pool);
+  const deadLetters = createDeadLetterStore(deps.pool);
+  const reauthorisation = createReauthorisationStore(deps.pool);
+
+  function sideOf(rt: ConnectionRuntime, flowName: string): { flow: CrmToCommerceFlow<any>; side: CrmSide<any> } {
+    const flow = flows[flowName];
+    if (!flow) throw ApplicationFailure.nonRetryable(`No CRM-to-commerce flow is named ${flowName}`);
+    const side = flow.crm[rt.crm.kind];
+    if (!side) throw ApplicationFailure.nonRetryable(`The flow ${flowName} has no mapping for ${rt.crm.kind}`);
+    return { flow, side };
+  }
+
+  /** The fields a flow reads; one the org lacks is named before anything is written. */
+  async function readableFields(rt: ConnectionRuntime, side: CrmSide<any>): Promise<string[]> {
+    const schema = await guard(() => rt.crm.describe(side.object));
+    const wanted = side.fields(rt.settings);
+    const missing = wanted.filter((name) => !name.includes('.') && !schema.fields.has(name));
+    if (missing.length > 0) throw new MappingConfigError(missing.map((name) => `${side.object} has no field '${name}', which co-sell needs: create it in the org (or change the connection's co-sell settings)`));
+    return [...wanted, ...(side.optionalFields ?? []).filter((name) => schema.fields.has(name))];
+  }
+
+  return {
+    /** The run's window end, and which flows this connection runs with where each starts. */
+    async startCrmFlows(input: { connectionId: string }) {
+      const refused = await reauthorisation.get(input.connectionId);
+      if (refused) throw ApplicationFailure.create({ type: 'ConnectionNeedsReauthorisation', nonRetryable: true, message: `This connection needs re-authorisation: ${refused.reason}. Save new secrets with crm-sync edit <connection>.` });
+      const rt = await deps.runtimeFor(input.connectionId);
+      const names = Object.values(flows).filter((flow) => flow.enabled(rt.settings) && flow.crm[rt.crm.kind]).map((flow) => flow.name);
+      const starts: Record<string, WireCursor> = {};
+      for (const name of names) {
+        const stored = await cursors.get(input.connectionId, name);
+        starts[name] = stored ? { time: stored.time.toISOString() } : EPOCH;
+      }
+      return { flows: names, starts, until: clock().toISOString(), pageSize: 200 };
+    },
+
+    async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {
+      const beat = createBeat();
+      const signal = cancellationSignal();
+      const rt = await deps.runtimeFor(input.connectionId);
+      const { flow, side } = sideOf(rt, input.flow);
+      const orgId = rt.settings.commerce.organizationId;
+      const counts: CrmFlowCounts = { records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 };
+
+      const fields = await guard(() => readableFields(rt, side));
+      const pages = rt.crm.changedSince(side.object, { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields, pageSize: input.pageSize })[Symbol.asyncIterator]();
+      const first = await guard(() => pages.next());
+      await pages.return?.(undefined);
+      const page: CrmRecord[] = first.done ? [] : first.value;
+      counts.records = page.length;
+      beat({ flow: flow.name, phase: 'read', records: page.length });
+      const last = page.at(-1);
+      const nextCursor: WireCursor = last ? { time: toDate(String(last.SystemModstamp).replace(/\+0000$/, 'Z'))!.toISOString(), afterId: String(last.Id) } : input.cursor;
+
+      // What each record asks for, against what was done for it before.
+      const asking = page.flatMap((record) => {
+        const ask = side.ask(record, rt.settings);
+        return ask.asks ? [{ record, ask }] : [];
+      });
+      counts.asking = asking.length;
+      const known = await intents.get(input.connectionId, flow.name, asking.map(({ record }) => String(record.Id)));
+      const outcomes: Intent[] = [];
+      const writeBack = new Map<string, CrmRecord>();
+      const toCheck: Candidate[] = [];
+      const toAdopt: Candidate[] = [];
+      for (const { record, ask } of asking) {
+        const crmId = String(record.Id);
+        const intent = known.get(crmId);
+        const hash = digest('request' in ask ? ask.request : { refused: (ask as { refused: string }).refused });
+        if (intent?.state === 'created') {
+          // Exactly once: never a second create. Our own write-back, read back, is no news.
+          if (record[side.madeField] !== intent.commerceId) writeBack.set(crmId, side.made({ id: intent.commerceId! }));
+          else counts.unchanged += 1;
+          continue;
+        }
+        if (!intent && record[side.madeField]) {
+          counts.unchanged += 1; // the record already holds a commerce record of its own (made elsewhere)
+          continue;
+        }
+        if (intent?.state === 'refused' && intent.payloadHash === hash) {
+          counts.unchanged += 1; // unchanged since it was refused: the reasons are already on the record
+          continue;
+        }
+        if ('refused' in ask) outcomes.push({ crmId, state: 'refused', commerceId: null, payloadHash: hash, message: ask.refused });
+        else if (intent?.state === 'pending') toAdopt.push({ crmId, request: ask.request, hash });
+        else toCheck.push({ crmId, request: ask.request, hash });
+      }
+
+      // The commerce side's rules first: a refusal is written onto the CRM record in its own words.
+      const accepted: Candidate[] = [];
+      const limit = pLimit(8);
+      await Promise.all(
+        toCheck.map((candidate) =>
+          limit(async () => {
+            signal?.throwIfAborted();
+            const problems = flow.target.validate ? await guard(() => flow.target.validate!(rt.commerce, orgId, candidate.request)) : [];
+            if (problems.length === 0) accepted.push(candidate);
+            else outcomes.push({ crmId: candidate.crmId, state: 'refused', commerceId: null, payloadHash: candidate.hash, message: problems.join('\n') });
+            beat({ flow: flow.name, phase: 'validate' });
+          }),
+        ),
+      );
+
+      // Intents before any create; a create tried before (its answer lost) is looked for and adopted first.
+      await intents.put(input.connectionId, flow.name, accepted.map((candidate) => ({ crmId: candidate.crmId, state: 'pending', commerceId: null, payloadHash: candidate.hash, message: null })));
+      const existing = toAdopt.length ? await guard(() => flow.target.findByCrmIds(rt.commerce, orgId, toAdopt.map((candidate) => candidate.crmId))) : new Map<string, Made>();
+      for (const candidate of toAdopt) {
+        const made = existing.get(candidate.crmId);
+        if (!made) {
+          accepted.push(candidate);
+          continue;
+        }
+        counts.adopted += 1;
+        outcomes.push({ crmId: candidate.crmId, state: 'created', commerceId: made.id, payloadHash: candidate.hash, message: null });
+        writeBack.set(candidate.crmId, side.made(made));
+      }
+      await Promise.all(
+        chunks(accepted, flow.target.batch).map((chunk) =>
+          limit(async () => {
+            signal?.throwIfAborted();
+            beat({ flow: flow.name, phase: 'create', creating: chunk.length });
+            const results = await guard(() => flow.target.create(rt.commerce, orgId, chunk.map((candidate) => candidate.request)));
+            const created: Intent[] = [];
+            results.forEach((result, index) => {
+              const candidate = chunk[index]!;
+              if ('made' in result) {
+                counts.created += 1;
+                created.push({ crmId: candidate.crmId, state: 'created', commerceId: result.made.id, payloadHash: candidate.hash, message: null });
+                writeBack.set(candidate.crmId, side.made(result.made));
+              } else outcomes.push({ crmId: candidate.crmId, state: 'refused', commerceId: null, payloadHash: candidate.hash, message: result.refused });
+            });
+            // Recorded at once: after a crash from here on, nothing is created again.
+            await intents.put(input.connectionId, flow.name, created);
+          }),
+        ),
+      );
+      const refusals = outcomes.filter((outcome) => outcome.state === 'refused');
+      for (const outcome of refusals) writeBack.set(outcome.crmId, side.refused(outcome.message!));
+      counts.refused = refusals.length;
+
+      // One call per page back onto the CRM records; a record the CRM refuses is a dead letter.
+      const items = [...writeBack].map(([crmId, fieldsToSet]) => ({ sourceId: crmId, crmId, fields: fieldsToSet }));
+      const results = items.length ? await guard(() => rt.crm.update(side.object, items, { signal })) : [];
+      counts.writeBacks = results.filter((result) => result.ok).length;
+      const failed = results.flatMap((result) => (result.ok ? [] : [{ sourceId: result.sourceId, reason: `the outcome could not be written onto ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, crmError: result.error }]));
+
+      await withTransaction(deps.pool, async (client) => {
+        await intents.put(input.connectionId, flow.name, outcomes, client);
+        await deadLetters.record(input.connectionId, flow.name, failed, client);
+        if (last) await cursors.advance(input.connectionId, flow.name, { time: new Date(nextCursor.time), id: nextCursor.afterId! }, client);
+      });
+      return { ...counts, nextCursor, done: page.length < input.pageSize };
+    },
+  };
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
+}
+
+function digest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+export type CrmToCommerceActivities = ReturnType<typeof createCrmToCommerceActivities>;

@@ -1,0 +1,47 @@
+// A CRM-to-commerce flow is a declaration too: which CRM object it reads (per CRM kind, with the fields
+// and the decision of what each record asks for, and what goes back onto the record), and which commerce
+// create answers it (its rules, the create, and the look-up of records already carrying the CRM id, so a
+// create whose answer was lost is adopted, never repeated). activities/crm-to-commerce.ts runs any of them.
+import type { CommerceClient } from '../commerce/index.ts';
+import type { CrmKind, CrmRecord } from '../crm/connector.ts';
+import type { ConnectionSettings } from '../sync/connection-settings.ts';
+
+/** What a CRM record asks of the commerce side: nothing, a request, or a refusal a person can act on. */
+export type Ask<Request> = { asks: false } | { asks: true; request: Request } | { asks: true; refused: string };
+
+/** A commerce record made for a CRM record (its id, and what the CRM shows of it). */
+export type Made = { id: string; status?: string; stage?: string };
+
+export type CrmSide<Request> = {
+  object: string;
+  /** Fields read from each record (relationship paths such as Account.Commerce_Buyer_Id__c allowed). */
+  fields(settings: ConnectionSettings): string[];
+  /** Fields that need not exist in the org (read when they do). */
+  optionalFields?: string[];
+  ask(record: CrmRecord, settings: ConnectionSettings): Ask<Request>;
+  /** The CRM record's field that holds the commerce id once made (a record already holding it asked before). */
+  madeField: string;
+  /** Written back onto the CRM record: once made, and when refused. */
+  made(made: Made): CrmRecord;
+  refused(message: string): CrmRecord;
+};
+
+export type CommerceCreate<Request> = {
+  /** The commerce side's rules before any create: the problems in its own words (none: fine). */
+  validate?(commerce: CommerceClient, orgId: string, request: Request): Promise<string[]>;
+  /** How many requests one create call takes. */
+  batch: number;
+  /** One result per request, in order: what was made, or why it was refused. */
+  create(commerce: CommerceClient, orgId: string, requests: Request[]): Promise<({ made: Made } | { refused: string })[]>;
+  /** Commerce records already carrying these CRM ids, by CRM id. */
+  findByCrmIds(commerce: CommerceClient, orgId: string, crmIds: string[]): Promise<Map<string, Made>>;
+};
+
+export type CrmToCommerceFlow<Request = unknown> = {
+  name: string;
+  direction: 'crm-to-commerce';
+  /** Whether the connection runs this flow. */
+  enabled(settings: ConnectionSettings): boolean;
+  crm: Partial<Record<CrmKind, CrmSide<Request>>>;
+  target: CommerceCreate<Request>;
+};

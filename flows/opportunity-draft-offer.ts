@@ -1,0 +1,34 @@
+// CRM opportunities asking for a private offer -> commerce draft offers (POST {O}/draftOffer, A9), exactly
+// once: the draft carries metaInfo.crmAOpportunityId, by which an earlier create whose answer was lost is found.
+import { opportunityDraftOfferSide, type DraftOfferRequest } from '../mappings/salesforce/opportunity-draft-offer.ts';
+import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
+
+export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
+  name: 'opportunity-draft-offer',
+  direction: 'crm-to-commerce',
+  enabled: (settings) => settings.cosell.enabled,
+  crm: { salesforce: opportunityDraftOfferSide },
+  target: {
+    // The draft endpoint takes one offer a call.
+    batch: 1,
+    async create(commerce, orgId, [request]) {
+      try {
+        return [{ made: await commerce.offers.draft(orgId, request as never) }];
+      } catch (error) {
+        const status = (error as { status?: number }).status;
+        if (status && status >= 400 && status < 500 && status !== 429 && status !== 401) return [{ refused: (error as Error).message }];
+        throw error;
+      }
+    },
+    async findByCrmIds(commerce, orgId, crmIds) {
+      const found = new Map<string, Made>();
+      for (const crmId of crmIds) {
+        for await (const page of commerce.offers.list(orgId, { crmAOpportunityId: crmId, limit: 10 })) {
+          const offer = page.records.find((record) => record.metaInfo?.crmAOpportunityId === crmId);
+          if (offer) found.set(crmId, offer);
+        }
+      }
+      return found;
+    },
+  },
+};

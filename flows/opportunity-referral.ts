@@ -1,0 +1,43 @@
+// CRM opportunities shared for co-sell -> commerce co-sell referrals, exactly once (docs/commerce-api-assumptions.md A6, A13).
+import { q } from '../commerce/index.ts';
+import { opportunityReferralSide, type ReferralRequest } from '../mappings/salesforce/opportunity-referral.ts';
+import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
+
+export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
+  name: 'opportunity-referral',
+  direction: 'crm-to-commerce',
+  enabled: (settings) => settings.cosell.enabled,
+  crm: { salesforce: opportunityReferralSide },
+  target: {
+    async validate(commerce, orgId, request) {
+      const verdict = await commerce.referrals.validate(orgId, request);
+      return verdict.valid ? [] : verdict.errors.map((error) => `${error.field}: ${error.message}`);
+    },
+    batch: 50,
+    async create(commerce, orgId, requests) {
+      const { results } = await commerce.referrals.batchCreate(orgId, requests);
+      const byIndex = new Map(results.map((result) => [result.index, result]));
+      return requests.map((_, index) => {
+        const result = byIndex.get(index);
+        return result?.referral ? { made: result.referral } : { refused: describeError(result?.error) };
+      });
+    },
+    async findByCrmIds(commerce, orgId, crmIds) {
+      const found = new Map<string, Made>();
+      for (let start = 0; start < crmIds.length; start += 50) {
+        for await (const page of commerce.referrals.list(orgId, { q: q.in('crmAOpportunityId', crmIds.slice(start, start + 50)).expression, limit: 1000 })) {
+          for (const referral of page.records) if (referral.crmAOpportunityId && !found.has(referral.crmAOpportunityId)) found.set(referral.crmAOpportunityId, referral);
+        }
+      }
+      return found;
+    },
+  },
+};
+
+function describeError(error: unknown): string {
+  if (!error) return 'the marketplace refused the referral without saying why';
+  if (typeof error === 'string') return error;
+  const detail = error as { message?: string; errors?: { field?: string; message?: string }[] };
+  if (detail.errors?.length) return detail.errors.map((item) => `${item.field ?? 'referral'}: ${item.message ?? ''}`).join('\n');
+  return detail.message ?? JSON.stringify(error);
+}

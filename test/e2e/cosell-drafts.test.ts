@@ -1,0 +1,70 @@
+// Private-offer drafts from Salesforce: an Opportunity asking for a private offer on a product produces
+// one draft offer carrying its Id, the offer id goes back onto it, and when that offer later syncs from
+// the commerce side it updates the same Opportunity, never a second one.
+import { Client } from '@temporalio/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { salesforceDump } from '../support/salesforce-state.ts';
+import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
+
+let database: TestDatabase;
+let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
+let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+let connectionId: string;
+const taskQueue = `drafts-${Date.now()}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sandboxes = await startSandboxes({ entitlements: 20, seed: 67 });
+  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer', 'offer'] })).id;
+  worker = await startProductionWorker(database, { taskQueue });
+  await run(WORKFLOW_TYPES.incrementalSync);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await sandboxes?.stop();
+  await database?.drop();
+});
+
+function run(type: string): Promise<any> {
+  return new Client({ connection: worker.connection }).workflow.execute(type, { taskQueue, workflowId: `drafts-${type}-${Date.now()}`, args: [{ connectionId }] });
+}
+
+it('a draft request makes one offer, the offer id goes back, and the offer later updates that same Opportunity', async () => {
+  const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
+  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
+  const made = (await conn.sobject('Opportunity').create({ Name: 'Private deal for the renewal', AccountId: account.Id, StageName: 'Negotiation/Review', CloseDate: '2027-02-28', Amount: 48000, Private_Offer_Requested__c: true, Commerce_Product_Id__c: 'prod-000002' })) as { id: string };
+
+  const first = await run(WORKFLOW_TYPES.cosell);
+  expect(first.flows['opportunity-draft-offer']).toMatchObject({ asking: 1, created: 1, refused: 0 });
+  const drafts = (await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id);
+  expect(drafts).toHaveLength(1);
+  const [draft] = drafts;
+  expect(draft).toMatchObject({ name: 'Private deal for the renewal', productID: 'prod-000002', buyerID: account.Commerce_Buyer_Id__c, offerType: 'PRIVATE', status: 'PENDING_CREATE', expireTime: '2027-02-28T23:59:59.000Z' });
+  expect(draft.info?.commitAmount).toBe(48000);
+  const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
+  expect(opportunity.Commerce_Offer_Id__c).toBe(draft.id);
+
+  // Asked again (our own write-back read back): no second draft.
+  expect((await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer']).toMatchObject({ created: 0, adopted: 0 });
+  expect((await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id)).toHaveLength(1);
+
+  // The draft offer syncs to Salesforce: the same Opportunity is updated, none is added.
+  await run(WORKFLOW_TYPES.incrementalSync);
+  const holding = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Offer_Id__c === draft.id);
+  expect(holding.map((row) => row.Id)).toEqual([made.id]);
+  expect(holding[0]).toMatchObject({ Name: 'Private deal for the renewal', Offer_Status__c: 'PENDING_CREATE' });
+}, 180_000);
+
+it('a request without a product is refused on the record, in words a salesperson can act on', async () => {
+  const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
+  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
+  const made = (await conn.sobject('Opportunity').create({ Name: 'No product yet', AccountId: account.Id, StageName: 'Prospecting', CloseDate: '2027-02-28', Private_Offer_Requested__c: true })) as { id: string };
+  await run(WORKFLOW_TYPES.cosell);
+  const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
+  expect(opportunity.Cosell_Errors__c).toBe('Private offer draft: productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
+  expect(opportunity.Commerce_Offer_Id__c ?? null).toBeNull();
+  expect((await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id)).toHaveLength(0);
+}, 180_000);
