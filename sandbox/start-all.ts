@@ -14,6 +14,10 @@ export type SandboxesOptions = {
   seed?: number;
   entitlements?: number;
   changesPerSecond?: number;
+  /** The Salesforce sandbox's seller change driver (its README "Change driver"): changes a second, 0 (default) off. */
+  salesforceChangesPerSecond?: number;
+  /** That driver's PRNG seed (default 1): the same seed on the same org gives the same changes. */
+  salesforceSeed?: number;
   /**
    * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl and
    * salesforce.jsonl, and the ports they chose are remembered in ports.json and taken again next
@@ -52,7 +56,13 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
   let salesforce: SalesforceSandbox;
   try {
     salesforce = await startOnRememberedPorts({ salesforce: remembered(options.salesforcePort, saved.salesforce) }, (ports) =>
-      startSalesforceSandbox({ host, port: options.salesforcePort ?? ports.salesforce ?? 0, journalPath: dir && path.join(dir, 'salesforce.jsonl') }),
+      startSalesforceSandbox({
+        host,
+        port: options.salesforcePort ?? ports.salesforce ?? 0,
+        journalPath: dir && path.join(dir, 'salesforce.jsonl'),
+        seed: options.salesforceSeed,
+        changesPerSecond: options.salesforceChangesPerSecond,
+      }),
     );
   } catch (error) {
     await commerce.stop();

@@ -32,6 +32,17 @@ afterAll(() => {
 
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+/**
+ * This test compares the org with the commerce side alone, so the demo's sellers (the Salesforce
+ * sandbox's change driver: Opportunities of their own, stage moves, shares, and the partner's moves that
+ * follow it) are stopped as soon as the sandboxes are up, on each start (a restart applies the option's
+ * rate again). Its first change would come after five seconds; co-sell in the demo is demo-cosell.test.ts.
+ */
+async function quietTheSellers(description: Description) {
+  const response = await post(`${description.salesforce.controlUrl}/changes/rate`, { changesPerSecond: 0 });
+  expect(response.status).toBe(200);
+}
+
 it('keeps the demo org in step, and after a SIGKILL of the whole process group resumes and converges exactly', async () => {
   const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
 
@@ -40,6 +51,7 @@ it('keeps the demo org in step, and after a SIGKILL of the whole process group r
   // The first stdout line is the sandboxes' JSON line, as `crm-sync sandbox` prints it.
   const line = await waitFor('the sandboxes line', () => first.stdout[0]);
   const sandboxes = JSON.parse(line) as Description;
+  await quietTheSellers(sandboxes);
   expect(readFileSync(path.join(dataDir, 'sandboxes.json'), 'utf8').trim()).toBe(line);
   const { commerce, salesforce } = { commerce: { apiUrl: sandboxes.commerce.apiUrl }, salesforce: { instanceUrl: sandboxes.salesforce.instanceUrl } };
 
@@ -52,6 +64,7 @@ it('keeps the demo org in step, and after a SIGKILL of the whole process group r
   const second = startJob(env);
   jobs.push(second);
   const again = JSON.parse(await waitFor('the sandboxes line again', () => second.stdout[0])) as Description;
+  await quietTheSellers(again);
   expect(again.salesforce.instanceUrl).toBe(sandboxes.salesforce.instanceUrl); // same ports, same data
   // What the org held when it was killed is still there, under the same Ids.
   const writtenBeforeKill = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
@@ -72,7 +85,9 @@ it('keeps the demo org in step, and after a SIGKILL of the whole process group r
     throw new Error(`${error.message}; still different: ${last.slice(0, 20).join('; ')}`);
   });
 
-  const opportunities = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
+  const everyOpportunity = await salesforceDump(salesforce, 'Opportunity');
+  expect(everyOpportunity.filter((o) => !o.Commerce_Offer_Id__c), 'no seller-made Opportunity slipped in before the sellers were stopped').toEqual([]);
+  const opportunities = new Map(everyOpportunity.map((o) => [o.Commerce_Offer_Id__c, o.Id]));
   for (const [offerId, id] of writtenBeforeKill) expect(opportunities.get(offerId), `offer ${offerId} kept its Opportunity`).toBe(id);
 
   process.kill(-second.child.pid!, 'SIGINT');

@@ -1,0 +1,80 @@
+// Co-sell in the demo, as a user watching `npm start` sees it, with nothing done by hand: the sellers (the
+// Salesforce sandbox's change driver) share Opportunities and ask for private-offer drafts, and the demo
+// connection's co-sell schedule turns them into referrals and draft offers whose ids come back onto the
+// Opportunities; the partner sends referrals of its own, which reach the org.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { commerceDump } from '../support/expected-crm.ts';
+import { salesforceDump } from '../support/salesforce-state.ts';
+import { embeddedJobEnv, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
+
+type Description = { commerce: { apiUrl: string; controlUrl: string }; salesforce: { instanceUrl: string; controlUrl: string } };
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-cosell-'));
+chmodSync(dataDir, 0o755);
+let job: StartedJob | undefined;
+afterAll(() => {
+  if (job && process.env.DEBUG_DEMO_TEST) console.log(job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400)).join('\n'));
+  try {
+    if (job) process.kill(-job.child.pid!, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('shows co-sell moving both ways on its own: shared deals become referrals, requests become drafts, the partner answers', async () => {
+  const startedAt = new Date().toISOString();
+  job = startJob(await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' }));
+  const { commerce, salesforce } = JSON.parse(await waitFor('the sandboxes line', () => job!.stdout[0])) as Description;
+  const within = 300_000;
+
+  // Seller -> partner: an Opportunity the sellers shared carries the id of the referral made from it, and
+  // that referral on the marketplace names the Opportunity back.
+  const shared = await waitFor(
+    'a shared Opportunity to become a referral',
+    async () => {
+      const referrals = new Map((await commerceDump(commerce, 'referrals')).map((referral) => [referral.id, referral]));
+      const opportunity = (await salesforceDump(salesforce, 'Opportunity')).find((o) => o.Cosell_Share__c === true && o.Commerce_Referral_Id__c && referrals.get(o.Commerce_Referral_Id__c)?.crmAOpportunityId === o.Id);
+      return opportunity && { opportunity, referral: referrals.get(opportunity.Commerce_Referral_Id__c) };
+    },
+    within,
+    3000,
+  );
+  expect(shared.opportunity.Commerce_Offer_Id__c ?? null, 'a shared deal of the sellers, not an Opportunity the sync made from an offer').toBeNull();
+  expect(shared.opportunity.Cosell_Status__c).toBeTruthy();
+  expect(shared.referral.direction ?? 'OUTBOUND').not.toBe('INBOUND');
+
+  // Seller asks for a private offer: one draft offer naming the Opportunity, its id back on the Opportunity.
+  const drafted = await waitFor(
+    'a requested private offer to become a draft',
+    async () => {
+      const offers = await commerceDump(commerce, 'offers');
+      const opportunity = (await salesforceDump(salesforce, 'Opportunity')).find((o) => o.Private_Offer_Requested__c === true && o.Commerce_Offer_Id__c && offers.some((offer) => offer.id === o.Commerce_Offer_Id__c && offer.metaInfo?.crmAOpportunityId === o.Id));
+      return opportunity && { opportunity, offers: offers.filter((offer) => offer.metaInfo?.crmAOpportunityId === opportunity.Id) };
+    },
+    within,
+    3000,
+  );
+  expect(drafted.offers.map((offer) => offer.id)).toEqual([drafted.opportunity.Commerce_Offer_Id__c]);
+
+  // Partner -> seller: a referral the partner sent since the demo started reaches the org under its id
+  // (which moves the partner makes, and when, is demo-partner.test.ts).
+  await waitFor(
+    "a partner's inbound referral to reach the org",
+    async () => {
+      const sent = (await commerceDump(commerce, 'referrals')).filter((referral) => referral.direction === 'INBOUND' && referral.creationTime >= startedAt);
+      const inbound = new Set(sent.map((referral) => referral.id));
+      if (inbound.size === 0) return undefined;
+      const [referrals, opportunities] = await Promise.all([salesforceDump(salesforce, 'Cosell_Referral__c'), salesforceDump(salesforce, 'Opportunity')]);
+      return [...referrals, ...opportunities].some((record) => inbound.has(record.Commerce_Referral_Id__c)) || undefined;
+    },
+    within,
+    3000,
+  );
+
+  process.kill(-job.child.pid!, 'SIGINT');
+  expect(await job.exited).toBe(0);
+}, 600_000); // a demo start with its first sync of 1,000 entitlements, on a shared machine
