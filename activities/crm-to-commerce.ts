@@ -69,7 +69,9 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
         const stored = await cursors.get(input.connectionId, name);
         starts[name] = stored ? { time: stored.time.toISOString() } : EPOCH;
       }
-      return { flows: names, starts, until: clock().toISOString(), pageSize: 200 };
+      // Inbound referrals (commerce to CRM) come first: the run makes their Opportunities before reading Opportunities.
+      const inbound = rt.settings.cosell.enabled && Boolean(rt.mappings['inbound-referral']);
+      return { flows: names, inbound, starts, until: clock().toISOString(), pageSize: 200 };
     },
 
     async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {

@@ -2,7 +2,9 @@
 // dead-letter retry): map, compare with the links, write, take the ids back, record. Under the
 // connection's per-entity lock, so no writer puts an older snapshot over a newer one between the
 // comparison and the write; links, dead letters and the cursor move in one transaction after the writes.
+import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
+import { CRM_NAMES } from '../crm/connector.ts';
 import { toDate } from '../commerce/index.ts';
 import type { Entity } from '../mappings/types.ts';
 import { createCursorStore, type Cursor } from '../store/cursors.ts';
@@ -51,6 +53,8 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
   const orgId = rt.settings.commerce.organizationId;
   const { connectionId, entity } = batch;
   const letters: DeadLetterInput[] = [...batch.letters];
+  const mapping = rt.mappings[entity];
+  if (!mapping) throw ApplicationFailure.nonRetryable(`${CRM_NAMES[rt.crm.kind]} has no mapping for ${entity}`);
 
   let records = batch.records;
   const readRelated = FLOWS[entity].related;
@@ -69,7 +73,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     const plan = planPage({
       records,
       related: (record: { id: string }) => related?.byRecord.get(record.id),
-      mapping: rt.mappings[entity],
+      mapping,
       overrides: rt.settings.overrides[entity],
       links: known,
       version,
@@ -88,7 +92,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       return counts;
     }
 
-    const written = await writeToCrm(rt.crm, rt.mappings[entity].object, entity, plan.writes, { beat: deps.beat, signal: deps.signal, resumeJobs: deps.memory?.bulkJobs, chunkSize: deps.writeChunk });
+    const written = await writeToCrm(rt.crm, mapping.object, entity, plan.writes, { beat: deps.beat, signal: deps.signal, resumeJobs: deps.memory?.bulkJobs, chunkSize: deps.writeChunk });
     counts.created = written.created;
     counts.updated = written.updated;
     counts.crmWriteCalls = written.calls;
@@ -97,7 +101,8 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
 
     // Unchanged records are checked too: a write-back lost to a failure after the links were recorded
     // (the retry finds them unchanged) is made then, and costs nothing once in place.
-    const current = new Map(records.map((record) => [record.id, record.metaInfo]));
+    const currentOf = FLOWS[entity].source.current ?? ((record: { metaInfo?: Record<string, unknown> }) => record.metaInfo);
+    const current = new Map(records.map((record) => [record.id, currentOf(record)]));
     const unchangedLinked = plan.unchanged.flatMap((sourceId) => (known.get(sourceId)?.crmId ? [{ sourceId, crmId: known.get(sourceId)!.crmId! }] : []));
     const pendingBack =
       rt.writesBack !== false
@@ -163,7 +168,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
    * this connection does not sync are the CRM's business and are not waited for.
    */
   async function withoutOrphans(writes: PlannedWrite[], client: pg.PoolClient): Promise<PlannedWrite[]> {
-    const synced = Object.fromEntries(rt.settings.entities.filter((other) => other !== entity).map((other) => [other, rt.mappings[other].externalIdField]));
+    const synced = Object.fromEntries(rt.settings.entities.filter((other) => other !== entity && rt.mappings[other]).map((other) => [other, rt.mappings[other]!.externalIdField]));
     const references = writes.map((write) => parentReferences(write.item.fields, synced));
     const linked = new Set<string>();
     for (const parent of new Set(references.flat().map((reference) => reference.entity))) {

@@ -77,9 +77,11 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   async function runtime(connectionId: string) {
     const rt = await deps.runtimeFor(connectionId);
     // Overrides are checked against the CRM's describe once per connection version, before any write.
-    const key = `${connectionId}:${JSON.stringify(rt.settings.overrides)}`;
+    const key = `${connectionId}:${JSON.stringify(rt.settings.overrides)}:${rt.settings.cosell.enabled}`;
     if (!checkedMappings.has(key)) {
-      await guard(() => checkMappings(rt.crm, Object.fromEntries(rt.settings.entities.map((entity) => [entity, rt.mappings[entity]])), rt.settings.overrides));
+      // Co-sell brings its inbound flow along (it is not one of the connection's chosen entities).
+      const flows: Entity[] = [...rt.settings.entities, ...(rt.settings.cosell.enabled ? (['inbound-referral'] as const) : [])];
+      await guard(() => checkMappings(rt.crm, Object.fromEntries(flows.flatMap((entity) => (rt.mappings[entity] ? [[entity, rt.mappings[entity]]] : []))), rt.settings.overrides));
       checkedMappings.add(key);
     }
     return rt;

@@ -4,6 +4,7 @@ import type { Entity } from '../mappings/types.ts';
 import { buyerFlow } from './buyer.ts';
 import { contactFlow } from './contact.ts';
 import { entitlementFlow } from './entitlement.ts';
+import { inboundReferralFlow } from './inbound-referral.ts';
 import { offerFlow } from './offer.ts';
 import { referralFlow } from './referral.ts';
 import type { CommerceToCrmFlow } from './types.ts';
@@ -17,6 +18,7 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   offer: offerFlow,
   entitlement: entitlementFlow,
   referral: referralFlow,
+  'inbound-referral': inboundReferralFlow,
 };
 
 /** All flows, parents before children (a stable topological order of the declarations). */

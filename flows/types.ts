@@ -2,7 +2,7 @@
 // side, what a mapping needs besides the record, which flows are its parents, the mapping per CRM kind
 // (the key it writes by is the mapping's external id field) and what goes back to the source side.
 // The workflows and activities run declarations; they do not name entities.
-import type { CommerceClient, Page } from '../commerce/index.ts';
+import type { CommerceClient, Filter, Page } from '../commerce/index.ts';
 import type { CrmKind } from '../crm/connector.ts';
 import type { EntityMapping } from '../mappings/types.ts';
 
@@ -15,6 +15,10 @@ export type CommerceReader = {
   byId(commerce: CommerceClient, orgId: string, id: string): Promise<any>;
   /** Where CRM ids go back onto the record (§2.6), when the record takes them. */
   updateMetaInfo?(commerce: CommerceClient, orgId: string, id: string, patch: Record<string, string>): Promise<unknown>;
+  /** Where the record holds the CRM ids written back (default: its metaInfo). */
+  current?(record: any): Record<string, unknown> | undefined;
+  /** Only some records of the source belong to this flow: a q filter for window reads, and the same test for reads by id. */
+  filter?: { q: Filter; accepts(record: any): boolean };
 };
 
 /** What a flow's mapping needs besides its records, read for a whole batch. */

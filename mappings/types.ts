@@ -1,7 +1,9 @@
 // The mapping model shared by all CRMs: a mapping is a pure function from a commerce record (plus
 // what it links to) to the fields of one CRM object, keyed by an external id field.
 
-export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral';
+/** The commerce-to-CRM flows. `inbound-referral` runs with co-sell, not as one of a connection's entities. */
+export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral' | 'inbound-referral';
+/** The entities a connection syncs by default (and may choose among). */
 export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
 
 export type MappedRecord = {
@@ -29,6 +31,11 @@ export type EntityMapping<Source, Related = unknown> = {
   map(source: Source, related: Related): MappingResult;
   /** Documentation of every default field: CRM field -> where its value comes from. */
   describe: Record<string, string>;
+  /**
+   * Fields written only when the CRM record is made, never on an update (another flow owns them after
+   * that, e.g. the stage, kept in step both ways under the connection's policy). Not in the content hash.
+   */
+  createOnly?: string[];
 };
 
 export const ok = (record: MappedRecord): MappingResult => ({ ok: true, record });

@@ -55,7 +55,8 @@ export function planPage<S extends { id: string }, R>(input: {
       plan.rejected.push({ sourceId: source.id, reason: mapped.reason });
       continue;
     }
-    const hash = contentHash(mapped.record);
+    const createOnly = input.mapping.createOnly ?? [];
+    const hash = contentHash(createOnly.length ? { ...mapped.record, fields: without(mapped.record.fields, createOnly) } : mapped.record);
     const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;
     // The commerce side now names another CRM record than the one we linked and than the one it named
     // when we last wrote: the seller relinked it there, and a relink on the commerce side wins (the link
@@ -68,8 +69,10 @@ export function planPage<S extends { id: string }, R>(input: {
     }
     // A relink wins; else the CRM id already recorded; next the id the commerce record carries; else the external id.
     const crmId = relinkedFrom ? carried : (link?.crmId ?? carried);
+    // A record the CRM already holds (linked) gets no create-only field.
+    const fields = crmId && createOnly.length ? without(mapped.record.fields, createOnly) : mapped.record.fields;
     plan.writes.push({
-      item: { sourceId: source.id, externalIdField: mapped.record.externalIdField, externalId: mapped.record.externalId, crmId: crmId ?? undefined, fields: mapped.record.fields },
+      item: { sourceId: source.id, externalIdField: mapped.record.externalIdField, externalId: mapped.record.externalId, crmId: crmId ?? undefined, fields },
       record: mapped.record,
       hash,
       linked: Boolean(crmId),
@@ -78,4 +81,8 @@ export function planPage<S extends { id: string }, R>(input: {
     });
   }
   return plan;
+}
+
+function without(fields: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([name]) => !names.includes(name)));
 }

@@ -14,7 +14,7 @@ export type ConnectionRuntime = {
   settings: ConnectionSettings;
   commerce: CommerceClient;
   crm: CrmConnector;
-  mappings: Record<Entity, EntityMapping<any, any>>;
+  mappings: Partial<Record<Entity, EntityMapping<any, any>>>;
   /**
    * Whether this connection writes CRM ids back onto commerce records and follows the ids they carry
    * (only one connection per commerce organization and CRM kind does; unset means it does).
@@ -49,7 +49,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         minRetryDelayMs: options.commerceMinRetryDelayMs,
       }),
       crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds }),
-      mappings: mappingsFor(settings.crm.kind) as Record<Entity, EntityMapping<any, any>>,
+      mappings: mappingsFor(settings.crm.kind),
       writesBack: writesBack(stored, await connections.list()),
     };
     cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });

@@ -3,7 +3,7 @@
 // dead-letter retries). Every reader heartbeats through `onProgress`, stops when the activity is
 // cancelled, and hands back what it could not read with the reason instead of throwing.
 import pLimit from 'p-limit';
-import { changedSince, CommerceRecordError, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
+import { changedSince, CommerceRecordError, q, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 import { FLOWS } from '../flows/index.ts';
 import type { Entity } from '../mappings/types.ts';
 
@@ -26,8 +26,10 @@ async function first<T>(pages: AsyncGenerator<Page<T>>): Promise<Page<T>> {
 
 /** Always a first page of what remains of the window (after `skip` unreadable pages): the cursor moves, the page number does not. */
 export function readWindowPage(commerce: CommerceClient, orgId: string, entity: Entity, window: Window, pageSize: number): Promise<Page<any>> {
-  const query = { q: changedSince(window.cursor, window.until).expression, s: WINDOW_ORDER, pageSize, startPage: (window.cursor.skip ?? 0) + 1 };
-  return first(FLOWS[entity].source.window(commerce, orgId, query));
+  const { source } = FLOWS[entity];
+  const inWindow = changedSince(window.cursor, window.until);
+  const query = { q: (source.filter ? q.and(inWindow, source.filter.q) : inWindow).expression, s: WINDOW_ORDER, pageSize, startPage: (window.cursor.skip ?? 0) + 1 };
+  return first(source.window(commerce, orgId, query));
 }
 
 export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean; next: Position };
@@ -64,7 +66,7 @@ export async function readWindowBatch(
   }
 }
 
-export type ByIdRead = { records: any[]; unreadable: { sourceId: string; reason: string }[]; missing: string[] };
+export type ByIdRead = { records: any[]; unreadable: { sourceId: string; reason: string }[]; missing: string[]; notOurs: string[] };
 
 /**
  * Records by id, a few requests at a time. A record the service no longer has is `missing`; one whose
@@ -73,14 +75,17 @@ export type ByIdRead = { records: any[]; unreadable: { sourceId: string; reason:
  */
 export async function readRecordsById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions & { concurrency?: number } = {}): Promise<ByIdRead> {
   const limit = pLimit(options.concurrency ?? 8);
-  const read: ByIdRead = { records: [], unreadable: [], missing: [] };
+  const read: ByIdRead = { records: [], unreadable: [], missing: [], notOurs: [] };
   let finished = 0;
   await Promise.all(
     ids.map((id) =>
       limit(async () => {
         options.signal?.throwIfAborted();
         try {
-          read.records.push(await FLOWS[entity].source.byId(commerce, orgId, id));
+          const record = await FLOWS[entity].source.byId(commerce, orgId, id);
+          // A record of the source that is not this flow's (an outbound referral, for the inbound flow) is no business of it.
+          if (FLOWS[entity].source.filter?.accepts(record) === false) read.notOurs.push(id);
+          else read.records.push(record);
         } catch (error) {
           if ((error as { status?: number }).status === 404) read.missing.push(id);
           else if (error instanceof CommerceRecordError) read.unreadable.push({ sourceId: id, reason: `the commerce API's ${entity} ${id} cannot be used: ${error.problems.join('; ')}` });

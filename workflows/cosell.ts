@@ -1,4 +1,5 @@
-// Co-sell from the CRM, as the algorithm reads: fix the window end, then for each CRM-to-commerce flow
+// Co-sell, as the algorithm reads: inbound referrals from partners become Opportunities first; then fix
+// the window end, and for each CRM-to-commerce flow
 // the connection runs (shared opportunities -> referrals, private-offer requests -> draft offers), page
 // through the CRM records changed since its stored cursor, one activity per page. A run that made or
 // refused anything, or failed, is recorded in sync_runs.
@@ -8,23 +9,24 @@ import type { SyncActivities, WireCursor } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
 
 type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor };
-export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts> };
+export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts>; inbound: { created: number; failed: number; writeBacks: number } };
 export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
 
 const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 });
 
 export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> {
-  const { startCrmFlows, syncCrmFlowPage, recordRun } = proxyActivities<CrmToCommerceActivities & Pick<SyncActivities, 'recordRun'>>({
+  const { startCrmFlows, syncCrmFlowPage, recordRun, startSync, syncEntityPage, retryDeadLetters } = proxyActivities<CrmToCommerceActivities & SyncActivities>({
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '10 minutes') as '10 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {} };
+  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 } };
   try {
     let plan = input.resume?.plan;
     if (!plan) {
       const started = await startCrmFlows({ connectionId: input.connectionId });
+      if (started.inbound) await syncInboundReferrals();
       plan = { until: started.until, pageSize: started.pageSize, flows: started.flows, starts: started.starts, index: 0, cursor: started.starts[started.flows[0] ?? ''] ?? { time: new Date(0).toISOString() } };
     }
     for (let index = plan.index; index < plan.flows.length; index += 1) {
@@ -47,6 +49,24 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     if (!(error instanceof ContinueAsNew)) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'failed', counts: totals, error: rootMessage(error) });
     throw error;
   }
-  if (totals.created + totals.adopted + totals.refused > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
+  if (totals.created + totals.adopted + totals.refused + totals.inbound.created > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
   return totals;
+
+  /** Inbound referrals without an Opportunity become Opportunities (the commerce-to-CRM page path). */
+  async function syncInboundReferrals() {
+    const entity = 'inbound-referral' as const;
+    const started = await startSync({ connectionId: input.connectionId, entities: [entity] });
+    let cursor = started.starts[entity]!;
+    for (;;) {
+      const outcome = await syncEntityPage({ connectionId: input.connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
+      totals.inbound.created += outcome.created;
+      totals.inbound.failed += outcome.failed;
+      totals.inbound.writeBacks += outcome.writeBacks;
+      if (outcome.done) break;
+      cursor = outcome.nextCursor;
+    }
+    const retried = await retryDeadLetters({ connectionId: input.connectionId, entity });
+    totals.inbound.created += retried.created;
+    totals.inbound.writeBacks += retried.writeBacks;
+  }
 }

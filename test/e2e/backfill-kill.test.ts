@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Entity } from '../../mappings/types.ts';
+import type { Entity } from '../support/expected-crm.ts';
 import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
 import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';

@@ -4,7 +4,7 @@
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Entity } from '../../mappings/types.ts';
+import type { Entity } from '../support/expected-crm.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';

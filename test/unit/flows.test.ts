@@ -9,7 +9,7 @@ const commerce = { baseUrl: 'https://api.example.com', authUrl: 'https://auth.ex
 
 describe('flow declarations', () => {
   it('run parents first: every flow after the flows it names as parents', () => {
-    expect(FLOW_ORDER).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral']);
+    expect(FLOW_ORDER).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'inbound-referral']);
     for (const name of FLOW_ORDER) for (const parent of FLOWS[name].parents) expect(FLOW_ORDER.indexOf(parent), `${parent} before ${name}`).toBeLessThan(FLOW_ORDER.indexOf(name));
     expect(flowOrder(['referral', 'buyer', 'entitlement'])).toEqual(['buyer', 'entitlement', 'referral']);
   });
@@ -22,7 +22,7 @@ describe('flow declarations', () => {
   });
 
   it('give each CRM kind the mappings it has', () => {
-    expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'offer', 'referral']);
+    expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'offer', 'referral']);
     expect(mappingsFor('salesforce').offer?.object).toBe('Opportunity');
     expect(mappingsFor('hubspot')).toEqual({});
   });

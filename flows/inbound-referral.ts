@@ -1,0 +1,29 @@
+// Inbound co-sell referrals (sent by a cloud partner, carrying no CRM opportunity yet) -> new CRM
+// opportunities on their buyers' accounts; the opportunity's id goes back onto the referral
+// (crmAOpportunityId), after which the referral is linked and this flow has nothing more to make.
+// Runs with co-sell (workflows/cosell.ts), not as one of a connection's entities.
+import { q } from '../commerce/index.ts';
+import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
+import type { CommerceToCrmFlow } from './types.ts';
+
+export const inboundReferralFlow = {
+  name: 'inbound-referral',
+  direction: 'commerce-to-crm',
+  source: {
+    window: (c, org, query) => c.referrals.list(org, { limit: query.pageSize, offset: (query.startPage - 1) * query.pageSize, q: query.q, s: query.s }),
+    byId: (c, org, id) => c.referrals.get(org, id),
+    updateMetaInfo: (c, org, id, patch) => c.referrals.update(org, id, patch),
+    current: (referral) => referral,
+    filter: {
+      q: q.and(q.eq('direction', 'INBOUND'), q.not(q.exists('crmAOpportunityId'))),
+      accepts: (referral) => referral.direction === 'INBOUND' && !referral.crmAOpportunityId,
+    },
+  },
+  events: [],
+  parents: ['buyer'],
+  mappings: { salesforce: inboundReferralToOpportunity },
+  writeBack: {
+    salesforce: async ({ crmId }) => ({ crmAOpportunityId: crmId }),
+  },
+  deletes: 'reflect-status',
+} satisfies CommerceToCrmFlow<'buyer' | 'inbound-referral'>;

@@ -1,0 +1,88 @@
+// Inbound co-sell: a referral a cloud partner sends (direction INBOUND, no CRM opportunity yet) becomes one
+// Opportunity on its buyer's Account; the Opportunity's Id goes back onto the referral, the referral's
+// Cosell_Referral__c record links to it, and running again makes nothing new. A write-back refused
+// while the partner reviews the referral (409) waits and is made after the review, never lost.
+import { Client } from '@temporalio/client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { salesforceDump } from '../support/salesforce-state.ts';
+import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
+
+const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+const STAGE: Record<string, string> = { Prospect: 'Prospecting', Qualified: 'Qualification', 'Technical Validation': 'Needs Analysis', 'Business Validation': 'Proposal/Price Quote', Committed: 'Negotiation/Review', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' };
+
+let database: TestDatabase;
+let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
+let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+let connectionId: string;
+const taskQueue = `inbound-${Date.now()}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sandboxes = await startSandboxes({ entitlements: 60, seed: 71 });
+  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer', 'contact', 'offer', 'referral'] })).id;
+  worker = await startProductionWorker(database, { taskQueue });
+  await run(WORKFLOW_TYPES.incrementalSync);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await sandboxes?.stop();
+  await database?.drop();
+});
+
+function run(type: string): Promise<any> {
+  return new Client({ connection: worker.connection }).workflow.execute(type, { taskQueue, workflowId: `inbound-${type}-${Date.now()}`, args: [{ connectionId }] });
+}
+
+it('each inbound referral becomes one Opportunity on its buyer Account, linked both ways, once across repeated runs', async () => {
+  await post(`${sandboxes.commerce.apiUrl}/_sandbox/cosell/review`, { seconds: 0 });
+  await post(`${sandboxes.commerce.apiUrl}/_sandbox/changes`, { count: 6, kinds: ['inboundReferral'] });
+  const inbound = (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => referral.direction === 'INBOUND' && !referral.crmAOpportunityId);
+  expect(inbound.length).toBeGreaterThanOrEqual(6);
+
+  await run(WORKFLOW_TYPES.cosell);
+  const accountOf = new Map((await salesforceDump(sandboxes.salesforce, 'Account')).map((account) => [account.Commerce_Buyer_Id__c, account.Id]));
+  const opportunities = await salesforceDump(sandboxes.salesforce, 'Opportunity');
+  const referralsAfter = new Map((await commerceDump(sandboxes.commerce, 'referrals')).map((referral) => [referral.id, referral]));
+  for (const referral of inbound) {
+    const made = opportunities.filter((row) => row.Commerce_Referral_Id__c === referral.id);
+    expect(made, referral.id).toHaveLength(1);
+    expect(made[0]).toMatchObject({ Name: referral.name, AccountId: accountOf.get(referral.buyerID), StageName: STAGE[referral.stage], Cosell_Status__c: referral.status });
+    expect(referralsAfter.get(referral.id)!.crmAOpportunityId).toBe(made[0]!.Id);
+  }
+
+  // Again: nothing new is made.
+  const before = opportunities.length;
+  const again = await run(WORKFLOW_TYPES.cosell);
+  expect(again.inbound.created).toBe(0);
+  expect((await salesforceDump(sandboxes.salesforce, 'Opportunity')).length).toBe(before);
+
+  // The referral's own record in Salesforce links to the Opportunity made for it.
+  await run(WORKFLOW_TYPES.incrementalSync);
+  const records = new Map((await salesforceDump(sandboxes.salesforce, 'Cosell_Referral__c')).map((row) => [row.Commerce_Referral_Id__c, row]));
+  for (const referral of inbound) expect(records.get(referral.id)?.Opportunity__c, referral.id).toBe(referralsAfter.get(referral.id)!.crmAOpportunityId);
+}, 180_000);
+
+it('a write-back refused while the partner reviews the referral waits as a dead letter and is made after the review', async () => {
+  const [change] = ((await (await post(`${sandboxes.commerce.apiUrl}/_sandbox/changes`, { count: 1, kinds: ['inboundReferral'] })).json()) as { changes: { id: string }[] }).changes;
+  const referralId = change!.id;
+  // The commerce side refuses the seller's PATCH of this referral with a 409 while its partner reviews it.
+  const review = { operation: 'PATCH /org/{orgId}/cosell/referral/{referralId}', status: 409, ids: [referralId], body: { code: 'FAILED_PRECONDITION', message: `referral ${referralId} is under partner review; updates are accepted again after that` } };
+  expect((await post(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, review)).status).toBe(200);
+  await run(WORKFLOW_TYPES.cosell);
+  const made = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Referral_Id__c === referralId);
+  expect(made).toHaveLength(1);
+  const letters = await createDeadLetterStore(database.pool).listOpen(connectionId, 'inbound-referral');
+  expect(letters.map((letter) => letter.sourceId)).toEqual([referralId]);
+  expect(letters[0]!.reason).toMatch(/under partner review/);
+
+  // The review is over: the next retry of the letter writes the id back.
+  await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { method: 'DELETE' });
+  await createDeadLetterStore(database.pool).makeDue(connectionId);
+  await run(WORKFLOW_TYPES.cosell);
+  expect((await commerceDump(sandboxes.commerce, 'referrals')).find((referral) => referral.id === referralId).crmAOpportunityId).toBe(made[0]!.Id);
+  expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'inbound-referral')).toEqual([]);
+  expect((await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Referral_Id__c === referralId)).toHaveLength(1);
+}, 180_000);
