@@ -6,6 +6,7 @@ import type { SecretBox } from '../store/secret-box.ts';
 import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
 import { createCrmToCommerceActivities } from './crm-to-commerce.ts';
+import { createStageSyncActivities } from './stage-sync.ts';
 import { createSyncActivities } from './sync.ts';
 
 export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions };
@@ -16,6 +17,7 @@ export function createActivities({ pool, secretBox, workerIdentity, runtime }: A
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
     ...createSyncActivities({ pool, runtimeFor }),
     ...createCrmToCommerceActivities({ pool, runtimeFor }),
+    ...createStageSyncActivities({ pool, runtimeFor }),
   };
 }
 

@@ -62,8 +62,15 @@ export const connectionSettingsSchema = z.object({
   entities: z.array(z.enum(ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
   /** CRM-to-commerce co-sell: opportunities shared with a partner become referrals (its own schedule). */
   cosell: z
-    .object({ enabled: z.boolean().default(true), share: shareRuleSchema.default(DEFAULT_SHARE_RULE) })
-    .default({ enabled: true, share: DEFAULT_SHARE_RULE }),
+    .object({
+      enabled: z.boolean().default(true),
+      share: shareRuleSchema.default(DEFAULT_SHARE_RULE),
+      /** Who owns each two-way field: the commerce side, the CRM, or the latest writer (each side's own clock). */
+      owners: z.object({ stage: z.enum(['commerce', 'crm', 'latest']).default('latest') }).default({ stage: 'latest' }),
+      /** Stage tables replacing the defaults (mappings/salesforce/stages.ts), one per direction. */
+      stages: z.object({ toCommerce: z.record(z.string(), z.string()).optional(), toCrm: z.record(z.string(), z.string()).optional() }).default({}),
+    })
+    .default({ enabled: true, share: DEFAULT_SHARE_RULE, owners: { stage: 'latest' }, stages: {} }),
   overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
   schedule: z
     .object({

@@ -1,0 +1,180 @@
+// Stages both ways for co-sell pairs (a referral and its CRM opportunity), under the connection's declared
+// owner (sync/stage-policy.ts). One activity reads one page of changes on one side (Opportunities by
+// SystemModstamp, or referrals by lastUpdateTime), keeps the pairs among them (plus refused changes whose
+// time to try again has come), reads each pair's other side, decides and writes: CRM writes in one call
+// per page, commerce writes one PATCH per referral. A PATCH the commerce side refuses for now (409 while
+// the partner reviews) waits with its reason and is tried again later; it is never lost.
+import { ApplicationFailure } from '@temporalio/common';
+import pLimit from 'p-limit';
+import type pg from 'pg';
+import { toDate } from '../commerce/index.ts';
+import type { Referral } from '../commerce/models.ts';
+import type { CrmRecord } from '../crm/connector.ts';
+import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
+import { createCursorStore } from '../store/cursors.ts';
+import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
+import type { RuntimeFor } from '../sync/runtime.ts';
+import { readWindowBatch } from '../sync/sources.ts';
+import { decideStage, nextTry, type StageTables } from '../sync/stage-policy.ts';
+import { cancellationSignal, createBeat } from './activity-context.ts';
+import { guard } from './failures.ts';
+import type { WireCursor } from './sync.ts';
+
+export type StageSide = 'crm' | 'commerce';
+export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; inStep: number };
+export type StagePageOutcome = StageCounts & { nextCursor: WireCursor; done: boolean };
+
+/** The cursor rows of the two change feeds the stage sync reads. */
+export const STAGE_CURSOR: Record<StageSide, string> = { crm: 'stage-crm', commerce: 'stage-commerce' };
+const OPPORTUNITY_FIELDS = ['StageName', 'Cosell_Stage__c', 'Cosell_Status__c'];
+
+export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date }) {
+  const clock = deps.clock ?? (() => new Date());
+  const cursors = createCursorStore(deps.pool);
+  const stages = createStageSyncStore(deps.pool);
+
+  return {
+    async syncStagePage(input: { connectionId: string; side: StageSide; cursor: WireCursor; until: string; pageSize: number; /** The run's first page of this side. */ first?: boolean }): Promise<StagePageOutcome> {
+      const beat = createBeat();
+      const signal = cancellationSignal();
+      const rt = await deps.runtimeFor(input.connectionId);
+      if (rt.crm.kind !== 'salesforce') throw ApplicationFailure.nonRetryable(`Stages both ways are declared for Salesforce only so far, not ${rt.crm.kind}`);
+      const orgId = rt.settings.commerce.organizationId;
+      const tables: StageTables = { toCommerce: { ...SALESFORCE_TO_COSELL_STAGE, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...COSELL_TO_SALESFORCE_STAGE, ...rt.settings.cosell.stages.toCrm } };
+      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, inStep: 0 };
+
+      // One page of changes on this side, and the pairs among them.
+      const opportunities = new Map<string, CrmRecord>();
+      const referrals = new Map<string, Referral>();
+      let nextCursor = input.cursor;
+      let done: boolean;
+      let pairs: StagePair[];
+      if (input.side === 'crm') {
+        const pages = rt.crm.changedSince('Opportunity', { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields: OPPORTUNITY_FIELDS, pageSize: input.pageSize })[Symbol.asyncIterator]();
+        const first = await guard(() => pages.next());
+        await pages.return?.(undefined);
+        const page: CrmRecord[] = first.done ? [] : first.value;
+        for (const record of page) opportunities.set(String(record.Id), record);
+        counts.changes = page.length;
+        done = page.length < input.pageSize;
+        const last = page.at(-1);
+        if (last) nextCursor = { time: toDate(String(last.SystemModstamp).replace(/\+0000$/, 'Z'))!.toISOString(), afterId: String(last.Id) };
+        pairs = await stages.pairs(input.connectionId, { crmIds: [...opportunities.keys()] });
+      } else {
+        const batch = await guard(() => readWindowBatch(rt.commerce, orgId, 'referral', { cursor: { time: new Date(input.cursor.time), afterId: input.cursor.afterId }, until: new Date(input.until) }, input.pageSize, input.pageSize, { signal, onProgress: beat }));
+        for (const referral of batch.records) referrals.set(referral.id, referral);
+        counts.changes = batch.records.length;
+        done = batch.done;
+        nextCursor = { time: batch.next.time.toISOString(), ...(batch.next.afterId !== undefined && { afterId: batch.next.afterId }) };
+        pairs = await stages.pairs(input.connectionId, { referralIds: [...referrals.keys()] });
+      }
+      // Refused changes whose time has come ride along with the CRM side's first page.
+      if (input.side === 'crm' && input.first) {
+        const due = await stages.due(input.connectionId, clock());
+        const known = new Set(pairs.map((pair) => pair.referralId));
+        pairs.push(...(await stages.pairs(input.connectionId, { referralIds: due.map((row) => row.referralId).filter((id) => !known.has(id)) })));
+      }
+      counts.pairs = pairs.length;
+
+      // Each pair's other side, read fresh.
+      const limit = pLimit(8);
+      await Promise.all(
+        pairs.map((pair) =>
+          limit(async () => {
+            signal?.throwIfAborted();
+            if (!referrals.has(pair.referralId)) referrals.set(pair.referralId, await guard(() => rt.commerce.referrals.get(orgId, pair.referralId)));
+            if (!opportunities.has(pair.crmId)) {
+              const record = await guard(() => rt.crm.getById('Opportunity', pair.crmId, ['Id', 'SystemModstamp', ...OPPORTUNITY_FIELDS]));
+              if (record) opportunities.set(pair.crmId, record);
+            }
+          }),
+        ),
+      );
+      beat({ phase: 'decide', pairs: pairs.length });
+
+      const agreed = await stages.get(input.connectionId, pairs.map((pair) => pair.referralId));
+      const crmWrites: { sourceId: string; crmId: string; fields: CrmRecord }[] = [];
+      const rows: StageRow[] = [];
+      const toCommerce: { pair: StagePair; stage: string; row: StageRow }[] = [];
+      for (const pair of pairs) {
+        const referral = referrals.get(pair.referralId);
+        const opportunity = opportunities.get(pair.crmId);
+        if (!referral || !opportunity) continue; // gone on one side: nothing to keep in step
+        const commerce = { stage: referral.stage ?? null, stamp: toDate(referral.lastUpdateTime) ?? clock() };
+        const crm = { stage: (opportunity.StageName as string | null) ?? null, stamp: toDate(String(opportunity.SystemModstamp ?? '').replace(/\+0000$/, 'Z')) ?? clock() };
+        const before = agreed.get(pair.referralId);
+        const decision = decideStage({
+          owner: rt.settings.cosell.owners.stage,
+          tables,
+          origin: pair.origin,
+          commerce,
+          crm,
+          agreed: before?.commerceStamp && before.crmStamp ? { commerceStage: before.commerceStage, crmStage: before.crmStage, commerceStamp: before.commerceStamp, crmStamp: before.crmStamp } : undefined,
+        });
+        const row: StageRow = { referralId: pair.referralId, crmId: pair.crmId, commerceStage: commerce.stage, crmStage: crm.stage, commerceStamp: commerce.stamp, crmStamp: crm.stamp, pendingSide: null, pendingStage: null, pendingReason: null, pendingAttempts: 0, nextTryAt: null };
+        // The Opportunity shows the referral's own status and stage (the commerce side's, for a salesperson).
+        const mirror: CrmRecord = {};
+        if (opportunity.Cosell_Status__c !== (referral.status ?? null)) mirror.Cosell_Status__c = referral.status ?? null;
+        if (opportunity.Cosell_Stage__c !== (referral.stage ?? null)) mirror.Cosell_Stage__c = referral.stage ?? null;
+        if (decision.action === 'write-crm') {
+          counts.toCrm += 1;
+          row.crmStage = decision.stage;
+          crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: { ...mirror, StageName: decision.stage } });
+        } else {
+          if (Object.keys(mirror).length) crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: mirror });
+          const waiting = decision.action === 'write-commerce' && before?.pendingStage === decision.stage && before.nextTryAt && before.nextTryAt > clock();
+          if (waiting) {
+            counts.queued += 1; // the same change is already waiting for its time: not sent again before it
+            continue;
+          }
+          if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          else if (decision.action === 'unmapped') row.pendingReason = `the ${decision.side === 'crm' ? 'CRM' : 'commerce'} stage "${decision.stage}" has no counterpart in the connection's stage table`;
+          else counts.inStep += 1;
+        }
+        if (decision.action !== 'write-commerce') rows.push(row);
+      }
+
+      // Commerce writes: one PATCH each; a refusal waits with its reason and a growing delay.
+      await Promise.all(
+        toCommerce.map(({ pair, stage, row }) =>
+          limit(async () => {
+            signal?.throwIfAborted();
+            try {
+              const updated = await rt.commerce.referrals.update(orgId, pair.referralId, { stage });
+              counts.toCommerce += 1;
+              rows.push({ ...row, commerceStage: updated.stage ?? stage, commerceStamp: toDate(updated.lastUpdateTime) ?? row.commerceStamp, pendingAttempts: 0 });
+            } catch (error) {
+              const status = (error as { status?: number }).status;
+              if (!status || status < 400 || status >= 500 || status === 429 || status === 401) throw error;
+              counts.queued += 1;
+              const attempts = row.pendingAttempts + 1;
+              // The agreement stays where it was, so the change is decided again (and may be overtaken) next time.
+              const previous = agreed.get(pair.referralId);
+              rows.push({
+                ...row,
+                commerceStage: previous?.commerceStage ?? row.commerceStage,
+                crmStage: previous?.crmStage ?? null,
+                commerceStamp: previous?.commerceStamp ?? row.commerceStamp,
+                crmStamp: previous?.crmStamp ?? row.crmStamp,
+                pendingSide: 'commerce',
+                pendingStage: stage,
+                pendingReason: `the commerce side refused stage ${stage} for now (HTTP ${status}): ${(error as Error).message}`,
+                pendingAttempts: attempts,
+                nextTryAt: nextTry(attempts, clock()),
+              });
+            }
+          }),
+        ),
+      );
+      if (crmWrites.length) {
+        const results = await guard(() => rt.crm.update('Opportunity', crmWrites, { signal }));
+        for (const result of results) if (!result.ok) throw ApplicationFailure.create({ message: `Salesforce refused the stage of Opportunity ${result.sourceId}: ${result.error.code}: ${result.error.message}`, type: result.error.code });
+      }
+      for (const row of rows) await stages.put(input.connectionId, row);
+      if (nextCursor.afterId) await cursors.advance(input.connectionId, STAGE_CURSOR[input.side], { time: new Date(nextCursor.time), id: nextCursor.afterId });
+      return { ...counts, nextCursor, done };
+    },
+  };
+}
+
+export type StageSyncActivities = ReturnType<typeof createStageSyncActivities>;
