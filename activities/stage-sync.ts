@@ -21,7 +21,8 @@ import { guard } from './failures.ts';
 import type { WireCursor } from './sync.ts';
 
 export type StageSide = 'crm' | 'commerce';
-export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; inStep: number };
+/** `queued`: refused now and kept for later; `waiting`: kept earlier, its time not yet come. */
+export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; waiting: number; inStep: number };
 export type StagePageOutcome = StageCounts & { nextCursor: WireCursor; done: boolean };
 
 /** The cursor rows of the two change feeds the stage sync reads. */
@@ -41,7 +42,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       if (rt.crm.kind !== 'salesforce') throw ApplicationFailure.nonRetryable(`Stages both ways are declared for Salesforce only so far, not ${rt.crm.kind}`);
       const orgId = rt.settings.commerce.organizationId;
       const tables: StageTables = { toCommerce: { ...SALESFORCE_TO_COSELL_STAGE, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...COSELL_TO_SALESFORCE_STAGE, ...rt.settings.cosell.stages.toCrm } };
-      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, inStep: 0 };
+      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0 };
 
       // One page of changes on this side, and the pairs among them.
       const opportunities = new Map<string, CrmRecord>();
@@ -124,7 +125,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
           if (Object.keys(mirror).length) crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: mirror });
           const waiting = decision.action === 'write-commerce' && before?.pendingStage === decision.stage && before.nextTryAt && before.nextTryAt > clock();
           if (waiting) {
-            counts.queued += 1; // the same change is already waiting for its time: not sent again before it
+            counts.waiting += 1; // the same change is already waiting for its time: not sent again before it
             continue;
           }
           if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });

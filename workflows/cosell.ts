@@ -22,7 +22,7 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, inStep: 0 } };
+  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0 } };
   try {
     let plan = input.resume?.plan;
     if (!plan) {
