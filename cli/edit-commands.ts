@@ -20,6 +20,9 @@ type EditOptions = {
   lookbackSeconds?: string;
   writeBack?: boolean;
   startAfresh?: boolean;
+  cosell?: string;
+  cosellEvery?: string;
+  stageOwner?: string;
 };
 
 /** The saved settings with the flags given applied; zod names any bad value. */
@@ -33,15 +36,26 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
       throw new Error(`--overrides is not JSON: ${(error as Error).message}`);
     }
   }
+  let cosell: Record<string, unknown> = settings.cosell;
+  if (options.cosell !== undefined) {
+    try {
+      cosell = { ...cosell, ...JSON.parse(options.cosell) };
+    } catch (error) {
+      throw new Error(`--cosell is not JSON: ${(error as Error).message}`);
+    }
+  }
+  if (options.stageOwner !== undefined) cosell = { ...cosell, owners: { ...(cosell.owners as object), stage: options.stageOwner } };
   return connectionSettingsSchema.parse({
     ...settings,
     entities: parseEntities(options.entities) ?? settings.entities,
     overrides,
+    cosell,
     schedule: {
       ...settings.schedule,
       ...(options.every && { every: options.every }),
       ...(options.realtimeEvery && { realtimeEvery: options.realtimeEvery }),
       ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }),
+      ...(options.cosellEvery && { cosellEvery: options.cosellEvery }),
       ...(options.pageSize && { pageSize: Number(options.pageSize) }),
       ...(options.lookbackSeconds && { lookbackSeconds: Number(options.lookbackSeconds) }),
     },
@@ -59,6 +73,9 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     .option('--page-size <n>', 'records per page (2 to 1000)')
     .option('--lookback-seconds <n>', 'how far each incremental run looks back before its cursor')
     .option('--reconcile-every <interval>', 'reconciliation pass interval, e.g. 24h')
+    .option('--cosell-every <interval>', 'co-sell pass interval (CRM to commerce, stages both ways), e.g. 1m')
+    .option('--stage-owner <owner>', 'who owns the co-sell stage: commerce, crm or latest (each side\'s own clock)')
+    .option('--cosell <json>', 'co-sell settings as JSON, merged into the saved ones, e.g. {"enabled":false} or {"share":{"by":"stage","stages":["Negotiation/Review"]}} or {"stages":{"toCommerce":{"Value Proposition":"Qualified"}}}')
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection stops writing CRM ids back')
     .option('--start-afresh', 'when new secrets reach another Salesforce org: forget the record links, cursors and open dead letters')

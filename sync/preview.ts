@@ -4,14 +4,29 @@ import type pg from 'pg';
 import { createSyncActivities, type PageCounts } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
 import type { ConnectionStore } from '../store/connections.ts';
+import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
+import type { ShareRule } from './connection-settings.ts';
 import { createRuntimeCache } from './runtime.ts';
+import type { StageOwner } from './stage-policy.ts';
 
-export type PreviewReport = Partial<Record<Entity, { create: number; update: number; unchanged: number; reject: number; reasons: { sourceId: string; reason: string }[] }>>;
+export type EntityPreview = { create: number; update: number; unchanged: number; reject: number; reasons: { sourceId: string; reason: string }[] };
+/** Per entity what the next sync would do, and the co-sell policy in effect (who owns each two-way field, the stage tables). */
+export type PreviewReport = Partial<Record<Entity, EntityPreview>> & { cosell?: CosellPolicy };
+export type CosellPolicy = { enabled: boolean; share: ShareRule; owners: { stage: StageOwner }; stages: { toCommerce: Record<string, string>; toCrm: Record<string, string> } };
 
 export async function runPreview(pool: pg.Pool, connections: ConnectionStore, connectionId: string, entities?: Entity[]): Promise<PreviewReport> {
   const activities = createSyncActivities({ pool, runtimeFor: createRuntimeCache(connections) });
   const started = await activities.startSync({ connectionId, entities });
-  const report: PreviewReport = {};
+  const rt = await createRuntimeCache(connections)(connectionId);
+  const { cosell } = rt.settings;
+  const report: PreviewReport = {
+    cosell: {
+      enabled: cosell.enabled,
+      share: cosell.share,
+      owners: cosell.owners,
+      stages: { toCommerce: { ...SALESFORCE_TO_COSELL_STAGE, ...cosell.stages.toCommerce }, toCrm: { ...COSELL_TO_SALESFORCE_STAGE, ...cosell.stages.toCrm } },
+    },
+  };
   for (const entity of started.entities) {
     const line = { create: 0, update: 0, unchanged: 0, reject: 0, reasons: [] as { sourceId: string; reason: string }[] };
     let cursor = started.starts[entity]!;

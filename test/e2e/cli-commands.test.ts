@@ -96,7 +96,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
   it('pause and resume hold and release every schedule; edit changes the intervals after testing again', async () => {
     const all = () => Promise.all(connectionScheduleIds(connectionId).map((id) => new Client({ connection }).schedule.getHandle(id).describe()));
     await cli(['pause', 'acme']);
-    expect((await all()).map((described) => described.state.paused)).toEqual([true, true, true]);
+    expect((await all()).map((described) => described.state.paused)).toEqual([true, true, true, true]);
     const edited = JSON.parse((await cli(['edit', 'acme', '--every', '10m', '--page-size', '25', '--reconcile-every', '12h'])).stdout);
     expect(edited.settings.schedule).toMatchObject({ every: '10m', pageSize: 25, reconcileEvery: '12h' });
     expect((await schedule()).spec.intervals?.[0]?.every).toBe(10 * 60_000);
@@ -105,7 +105,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/every/);
     await cli(['resume', 'acme']);
-    expect((await all()).map((described) => described.state.paused)).toEqual([false, false, false]);
+    expect((await all()).map((described) => described.state.paused)).toEqual([false, false, false, false]);
     await cli(['pause', 'acme']); // quiet for the rest: only what the tests start runs
   });
 
@@ -116,6 +116,10 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(report.buyer.create + report.buyer.update).toBe((await commerceDump(sandboxes.commerce, 'buyers')).length);
     expect(report.buyer).toMatchObject({ unchanged: 0, reject: 0 });
     expect(report.offer.create + report.offer.update).toBe((await commerceDump(sandboxes.commerce, 'offers')).length);
+    // The co-sell policy in effect is shown beside what would be written.
+    expect(report.cosell).toMatchObject({ enabled: true, share: { by: 'checkbox', field: 'Cosell_Share__c' }, owners: { stage: 'latest' } });
+    expect(report.cosell.stages.toCommerce['Negotiation/Review']).toBe('Committed');
+    expect(report.cosell.stages.toCrm.Launched).toBe('Closed Won');
     expect(writeCalls(await salesforceCalls(sandboxes.salesforce))).toBe(0);
     expect(await salesforceDump(sandboxes.salesforce, 'Account')).toEqual([]);
   });
