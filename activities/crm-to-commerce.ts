@@ -64,21 +64,24 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const refused = await reauthorisation.get(input.connectionId);
       if (refused) throw ApplicationFailure.create({ type: 'ConnectionNeedsReauthorisation', nonRetryable: true, message: `This connection needs re-authorisation: ${refused.reason}. Save new secrets with crm-sync edit <connection>.` });
       const rt = await deps.runtimeFor(input.connectionId);
-      const names = Object.values(flows).filter((flow) => flow.enabled(rt.settings) && flow.crm[rt.crm.kind]).map((flow) => flow.name);
+      // Co-sell writes to the commerce side: only the connection that writes CRM ids back for its commerce
+      // organization does it (a UAT org beside production must not create referrals or claim them).
+      const active = rt.settings.cosell.enabled && rt.writesBack !== false;
+      const names = Object.values(flows).filter((flow) => active && flow.enabled(rt.settings) && flow.crm[rt.crm.kind]).map((flow) => flow.name);
       const starts: Record<string, WireCursor> = {};
       for (const name of names) {
         const stored = await cursors.get(input.connectionId, name);
         starts[name] = stored ? { time: stored.time.toISOString() } : EPOCH;
       }
       // Inbound referrals (commerce to CRM) come first: the run makes their Opportunities before reading Opportunities.
-      const inbound = rt.settings.cosell.enabled && Boolean(rt.mappings['inbound-referral']);
+      const inbound = active && Boolean(rt.mappings['inbound-referral']);
       // Stages both ways, from where each side's change feed stands.
       const stageStarts: Record<StageSide, WireCursor> = { crm: EPOCH, commerce: EPOCH };
       for (const side of ['crm', 'commerce'] as const) {
         const stored = await cursors.get(input.connectionId, STAGE_CURSOR[side]);
         if (stored) stageStarts[side] = { time: stored.time.toISOString(), afterId: stored.id };
       }
-      return { flows: names, inbound, stages: rt.settings.cosell.enabled && rt.crm.kind === 'salesforce', stageStarts, starts, until: clock().toISOString(), pageSize: 200 };
+      return { flows: names, inbound, stages: active && rt.crm.kind === 'salesforce', stageStarts, starts, until: clock().toISOString(), pageSize: 200 };
     },
 
     async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {

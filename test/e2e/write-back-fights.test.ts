@@ -104,3 +104,12 @@ it('a relink on the commerce side wins: the link moves to the Opportunity the se
   expect(await metaInfoPatches()).toBe(0);
   expect((await createRecordLinkStore(database.pool).get(production, 'offer', [offer.id])).get(offer.id)!.crmId).toBe(made.id);
 }, 180_000);
+
+it('co-sell runs only for the connection that writes back: an Opportunity shared in the UAT org makes no referral', async () => {
+  const { conn } = await clientCredentialsConnection(uat);
+  const account = (await salesforceDump(uat, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
+  const made = (await conn.sobject('Opportunity').create({ Name: 'Shared in UAT', AccountId: account.Id, StageName: 'Prospecting', CloseDate: '2027-01-31', Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace A' })) as { id: string };
+  const totals = await new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.cosell, { taskQueue, workflowId: `fights-cosell-${Date.now()}`, args: [{ connectionId: staging }] });
+  expect(totals).toMatchObject({ created: 0, adopted: 0 });
+  expect((await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => referral.crmAOpportunityId === made.id)).toEqual([]);
+}, 120_000);
