@@ -80,7 +80,7 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     sortable: filterable,
     type: f.type,
     unique,
-    updateable: !f.system,
+    updateable: !f.system && !f.createOnly,
     writeRequiresMasterRead: false,
   };
 }

@@ -31,6 +31,8 @@ export type SandboxField = {
   referenceTo: string[];
   relationshipName: string | null;
   system: boolean; // maintained by the sandbox: neither createable nor updateable
+  /** Createable but not updateable: set when the record is made, never changed after (OpportunityContactRole.OpportunityId). */
+  createOnly: boolean;
   custom: boolean;
   /** What a create that leaves the field out stores (a checkbox's default); null for every other kind. */
   defaultValue: boolean | null;
@@ -64,6 +66,7 @@ function field(name: string, label: string, type: FieldType, options: FieldOptio
     referenceTo: [],
     relationshipName: null,
     system: false,
+    createOnly: false,
     custom: name.endsWith('__c'),
     defaultValue: null,
     ...options,
@@ -78,8 +81,8 @@ const longText = (name: string, label: string, length = 32000) => field(name, la
 const checkbox = (name: string, label: string, defaultValue = false) => field(name, label, 'boolean', { defaultValue });
 const currency = (name: string, label: string) => field(name, label, 'currency', { precision: 18, scale: 2 });
 const datetime = (name: string, label: string) => field(name, label, 'datetime');
-const reference = (name: string, label: string, target: string, relationshipName: string) =>
-  field(name, label, 'reference', { length: 18, referenceTo: [target], relationshipName });
+const reference = (name: string, label: string, target: string, relationshipName: string, options: FieldOptions = {}) =>
+  field(name, label, 'reference', { length: 18, referenceTo: [target], relationshipName, ...options });
 
 /** Id first, then the object's own fields, then the audit fields every record carries. */
 function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
@@ -108,6 +111,19 @@ export const OPPORTUNITY_STAGES = [
   'Negotiation/Review',
   'Closed Won',
   'Closed Lost',
+];
+
+/** Salesforce's standard OpportunityContactRole.Role values (the picklist is not restricted). */
+export const CONTACT_ROLES = [
+  'Business User',
+  'Decision Maker',
+  'Economic Buyer',
+  'Economic Decision Maker',
+  'Evaluator',
+  'Executive Sponsor',
+  'Influencer',
+  'Technical Buyer',
+  'Other',
 ];
 
 const objects: SandboxObject[] = [
@@ -219,6 +235,21 @@ const objects: SandboxObject[] = [
       currency('Deal_Value__c', 'Deal Value'),
       text('Currency__c', 'Currency', 3),
       field('Expected_Close_Date__c', 'Expected Close Date', 'date'),
+    ]),
+  },
+  {
+    // The standard junction between an Opportunity and the Contacts working on it. Salesforce keeps no
+    // uniqueness on (OpportunityId, ContactId): the same pair may be saved twice.
+    name: 'OpportunityContactRole',
+    label: 'Opportunity Contact Role',
+    labelPlural: 'Opportunity Contact Roles',
+    keyPrefix: '00K',
+    custom: false,
+    fields: systemFields('Contact Role ID', [
+      reference('OpportunityId', 'Opportunity', 'Opportunity', 'Opportunity', { required: true, createOnly: true }),
+      reference('ContactId', 'Contact', 'Contact', 'Contact', { required: true }),
+      field('Role', 'Role', 'picklist', { length: 40, picklistValues: CONTACT_ROLES }),
+      checkbox('IsPrimary', 'Primary'),
     ]),
   },
 ];

@@ -1,4 +1,4 @@
-// The five objects of the Salesforce org the sync writes, written down by hand from the Salesforce
+// The six objects of the Salesforce org the sync writes, written down by hand from the Salesforce
 // sandbox's org (sandbox/salesforce/schema.ts), not imported from it and never derived from a mapping:
 // a mapping field the org lacks must fail against this list as it fails against the real org.
 // System fields (Id, IsDeleted, CreatedDate, LastModifiedDate, SystemModstamp) are neither createable
@@ -14,6 +14,8 @@ export type OrgField = {
   required?: boolean;
   externalId?: boolean;
   system?: boolean;
+  /** Createable, not updateable: set when the record is made (OpportunityContactRole.OpportunityId). */
+  createOnly?: boolean;
   picklistValues?: string[];
   restrictedPicklist?: boolean;
   referenceTo?: string;
@@ -32,7 +34,7 @@ const text = (name: string, label: string, length: number, extra: Partial<OrgFie
 const key = (name: string, label: string): OrgField => text(name, label, 64, { externalId: true });
 const currency = (name: string, label: string): OrgField => ({ name, label, type: 'currency' });
 const datetime = (name: string, label: string): OrgField => ({ name, label, type: 'datetime' });
-const reference = (name: string, label: string, referenceTo: string, relationshipName: string): OrgField => ({ name, label, type: 'reference', length: 18, referenceTo, relationshipName });
+const reference = (name: string, label: string, referenceTo: string, relationshipName: string, extra: Partial<OrgField> = {}): OrgField => ({ name, label, type: 'reference', length: 18, referenceTo, relationshipName, ...extra });
 
 const STAGES = ['Prospecting', 'Qualification', 'Needs Analysis', 'Value Proposition', 'Id. Decision Makers', 'Perception Analysis', 'Proposal/Price Quote', 'Negotiation/Review', 'Closed Won', 'Closed Lost'];
 
@@ -126,6 +128,16 @@ export const ORG_OBJECTS: Record<string, { keyPrefix: string; fields: OrgField[]
       { name: 'Expected_Close_Date__c', label: 'Expected Close Date', type: 'date' },
     ], 'Record ID'),
   },
+  // Salesforce's standard junction: no external id, and the same (OpportunityId, ContactId) may repeat.
+  OpportunityContactRole: {
+    keyPrefix: '00K',
+    fields: system([
+      reference('OpportunityId', 'Opportunity', 'Opportunity', 'Opportunity', { required: true, createOnly: true }),
+      reference('ContactId', 'Contact', 'Contact', 'Contact', { required: true }),
+      { name: 'Role', label: 'Role', type: 'picklist', length: 40, picklistValues: ['Business User', 'Decision Maker', 'Economic Buyer', 'Economic Decision Maker', 'Evaluator', 'Executive Sponsor', 'Influencer', 'Technical Buyer', 'Other'] },
+      { name: 'IsPrimary', label: 'Primary', type: 'boolean' },
+    ], 'Contact Role ID'),
+  },
 };
 
 export function orgObject(object: string) {
@@ -149,7 +161,7 @@ export function describeOrgObject(object: string): ObjectSchema {
       length: field.length,
       required: Boolean(field.required),
       createable: !field.system,
-      updateable: !field.system,
+      updateable: !field.system && !field.createOnly,
       externalId: Boolean(field.externalId),
       unique: Boolean(field.externalId),
       picklistValues: field.picklistValues,
