@@ -197,6 +197,26 @@ describe('Salesforce sandbox: OpportunityContactRole', () => {
     expect(await dump(ROLE)).toHaveLength(2);
   });
 
+  it('inserts roles through a Bulk API 2.0 job, a missing Contact failing only its row', async () => {
+    const { opportunities, contacts } = await seed(conn);
+    conn.bulk2.pollInterval = 25;
+    const results = await conn.bulk2.loadAndWaitForResults({
+      object: ROLE,
+      operation: 'insert',
+      input: [
+        { OpportunityId: opportunities[0]!, ContactId: contacts[0]!, Role: 'Evaluator', IsPrimary: 'true' },
+        { OpportunityId: opportunities[0]!, ContactId: NEVER_A_CONTACT, Role: 'Influencer', IsPrimary: 'false' },
+      ],
+    });
+    expect(results.successfulResults).toEqual([expect.objectContaining({ sf__Id: expect.stringMatching(/^00K/), sf__Created: 'true', ContactId: contacts[0] })]);
+    expect(results.failedResults).toEqual([
+      expect.objectContaining({ sf__Error: 'INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY:insufficient access rights on cross-reference id:--', ContactId: NEVER_A_CONTACT }),
+    ]);
+    expect(await dump(ROLE)).toEqual([
+      expect.objectContaining({ Id: results.successfulResults[0]!.sf__Id, OpportunityId: opportunities[0], ContactId: contacts[0], Role: 'Evaluator', IsPrimary: true }),
+    ]);
+  });
+
   it('keeps OpportunityId as it was made: an update naming it is refused, Role, IsPrimary and ContactId change', async () => {
     const { opportunities, contacts } = await seed(conn);
     const id = idOf(await conn.sobject(ROLE).create({ OpportunityId: opportunities[0]!, ContactId: contacts[0]! }));
