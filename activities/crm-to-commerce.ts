@@ -20,7 +20,6 @@ import { withTransaction } from '../store/transaction.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
-import { STAGE_CURSOR, type StageSide } from './stage-sync.ts';
 import { guard } from './failures.ts';
 import type { WireCursor } from './sync.ts';
 
@@ -75,13 +74,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       }
       // Inbound referrals (commerce to CRM) come first: the run makes their Opportunities before reading Opportunities.
       const inbound = active && Boolean(rt.mappings['inbound-referral']);
-      // Stages both ways, from where each side's change feed stands.
-      const stageStarts: Record<StageSide, WireCursor> = { crm: EPOCH, commerce: EPOCH };
-      for (const side of ['crm', 'commerce'] as const) {
-        const stored = await cursors.get(input.connectionId, STAGE_CURSOR[side]);
-        if (stored) stageStarts[side] = { time: stored.time.toISOString(), afterId: stored.id };
-      }
-      return { flows: names, inbound, stages: active && rt.crm.kind === 'salesforce', stageStarts, starts, until: clock().toISOString(), pageSize: 200 };
+      return { flows: names, inbound, stages: active && rt.crm.kind === 'salesforce', starts, until: clock().toISOString(), pageSize: 200 };
     },
 
     async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {

@@ -35,6 +35,24 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
   const stages = createStageSyncStore(deps.pool);
 
   return {
+    /**
+     * Where each side's change feed stands, and the stage pass's own window end: taken after the run's
+     * creates, so pairs made in this run are seen (and agreed on) in this run.
+     */
+    async startStages(input: { connectionId: string }) {
+      const rt = await deps.runtimeFor(input.connectionId);
+      // Each run starts inclusively, a look-back before the stored position: a change stamped in the same
+      // second as the position (SystemModstamp has whole seconds) or committed late is read again, and a
+      // pair read again that is in step costs nothing. (The CRM connector applies its own look-back.)
+      const lookbackMs = rt.settings.schedule.lookbackSeconds * 1000;
+      const starts: Record<StageSide, WireCursor> = { crm: { time: new Date(0).toISOString() }, commerce: { time: new Date(0).toISOString() } };
+      for (const side of ['crm', 'commerce'] as const) {
+        const stored = await cursors.get(input.connectionId, STAGE_CURSOR[side]);
+        if (stored) starts[side] = { time: new Date(stored.time.getTime() - (side === 'commerce' ? lookbackMs : 0)).toISOString() };
+      }
+      return { starts, until: clock().toISOString() };
+    },
+
     async syncStagePage(input: { connectionId: string; side: StageSide; cursor: WireCursor; until: string; pageSize: number; /** The run's first page of this side. */ first?: boolean }): Promise<StagePageOutcome> {
       const beat = createBeat();
       const signal = cancellationSignal();

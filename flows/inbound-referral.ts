@@ -4,14 +4,14 @@
 // Runs with co-sell (workflows/cosell.ts), not as one of a connection's entities.
 import { q } from '../commerce/index.ts';
 import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
+import { referralFlow } from './referral.ts';
 import type { CommerceToCrmFlow } from './types.ts';
 
 export const inboundReferralFlow = {
   name: 'inbound-referral',
   direction: 'commerce-to-crm',
   source: {
-    window: (c, org, query) => c.referrals.list(org, { limit: query.pageSize, offset: (query.startPage - 1) * query.pageSize, q: query.q, s: query.s }),
-    byId: (c, org, id) => c.referrals.get(org, id),
+    ...referralFlow.source,
     updateMetaInfo: (c, org, id, patch) => c.referrals.update(org, id, patch),
     current: (referral) => referral,
     filter: {

@@ -5,18 +5,18 @@
 // refused anything, or failed, is recorded in sync_runs.
 import { ContinueAsNew, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CrmFlowCounts, CrmToCommerceActivities } from '../activities/crm-to-commerce.ts';
-import type { StageCounts, StageSide, StageSyncActivities } from '../activities/stage-sync.ts';
+import type { StageCounts, StageSyncActivities } from '../activities/stage-sync.ts';
 import type { SyncActivities, WireCursor } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
 
-type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor; stages: boolean; stageStarts: Record<StageSide, WireCursor> };
+type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor; stages: boolean };
 export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts>; inbound: { created: number; failed: number; writeBacks: number }; stages: StageCounts };
 export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
 
 const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 });
 
 export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> {
-  const { startCrmFlows, syncCrmFlowPage, recordRun, startSync, syncEntityPage, retryDeadLetters, syncStagePage } = proxyActivities<CrmToCommerceActivities & SyncActivities & StageSyncActivities>({
+  const { startCrmFlows, syncCrmFlowPage, recordRun, startSync, syncEntityPage, retryDeadLetters, startStages, syncStagePage } = proxyActivities<CrmToCommerceActivities & SyncActivities & StageSyncActivities>({
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '10 minutes') as '10 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -28,7 +28,7 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     if (!plan) {
       const started = await startCrmFlows({ connectionId: input.connectionId });
       if (started.inbound) await syncInboundReferrals();
-      plan = { until: started.until, pageSize: started.pageSize, flows: started.flows, starts: started.starts, index: 0, cursor: started.starts[started.flows[0] ?? ''] ?? { time: new Date(0).toISOString() }, stages: started.stages, stageStarts: started.stageStarts };
+      plan = { until: started.until, pageSize: started.pageSize, flows: started.flows, starts: started.starts, index: 0, cursor: started.starts[started.flows[0] ?? ''] ?? { time: new Date(0).toISOString() }, stages: started.stages };
     }
     for (let index = plan.index; index < plan.flows.length; index += 1) {
       const flow = plan.flows[index]!;
@@ -48,10 +48,11 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     }
     // Stages both ways, last: the pairs made above are in step from their first run.
     if (plan.stages) {
+      const stagesPlan = await startStages({ connectionId: input.connectionId });
       for (const side of ['crm', 'commerce'] as const) {
-        let cursor = plan.stageStarts[side];
+        let cursor = stagesPlan.starts[side];
         for (let first = true; ; first = false) {
-          const { nextCursor, done, ...counts } = await syncStagePage({ connectionId: input.connectionId, side, cursor, until: plan.until, pageSize: plan.pageSize, first });
+          const { nextCursor, done, ...counts } = await syncStagePage({ connectionId: input.connectionId, side, cursor, until: stagesPlan.until, pageSize: plan.pageSize, first });
           for (const key of Object.keys(counts) as (keyof StageCounts)[]) totals.stages[key] += counts[key];
           cursor = nextCursor;
           if (done) break;

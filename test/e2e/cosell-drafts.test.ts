@@ -1,36 +1,22 @@
 // Private-offer drafts from Salesforce: an Opportunity asking for a private offer on a product produces
 // one draft offer carrying its Id, the offer id goes back onto it, and when that offer later syncs from
 // the commerce side it updates the same Opportunity, never a second one.
-import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
+import { commerceDump } from '../support/sync-harness.ts';
 
-let database: TestDatabase;
-let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
-let worker: Awaited<ReturnType<typeof startProductionWorker>>;
-let connectionId: string;
-const taskQueue = `drafts-${Date.now()}`;
+let stack: CosellStack;
+let sandboxes: CosellStack['sandboxes'];
+let run: CosellStack['run'];
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sandboxes = await startSandboxes({ entitlements: 20, seed: 67 });
-  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer', 'offer'] })).id;
-  worker = await startProductionWorker(database, { taskQueue });
-  await run(WORKFLOW_TYPES.incrementalSync);
+  stack = await startCosellStack({ name: 'drafts', entitlements: 20, seed: 67, entities: ['buyer', 'offer'] });
+  ({ sandboxes, run } = stack);
 });
-afterAll(async () => {
-  await worker?.stop();
-  await sandboxes?.stop();
-  await database?.drop();
-});
-
-function run(type: string): Promise<any> {
-  return new Client({ connection: worker.connection }).workflow.execute(type, { taskQueue, workflowId: `drafts-${type}-${Date.now()}`, args: [{ connectionId }] });
-}
+afterAll(() => stack?.stop());
 
 it('a draft request makes one offer, the offer id goes back, and the offer later updates that same Opportunity', async () => {
   const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;

@@ -2,39 +2,27 @@
 // Opportunity on its buyer's Account; the Opportunity's Id goes back onto the referral, the referral's
 // Cosell_Referral__c record links to it, and running again makes nothing new. A write-back refused
 // while the partner reviews the referral (409) waits and is made after the review, never lost.
-import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
+import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 const STAGE: Record<string, string> = { Prospect: 'Prospecting', Qualified: 'Qualification', 'Technical Validation': 'Needs Analysis', 'Business Validation': 'Proposal/Price Quote', Committed: 'Negotiation/Review', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' };
 
-let database: TestDatabase;
-let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
-let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+let stack: CosellStack;
+let sandboxes: CosellStack['sandboxes'];
+let run: CosellStack['run'];
+let database: CosellStack['database'];
 let connectionId: string;
-const taskQueue = `inbound-${Date.now()}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sandboxes = await startSandboxes({ entitlements: 60, seed: 71 });
-  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer', 'contact', 'offer', 'referral'] })).id;
-  worker = await startProductionWorker(database, { taskQueue });
-  await run(WORKFLOW_TYPES.incrementalSync);
+  stack = await startCosellStack({ name: 'inbound', entitlements: 60, seed: 71, entities: ['buyer', 'contact', 'offer', 'referral'] });
+  ({ sandboxes, run, database, connectionId } = stack);
 });
-afterAll(async () => {
-  await worker?.stop();
-  await sandboxes?.stop();
-  await database?.drop();
-});
-
-function run(type: string): Promise<any> {
-  return new Client({ connection: worker.connection }).workflow.execute(type, { taskQueue, workflowId: `inbound-${type}-${Date.now()}`, args: [{ connectionId }] });
-}
+afterAll(() => stack?.stop());
 
 it('each inbound referral becomes one Opportunity on its buyer Account, linked both ways, once across repeated runs', async () => {
   await post(`${sandboxes.commerce.apiUrl}/_sandbox/cosell/review`, { seconds: 0 });

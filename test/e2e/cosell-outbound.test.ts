@@ -8,35 +8,26 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
 import { createOutboundIntentStore } from '../../store/outbound-intents.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
+import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-let database: TestDatabase;
-let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
-let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+let stack: CosellStack;
+let sandboxes: CosellStack['sandboxes'];
+let database: CosellStack['database'];
 let connectionId: string;
 let accounts: { Id: string; Commerce_Buyer_Id__c: string }[];
-const taskQueue = `cosell-${Date.now()}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sandboxes = await startSandboxes({ entitlements: 40, seed: 59 });
-  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer'] })).id;
-  worker = await startProductionWorker(database, { taskQueue });
-  // The buyers' Accounts come from the commerce side, as they would.
-  await new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `cosell-accounts-${Date.now()}`, args: [{ connectionId }] });
+  stack = await startCosellStack({ name: 'cosell', entitlements: 40, seed: 59 });
+  ({ sandboxes, database, connectionId } = stack);
   accounts = (await salesforceDump(sandboxes.salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c);
 });
-afterAll(async () => {
-  await worker?.stop();
-  await sandboxes?.stop();
-  await database?.drop();
-});
+afterAll(() => stack?.stop());
 
-const cosell = () => new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.cosell, { taskQueue, workflowId: `cosell-run-${Date.now()}`, args: [{ connectionId }] });
+const cosell = () => stack.run(WORKFLOW_TYPES.cosell);
 
 /** Opportunities marked for co-sell on the synced Accounts, made as a seller would (jsforce, collections). */
 async function markOpportunities(count: number, tag: string, partner = 'Marketplace B'): Promise<string[]> {
@@ -95,8 +86,8 @@ it.each([
 ])('exactly once when %s: the lost create is found and adopted, never repeated', async (_name, fault) => {
   const ids = await markOpportunities(60, `lost-${Object.keys(fault)[0]}`);
   await post(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { operation: 'POST /org/{orgId}/cosell/referral/batchCreate', ...fault });
-  const client = new Client({ connection: worker.connection });
-  const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue, workflowId: `cosell-lost-${Date.now()}`, args: [{ connectionId }] });
+  const client = new Client({ connection: stack.worker.connection });
+  const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue: stack.taskQueue, workflowId: `cosell-lost-${Date.now()}`, args: [{ connectionId }] });
   // Let the first attempt's create happen and its answer be lost, then let the service answer again.
   for (let tries = 0; (await createdFor(ids)) === 0; tries += 1) {
     expect(tries).toBeLessThan(200);

@@ -2,7 +2,6 @@
 // reaches the other in one run; a change made by the sync does not come back as an echo; conflicting
 // changes resolve by the policy (latest, commerce, crm: one test each); a change the commerce side refuses
 // for now (409 while the partner reviews) waits, is not resent in a loop, and lands once it may.
-import { Client } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceClient } from '../../commerce/index.ts';
@@ -10,36 +9,26 @@ import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts
 import { createConnectionStore } from '../../store/connections.ts';
 import { createStageSyncStore } from '../../store/stage-sync.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { commerceDump, createSandboxConnection, startProductionWorker, startSandboxes, TEST_SECRET_BOX } from '../support/sync-harness.ts';
+import { commerceDump, TEST_SECRET_BOX } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-let database: TestDatabase;
-let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
-let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+let stack: CosellStack;
+let sandboxes: CosellStack['sandboxes'];
+let run: CosellStack['run'];
+let database: CosellStack['database'];
 let connectionId: string;
 let accounts: { Id: string }[];
-const taskQueue = `stages-${Date.now()}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  sandboxes = await startSandboxes({ entitlements: 30, seed: 73 });
-  connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer'] })).id;
-  worker = await startProductionWorker(database, { taskQueue });
-  await run(WORKFLOW_TYPES.incrementalSync);
+  stack = await startCosellStack({ name: 'stages', entitlements: 30, seed: 73 });
+  ({ sandboxes, run, database, connectionId } = stack);
   accounts = (await salesforceDump(sandboxes.salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c);
 });
-afterAll(async () => {
-  await worker?.stop();
-  await sandboxes?.stop();
-  await database?.drop();
-});
+afterAll(() => stack?.stop());
 
-function run(type: string): Promise<any> {
-  return new Client({ connection: worker.connection }).workflow.execute(type, { taskQueue, workflowId: `stages-${type}-${Date.now()}`, args: [{ connectionId }] });
-}
 const commerce = () => createCommerceClient({ baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, clientSecret: sandboxes.commerce.clientSecret });
 const referralOf = async (opportunityId: string) => (await commerceDump(sandboxes.commerce, 'referrals')).find((referral) => referral.crmAOpportunityId === opportunityId)!;
 const opportunity = async (id: string) => (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === id)!;

@@ -248,7 +248,7 @@ describe('Salesforce sandbox: describe', () => {
 
   it('lists the objects in describeGlobal and answers NOT_FOUND for others', async () => {
     const global = await conn.describeGlobal();
-    expect(global.sobjects.map((s) => s.name)).toEqual(['Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c']);
+    expect(global.sobjects.map((s) => s.name)).toEqual(['Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'OpportunityContactRole']);
     await expect(conn.sobject('Lead').describe()).rejects.toMatchObject({ errorCode: 'NOT_FOUND' });
   });
 });
