@@ -120,6 +120,17 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       if (batch.advanceCursorTo) await cursors.advance(connectionId, entity, batch.advanceCursorTo, client);
     });
 
+    // What the flow does once its records are in the CRM (an inbound referral's contacts attached).
+    const afterWrite = FLOWS[entity].afterWrite;
+    if (afterWrite) {
+      const linkedNow = [...written.succeeded, ...unchangedLinked];
+      const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, signal: deps.signal })) : [];
+      if (problems.length) {
+        counts.failed += problems.length;
+        await deadLetters.record(connectionId, entity, uniqueBySource(problems), client);
+      }
+    }
+
     if (pendingBack.length > 0) {
       const back = await guard(() => sendWriteBacks(rt.commerce, orgId, entity, pendingBack, { signal: deps.signal, onProgress: deps.beat }));
       counts.writeBacks = back.sent;

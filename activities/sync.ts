@@ -294,6 +294,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     if (ids.length === 0) return { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, rejections: [] };
     const read = await guard(() => readRecordsById(rt.commerce, rt.settings.commerce.organizationId, entity, ids, { signal: rd.signal, onProgress: rd.beat }));
     const letters: DeadLetterInput[] = [...read.unreadable, ...read.missing.map((id) => ({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` }))];
+    // A record that is no longer this flow's (an inbound referral now linked) closes its letter.
+    if (read.notOurs.length) await deadLetters.resolve(connectionId, entity, read.notOurs);
     // Dead-letter retries are not held back: those records already went through the full pass.
     return syncRecordBatch(rt, rd, { connectionId, entity, records: read.records, letters, holdOrphans: options.holdOrphans });
   }

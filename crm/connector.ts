@@ -96,6 +96,10 @@ export interface CrmConnector {
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;
   /** Records whose external id field holds one of `values`, by that value (looks before creating). */
   findByExternalIds(object: string, externalIdField: string, values: string[], fields?: string[]): Promise<Map<string, CrmRecord>>;
+  /** Every record whose `field` holds one of `values` (several may share one value). */
+  findWhereIn(object: string, field: string, values: string[], fields?: string[]): Promise<CrmRecord[]>;
+  /** Creates records of an object without an external id (links such as contact roles); one result per item. */
+  insert(object: string, items: { sourceId: string; fields: CrmRecord }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
   budget(): ApiBudget;
   /** A link a person can open to see the record in the CRM. */
   recordUrl(crmId: string): Promise<string>;

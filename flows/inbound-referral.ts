@@ -5,6 +5,7 @@
 import { q } from '../commerce/index.ts';
 import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
 import { referralFlow } from './referral.ts';
+import { attachReferralContacts } from './referral-contacts.ts';
 import type { CommerceToCrmFlow } from './types.ts';
 
 export const inboundReferralFlow = {
@@ -26,4 +27,5 @@ export const inboundReferralFlow = {
     salesforce: async ({ crmId }) => ({ crmAOpportunityId: crmId }),
   },
   deletes: 'reflect-status',
+  afterWrite: attachReferralContacts,
 } satisfies CommerceToCrmFlow<'buyer' | 'inbound-referral'>;

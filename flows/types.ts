@@ -3,7 +3,7 @@
 // (the key it writes by is the mapping's external id field) and what goes back to the source side.
 // The workflows and activities run declarations; they do not name entities.
 import type { CommerceClient, Filter, Page } from '../commerce/index.ts';
-import type { CrmKind } from '../crm/connector.ts';
+import type { CrmConnector, CrmKind } from '../crm/connector.ts';
 import type { EntityMapping } from '../mappings/types.ts';
 
 export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void; concurrency?: number };
@@ -36,6 +36,18 @@ export type RelatedReader = (commerce: CommerceClient, orgId: string, records: a
 /** The CRM ids a written record sends back onto its commerce record, for one CRM kind. */
 export type WriteBackRule = (written: { crmId: string; accountId?: string }, recordUrl: (crmId: string) => Promise<string>) => Promise<Record<string, string> | undefined>;
 
+/** What a flow may do after its records reached the CRM (link related records), with what it needs. */
+export type AfterWriteContext = {
+  commerce: CommerceClient;
+  crm: CrmConnector;
+  orgId: string;
+  /** The records of the batch, as read. */
+  records: any[];
+  /** The records the CRM now holds, by source id and CRM id (written now or linked before). */
+  linked: { sourceId: string; crmId: string }[];
+  signal?: AbortSignal;
+};
+
 export type CommerceToCrmFlow<Name extends string = string> = {
   name: Name;
   direction: 'commerce-to-crm';
@@ -50,4 +62,6 @@ export type CommerceToCrmFlow<Name extends string = string> = {
   writeBack?: Partial<Record<CrmKind, WriteBackRule>>;
   /** Soft deletes on the commerce side change the CRM record's status; nothing is ever deleted. */
   deletes: 'reflect-status';
+  /** Runs after the batch's links are recorded; safe to run twice. What it could not do becomes dead letters. */
+  afterWrite?(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]>;
 };

@@ -178,6 +178,19 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     return items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
   }
 
+  async function findWhereIn(object: string, field: string, values: string[], fields: string[] = []): Promise<CrmRecord[]> {
+    const found: CrmRecord[] = [];
+    // SOQL statements are limited in length: look up in slices; every value is escaped (soqlIn).
+    for (let start = 0; start < values.length; start += 200) {
+      const slice = values.slice(start, start + 200);
+      const columns = [...new Set(['Id', field, ...fields])].map(soqlIdentifier).join(', ');
+      const soql = `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(field)} IN ${soqlIn(slice)}`;
+      const result = await guarded(async (connection) => await connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: 10_000 }));
+      found.push(...result.records.map(stripAttributes));
+    }
+    return found;
+  }
+
   return {
     kind: 'salesforce',
     stats,
@@ -244,15 +257,16 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
 
     async findByExternalIds(object, externalIdField, values, fields = []) {
       const found = new Map<string, CrmRecord>();
-      // SOQL statements are limited in length: look up in slices.
-      for (let start = 0; start < values.length; start += 200) {
-        const slice = values.slice(start, start + 200);
-        const columns = [...new Set(['Id', externalIdField, ...fields])].map(soqlIdentifier).join(', ');
-        const soql = `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(externalIdField)} IN ${soqlIn(slice)}`;
-        const result = await guarded(async (connection) => await connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: slice.length }));
-        for (const record of result.records) found.set(String(record[externalIdField]), stripAttributes(record));
-      }
+      for (const record of await findWhereIn(object, externalIdField, values, fields)) found.set(String(record[externalIdField]), record);
       return found;
+    },
+
+    findWhereIn,
+
+    async insert(object, items, options = {}) {
+      soqlIdentifier(object);
+      const asItems = items.map((item) => ({ sourceId: item.sourceId, externalIdField: 'Id', externalId: '', fields: item.fields }));
+      return collections(asItems, options.signal, (connection, records) => connection.sobject(object).create(records as never, { allOrNone: false }), true, (item) => ({ ...item.fields }));
     },
 
     async recordUrl(crmId: string) {

@@ -41,11 +41,22 @@ it('each inbound referral becomes one Opportunity on its buyer Account, linked b
     expect(referralsAfter.get(referral.id)!.crmAOpportunityId).toBe(made[0]!.Id);
   }
 
-  // Again: nothing new is made.
+  // The referral's contacts are attached to its Opportunity, each once, matched to the Contacts the
+  // contact sync made (by email): no Contact is duplicated.
+  const contactsBefore = await salesforceDump(sandboxes.salesforce, 'Contact');
+  const contactByCommerceId = new Map(contactsBefore.map((row) => [row.Commerce_Contact_Id__c, row.Id]));
+  const expectedRoles = () => inbound.flatMap((referral) => (referral.contactIds ?? []).map((contactId: string) => `${referralsAfter.get(referral.id)!.crmAOpportunityId}:${contactByCommerceId.get(contactId)}`)).sort();
+  const roles = async () => (await salesforceDump(sandboxes.salesforce, 'OpportunityContactRole')).map((role) => `${role.OpportunityId}:${role.ContactId}`).sort();
+  expect(expectedRoles().length).toBeGreaterThan(0);
+  expect(await roles()).toEqual(expectedRoles());
+
+  // Again: nothing new is made, no contact attached twice.
   const before = opportunities.length;
   const again = await run(WORKFLOW_TYPES.cosell);
   expect(again.inbound.created).toBe(0);
   expect((await salesforceDump(sandboxes.salesforce, 'Opportunity')).length).toBe(before);
+  expect(await roles()).toEqual(expectedRoles());
+  expect((await salesforceDump(sandboxes.salesforce, 'Contact')).length).toBe(contactsBefore.length);
 
   // The referral's own record in Salesforce links to the Opportunity made for it.
   await run(WORKFLOW_TYPES.incrementalSync);

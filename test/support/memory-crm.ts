@@ -92,6 +92,17 @@ export function createMemoryCrm(_formerMappings?: unknown) {
     async getById(object, id) {
       return table(object).get(id);
     },
+    async findWhereIn(object, field, values) {
+      return [...table(object).values()].filter((row) => values.includes(String(row[field])));
+    },
+    async insert(object, items) {
+      stats.writeCalls += 1;
+      return items.map((item) => {
+        const id = `mem${String(table(object).size + 1).padStart(12, '0')}${object.length}`;
+        table(object).set(id, { ...item.fields, Id: id });
+        return { sourceId: item.sourceId, ok: true, crmId: id, created: true };
+      });
+    },
     async findByExternalIds(object, field, values) {
       return new Map([...table(object).values()].filter((row) => values.includes(String(row[field]))).map((row) => [String(row[field]), row]));
     },
