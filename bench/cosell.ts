@@ -8,7 +8,7 @@
 //    sandbox's change driver makes `newShared` Opportunities at a steady rate for BENCH_COSELL_DELAY_SECONDS
 //    (default 180); per referral made from one, its creationTime on the commerce side minus the
 //    Opportunity's CreatedDate (Salesforce keeps whole seconds, so a delay is over by less than one).
-// Prints one JSON line. About 5 minutes by default.
+// Prints one JSON line. About 4 minutes by default.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
