@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import pLimit from 'p-limit';
 import type pg from 'pg';
-import { toDate } from '../commerce/index.ts';
+import { q, toDate } from '../commerce/index.ts';
 import type { Referral } from '../commerce/models.ts';
 import type { CrmRecord } from '../crm/connector.ts';
 import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
@@ -95,20 +95,20 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       }
       counts.pairs = pairs.length;
 
-      // Each pair's other side, read fresh.
-      const limit = pLimit(8);
-      await Promise.all(
-        pairs.map((pair) =>
-          limit(async () => {
-            signal?.throwIfAborted();
-            if (!referrals.has(pair.referralId)) referrals.set(pair.referralId, await guard(() => rt.commerce.referrals.get(orgId, pair.referralId)));
-            if (!opportunities.has(pair.crmId)) {
-              const record = await guard(() => rt.crm.getById('Opportunity', pair.crmId, ['Id', 'SystemModstamp', ...OPPORTUNITY_FIELDS]));
-              if (record) opportunities.set(pair.crmId, record);
-            }
-          }),
-        ),
-      );
+      // Each pair's other side, read fresh and in batches: referrals 50 to a list call, Opportunities 200 to a query.
+      const referralIds = [...new Set(pairs.map((pair) => pair.referralId).filter((id) => !referrals.has(id)))];
+      for (let start = 0; start < referralIds.length; start += 50) {
+        signal?.throwIfAborted();
+        await guard(async () => {
+          for await (const page of rt.commerce.referrals.list(orgId, { q: q.in('id', referralIds.slice(start, start + 50)).expression, limit: 1000 })) {
+            for (const referral of page.records) referrals.set(referral.id, referral);
+          }
+        });
+      }
+      const opportunityIds = [...new Set(pairs.map((pair) => pair.crmId).filter((id) => !opportunities.has(id)))];
+      if (opportunityIds.length) {
+        for (const record of await guard(() => rt.crm.findWhereIn('Opportunity', 'Id', opportunityIds, ['SystemModstamp', ...OPPORTUNITY_FIELDS]))) opportunities.set(String(record.Id), record);
+      }
       beat({ phase: 'decide', pairs: pairs.length });
 
       const agreed = await stages.get(input.connectionId, pairs.map((pair) => pair.referralId));
@@ -154,6 +154,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       }
 
       // Commerce writes: one PATCH each; a refusal waits with its reason and a growing delay.
+      const limit = pLimit(8);
       await Promise.all(
         toCommerce.map(({ pair, stage, row }) =>
           limit(async () => {
