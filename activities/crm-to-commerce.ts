@@ -10,6 +10,7 @@ import type pg from 'pg';
 import { toDate } from '../commerce/index.ts';
 import type { CrmRecord } from '../crm/connector.ts';
 import { CRM_FLOWS, type CrmToCommerceFlow } from '../flows/index.ts';
+import { referralStageFlow } from '../flows/referral-stage.ts';
 import type { CrmSide, Made } from '../flows/crm-to-commerce.ts';
 import { MappingConfigError } from '../mappings/check.ts';
 import { createCursorStore } from '../store/cursors.ts';
@@ -74,7 +75,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       }
       // Inbound referrals (commerce to CRM) come first: the run makes their Opportunities before reading Opportunities.
       const inbound = active && Boolean(rt.mappings['inbound-referral']);
-      return { flows: names, inbound, stages: active && rt.crm.kind === 'salesforce', starts, until: clock().toISOString(), pageSize: 200 };
+      return { flows: names, inbound, stages: active && Boolean(referralStageFlow.crm[rt.crm.kind]), starts, until: clock().toISOString(), pageSize: 200 };
     },
 
     async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {

@@ -10,7 +10,8 @@ import type pg from 'pg';
 import { q, toDate } from '../commerce/index.ts';
 import type { Referral } from '../commerce/models.ts';
 import type { CrmRecord } from '../crm/connector.ts';
-import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
+import { CRM_NAMES } from '../crm/connector.ts';
+import { referralStageFlow } from '../flows/referral-stage.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
@@ -27,7 +28,6 @@ export type StagePageOutcome = StageCounts & { nextCursor: WireCursor; done: boo
 
 /** The cursor rows of the two change feeds the stage sync reads. */
 export const STAGE_CURSOR: Record<StageSide, string> = { crm: 'stage-crm', commerce: 'stage-commerce' };
-const OPPORTUNITY_FIELDS = ['StageName', 'Cosell_Stage__c', 'Cosell_Status__c'];
 
 export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date }) {
   const clock = deps.clock ?? (() => new Date());
@@ -57,9 +57,11 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       const beat = createBeat();
       const signal = cancellationSignal();
       const rt = await deps.runtimeFor(input.connectionId);
-      if (rt.crm.kind !== 'salesforce') throw ApplicationFailure.nonRetryable(`Stages both ways are declared for Salesforce only so far, not ${rt.crm.kind}`);
+      const side = referralStageFlow.crm[rt.crm.kind];
+      if (!side) throw ApplicationFailure.nonRetryable(`Stages both ways are not declared for ${rt.crm.kind} (flows/referral-stage.ts)`);
       const orgId = rt.settings.commerce.organizationId;
-      const tables: StageTables = { toCommerce: { ...SALESFORCE_TO_COSELL_STAGE, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...COSELL_TO_SALESFORCE_STAGE, ...rt.settings.cosell.stages.toCrm } };
+      const tables: StageTables = { toCommerce: { ...side.tables.toCommerce, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...side.tables.toCrm, ...rt.settings.cosell.stages.toCrm } };
+      const fields = [side.stageField, side.mirror.stage, side.mirror.status];
       const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0 };
 
       // One page of changes on this side, and the pairs among them.
@@ -69,7 +71,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       let done: boolean;
       let pairs: StagePair[];
       if (input.side === 'crm') {
-        const pages = rt.crm.changedSince('Opportunity', { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields: OPPORTUNITY_FIELDS, pageSize: input.pageSize })[Symbol.asyncIterator]();
+        const pages = rt.crm.changedSince(side.object, { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields, pageSize: input.pageSize })[Symbol.asyncIterator]();
         const first = await guard(() => pages.next());
         await pages.return?.(undefined);
         const page: CrmRecord[] = first.done ? [] : first.value;
@@ -107,7 +109,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       }
       const opportunityIds = [...new Set(pairs.map((pair) => pair.crmId).filter((id) => !opportunities.has(id)))];
       if (opportunityIds.length) {
-        for (const record of await guard(() => rt.crm.findWhereIn('Opportunity', 'Id', opportunityIds, ['SystemModstamp', ...OPPORTUNITY_FIELDS]))) opportunities.set(String(record.Id), record);
+        for (const record of await guard(() => rt.crm.findWhereIn(side.object, 'Id', opportunityIds, ['SystemModstamp', ...fields]))) opportunities.set(String(record.Id), record);
       }
       beat({ phase: 'decide', pairs: pairs.length });
 
@@ -120,7 +122,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const opportunity = opportunities.get(pair.crmId);
         if (!referral || !opportunity) continue; // gone on one side: nothing to keep in step
         const commerce = { stage: referral.stage ?? null, stamp: toDate(referral.lastUpdateTime) ?? clock() };
-        const crm = { stage: (opportunity.StageName as string | null) ?? null, stamp: toDate(String(opportunity.SystemModstamp ?? '').replace(/\+0000$/, 'Z')) ?? clock() };
+        const crm = { stage: (opportunity[side.stageField] as string | null) ?? null, stamp: toDate(String(opportunity.SystemModstamp ?? '').replace(/\+0000$/, 'Z')) ?? clock() };
         const before = agreed.get(pair.referralId);
         const decision = decideStage({
           owner: rt.settings.cosell.owners.stage,
@@ -133,12 +135,12 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const row: StageRow = { referralId: pair.referralId, crmId: pair.crmId, commerceStage: commerce.stage, crmStage: crm.stage, commerceStamp: commerce.stamp, crmStamp: crm.stamp, pendingSide: null, pendingStage: null, pendingReason: null, pendingAttempts: 0, nextTryAt: null };
         // The Opportunity shows the referral's own status and stage (the commerce side's, for a salesperson).
         const mirror: CrmRecord = {};
-        if (opportunity.Cosell_Status__c !== (referral.status ?? null)) mirror.Cosell_Status__c = referral.status ?? null;
-        if (opportunity.Cosell_Stage__c !== (referral.stage ?? null)) mirror.Cosell_Stage__c = referral.stage ?? null;
+        if (opportunity[side.mirror.status] !== (referral.status ?? null)) mirror[side.mirror.status] = referral.status ?? null;
+        if (opportunity[side.mirror.stage] !== (referral.stage ?? null)) mirror[side.mirror.stage] = referral.stage ?? null;
         if (decision.action === 'write-crm') {
           counts.toCrm += 1;
           row.crmStage = decision.stage;
-          crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: { ...mirror, StageName: decision.stage } });
+          crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: { ...mirror, [side.stageField]: decision.stage } });
         } else {
           if (Object.keys(mirror).length) crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: mirror });
           const waiting = decision.action === 'write-commerce' && before?.pendingStage === decision.stage && before.nextTryAt && before.nextTryAt > clock();
@@ -187,8 +189,8 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         ),
       );
       if (crmWrites.length) {
-        const results = await guard(() => rt.crm.update('Opportunity', crmWrites, { signal }));
-        for (const result of results) if (!result.ok) throw ApplicationFailure.create({ message: `Salesforce refused the stage of Opportunity ${result.sourceId}: ${result.error.code}: ${result.error.message}`, type: result.error.code });
+        const results = await guard(() => rt.crm.update(side.object, crmWrites, { signal }));
+        for (const result of results) if (!result.ok) throw ApplicationFailure.create({ message: `${CRM_NAMES[rt.crm.kind]} refused the stage of ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, type: result.error.code });
       }
       for (const row of rows) await stages.put(input.connectionId, row);
       if (nextCursor.afterId) await cursors.advance(input.connectionId, STAGE_CURSOR[input.side], { time: new Date(nextCursor.time), id: nextCursor.afterId });

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { createSyncActivities, type PageCounts } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
 import type { ConnectionStore } from '../store/connections.ts';
-import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
+import { referralStageFlow } from '../flows/referral-stage.ts';
 import type { ShareRule } from './connection-settings.ts';
 import { createRuntimeCache } from './runtime.ts';
 import type { StageOwner } from './stage-policy.ts';
@@ -24,7 +24,7 @@ export async function runPreview(pool: pg.Pool, connections: ConnectionStore, co
       enabled: cosell.enabled,
       share: cosell.share,
       owners: cosell.owners,
-      stages: { toCommerce: { ...SALESFORCE_TO_COSELL_STAGE, ...cosell.stages.toCommerce }, toCrm: { ...COSELL_TO_SALESFORCE_STAGE, ...cosell.stages.toCrm } },
+      stages: { toCommerce: { ...referralStageFlow.crm[rt.crm.kind]?.tables.toCommerce, ...cosell.stages.toCommerce }, toCrm: { ...referralStageFlow.crm[rt.crm.kind]?.tables.toCrm, ...cosell.stages.toCrm } },
     },
   };
   for (const entity of started.entities) {
