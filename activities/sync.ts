@@ -201,6 +201,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       }
 
       const last = records.at(-1);
+      if (!input.dryRun) await ensureParents(rt, input.connectionId, input.entity, records);
       const outcome = await syncRecordBatch(rt, rd, {
         connectionId: input.connectionId,
         entity: input.entity,
@@ -296,8 +297,27 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     const letters: DeadLetterInput[] = [...read.unreadable, ...read.missing.map((id) => ({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` }))];
     // A record that is no longer this flow's (an inbound referral now linked) closes its letter.
     if (read.notOurs.length) await deadLetters.resolve(connectionId, entity, read.notOurs);
+    if (!options.holdOrphans) await ensureParents(rt, connectionId, entity, read.records);
     // Dead-letter retries are not held back: those records already went through the full pass.
     return syncRecordBatch(rt, rd, { connectionId, entity, records: read.records, letters, holdOrphans: options.holdOrphans });
+  }
+
+  /** Parents a flow declares it needs first (it runs apart from their pass): the ones never synced are synced by id now. */
+  async function ensureParents(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, records: any[]) {
+    const parentIds = FLOWS[entity].parentIds;
+    if (!parentIds || records.length === 0) return;
+    const wanted = new Map<Entity, Set<string>>();
+    for (const record of records) {
+      for (const [parent, ids] of Object.entries(parentIds(record)) as [Entity, string[]][]) {
+        if (!wanted.has(parent)) wanted.set(parent, new Set());
+        for (const id of ids) wanted.get(parent)!.add(id);
+      }
+    }
+    for (const [parent, ids] of wanted) {
+      const linked = await links.get(connectionId, parent, [...ids]);
+      const missing = [...ids].filter((id) => !linked.has(id));
+      if (missing.length) await syncById(rt, connectionId, parent, missing);
+    }
   }
 
   return {

@@ -22,6 +22,8 @@ export const inboundReferralFlow = {
   },
   events: [],
   parents: ['buyer'],
+  // It runs with co-sell, apart from the full pass: a buyer never synced gets its Account first.
+  parentIds: (referral) => ({ buyer: referral.buyerID ? [referral.buyerID] : [] }),
   mappings: { salesforce: inboundReferralToOpportunity },
   writeBack: {
     salesforce: async ({ crmId }) => ({ crmAOpportunityId: crmId }),

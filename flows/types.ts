@@ -62,6 +62,11 @@ export type CommerceToCrmFlow<Name extends string = string> = {
   writeBack?: Partial<Record<CrmKind, WriteBackRule>>;
   /** Soft deletes on the commerce side change the CRM record's status; nothing is ever deleted. */
   deletes: 'reflect-status';
+  /**
+   * The parent records each record names, by parent flow, that must be in the CRM before it (a parent
+   * never synced is made first, by id). Flows that run apart from their parents' pass declare it.
+   */
+  parentIds?(record: any): Partial<Record<Name, string[]>>;
   /** Runs after the batch's links are recorded; safe to run twice. What it could not do becomes dead letters. */
   afterWrite?(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]>;
 };

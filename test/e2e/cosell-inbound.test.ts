@@ -85,3 +85,17 @@ it('a write-back refused while the partner reviews the referral waits as a dead 
   expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'inbound-referral')).toEqual([]);
   expect((await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Referral_Id__c === referralId)).toHaveLength(1);
 }, 180_000);
+
+it('an inbound referral on a buyer never synced gets the Account made first, then its Opportunity on it', async () => {
+  const now = new Date().toISOString();
+  await post(`${sandboxes.commerce.apiUrl}/_sandbox/records/buyers`, { records: [{ id: 'buyer-new-inbound', organizationID: sandboxes.commerce.organizationId, name: 'Northwind Newcomer', partner: 'cloudB', status: 'ACTIVE', country: 'DE', creationTime: now, lastUpdateTime: now }] });
+  await post(`${sandboxes.commerce.apiUrl}/_sandbox/records/referrals`, { records: [{ id: 'ref-new-inbound', organizationID: sandboxes.commerce.organizationId, name: 'Partner lead for Northwind', partner: 'cloudB', direction: 'INBOUND', status: 'SUBMITTED', stage: 'Qualified', buyerID: 'buyer-new-inbound', currency: 'USD', dealValue: 25000, expectedCloseDate: '2027-04-30', creationTime: now, lastUpdateTime: now }] });
+  expect((await salesforceDump(sandboxes.salesforce, 'Account')).some((account) => account.Commerce_Buyer_Id__c === 'buyer-new-inbound')).toBe(false);
+
+  await run(WORKFLOW_TYPES.cosell);
+  const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c === 'buyer-new-inbound');
+  expect(account).toMatchObject({ Name: 'Northwind Newcomer' });
+  const made = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Referral_Id__c === 'ref-new-inbound');
+  expect(made).toHaveLength(1);
+  expect(made[0]).toMatchObject({ AccountId: account!.Id, StageName: 'Qualification', Amount: 25000, CloseDate: '2027-04-30' });
+}, 120_000);
