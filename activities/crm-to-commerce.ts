@@ -97,8 +97,9 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const nextCursor: WireCursor = last ? { time: toDate(String(last.SystemModstamp).replace(/\+0000$/, 'Z'))!.toISOString(), afterId: String(last.Id) } : input.cursor;
 
       // What each record asks for, against what was done for it before.
+      const related = side.related && page.length ? await guard(() => side.related!(rt.crm, page)) : undefined;
       const asking = page.flatMap((record) => {
-        const ask = side.ask(record, rt.settings);
+        const ask = side.ask(record, rt.settings, related?.get(String(record.Id)));
         return ask.asks ? [{ record, ask }] : [];
       });
       counts.asking = asking.length;

@@ -1,6 +1,6 @@
-// Opportunity -> private-offer draft (CRM to commerce). Pure: an Opportunity with Private Offer
-// Requested and a product asks for one draft offer on its Account's buyer, priced from its Amount, due
-// by its Close Date, carrying its Id; the offer id goes back as Commerce_Offer_Id__c (the Opportunity's
+// Opportunity -> private-offer draft (CRM to commerce). An Opportunity with Private Offer Requested and a
+// product asks for one draft offer on its Account's buyer, priced from its Amount, due by its Close Date,
+// with its contacts (those of its contact roles that came from the commerce side), carrying its Id; the offer id goes back as Commerce_Offer_Id__c (the Opportunity's
 // external id), so when the offer later syncs to Salesforce it updates this same Opportunity.
 import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
@@ -12,12 +12,14 @@ export type DraftOfferRequest = {
   buyerID: string;
   expireTime?: string;
   info?: { commitAmount: number; currency: string };
+  /** The commerce contacts of the Opportunity's contact roles (those synced from the commerce side). */
+  contactIds?: string[];
   metaInfo: { crmAOpportunityId: string };
 };
 
 const FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Private_Offer_Requested__c', 'Commerce_Product_Id__c', 'Commerce_Offer_Id__c', 'Cosell_Errors__c'];
 
-export function opportunityToDraftOffer(opportunity: CrmRecord): { asks: false } | { asks: true; request: DraftOfferRequest } | { asks: true; refused: string } {
+export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: string[] = []): { asks: false } | { asks: true; request: DraftOfferRequest } | { asks: true; refused: string } {
   if (opportunity.Private_Offer_Requested__c !== true && opportunity.Private_Offer_Requested__c !== 'true') return { asks: false };
   const problems: string[] = [];
   const productID = String(opportunity.Commerce_Product_Id__c ?? '').trim();
@@ -35,6 +37,7 @@ export function opportunityToDraftOffer(opportunity: CrmRecord): { asks: false }
       buyerID,
       ...(typeof opportunity.CloseDate === 'string' && /^\d{4}-\d{2}-\d{2}/.test(opportunity.CloseDate) && { expireTime: `${opportunity.CloseDate.slice(0, 10)}T23:59:59.000Z` }),
       ...(opportunity.Amount !== null && opportunity.Amount !== undefined && Number.isFinite(amount) && amount >= 0 && { info: { commitAmount: amount, currency: 'USD' } }),
+      ...(contactIds.length > 0 && { contactIds: [...new Set(contactIds)].sort() }),
       metaInfo: { crmAOpportunityId: String(opportunity.Id) },
     },
   };
@@ -44,7 +47,24 @@ export function opportunityToDraftOffer(opportunity: CrmRecord): { asks: false }
 export const opportunityDraftOfferSide: CrmSide<DraftOfferRequest> = {
   object: 'Opportunity',
   fields: () => FIELDS,
-  ask: (record) => opportunityToDraftOffer(record),
+  // The Opportunity's contacts: its contact roles' Contacts that came from the commerce side.
+  async related(crm, records) {
+    const asking = records.filter((record) => record.Private_Offer_Requested__c === true).map((record) => String(record.Id));
+    const byOpportunity = new Map<string, string[]>();
+    if (asking.length === 0) return byOpportunity;
+    const roles = await crm.findWhereIn('OpportunityContactRole', 'OpportunityId', asking, ['ContactId']);
+    const contactIds = [...new Set(roles.map((role) => String(role.ContactId)))];
+    const commerceIdOf = new Map((contactIds.length ? await crm.findWhereIn('Contact', 'Id', contactIds, ['Commerce_Contact_Id__c']) : []).map((contact) => [String(contact.Id), contact.Commerce_Contact_Id__c as string | null]));
+    for (const role of roles) {
+      const commerceId = commerceIdOf.get(String(role.ContactId));
+      if (!commerceId) continue;
+      const list = byOpportunity.get(String(role.OpportunityId)) ?? [];
+      list.push(commerceId);
+      byOpportunity.set(String(role.OpportunityId), list);
+    }
+    return byOpportunity;
+  },
+  ask: (record, _settings, contactIds) => opportunityToDraftOffer(record, contactIds as string[] | undefined),
   madeField: 'Commerce_Offer_Id__c',
   made: (offer) => ({ Commerce_Offer_Id__c: offer.id }),
   refused: (message) => ({ Cosell_Errors__c: `Private offer draft: ${message}`.slice(0, 32_000) }),

@@ -13,7 +13,7 @@ let sandboxes: CosellStack['sandboxes'];
 let run: CosellStack['run'];
 
 beforeAll(async () => {
-  stack = await startCosellStack({ name: 'drafts', entitlements: 20, seed: 67, entities: ['buyer', 'offer'] });
+  stack = await startCosellStack({ name: 'drafts', entitlements: 20, seed: 67, entities: ['buyer', 'contact', 'offer'] });
   ({ sandboxes, run } = stack);
 });
 afterAll(() => stack?.stop());
@@ -22,6 +22,9 @@ it('a draft request makes one offer, the offer id goes back, and the offer later
   const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
   const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
   const made = (await conn.sobject('Opportunity').create({ Name: 'Private deal for the renewal', AccountId: account.Id, StageName: 'Negotiation/Review', CloseDate: '2027-02-28', Amount: 48000, Private_Offer_Requested__c: true, Commerce_Product_Id__c: 'prod-000002' })) as { id: string };
+  // The salesperson named one of the buyer's contacts (synced from the commerce side) on the deal.
+  const contact = (await salesforceDump(sandboxes.salesforce, 'Contact')).find((row) => row.AccountId === account.Id && row.Commerce_Contact_Id__c)!;
+  await conn.sobject('OpportunityContactRole').create({ OpportunityId: made.id, ContactId: contact.Id, Role: 'Decision Maker' });
 
   const first = await run(WORKFLOW_TYPES.cosell);
   expect(first.flows['opportunity-draft-offer']).toMatchObject({ asking: 1, created: 1, refused: 0 });
@@ -30,6 +33,7 @@ it('a draft request makes one offer, the offer id goes back, and the offer later
   const [draft] = drafts;
   expect(draft).toMatchObject({ name: 'Private deal for the renewal', productID: 'prod-000002', buyerID: account.Commerce_Buyer_Id__c, offerType: 'PRIVATE', status: 'PENDING_CREATE', expireTime: '2027-02-28T23:59:59.000Z' });
   expect(draft.info?.commitAmount).toBe(48000);
+  expect(draft.contactIds).toEqual([contact.Commerce_Contact_Id__c]);
   const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
   expect(opportunity.Commerce_Offer_Id__c).toBe(draft.id);
 
