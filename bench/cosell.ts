@@ -9,29 +9,12 @@
 //    (default 180); per referral made from one, its creationTime on the commerce side minus the
 //    Opportunity's CreatedDate (Salesforce keeps whole seconds, so a delay is over by less than one).
 // Prints one JSON line. About 4 minutes by default.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { createLogger } from '../config/logger.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../infra/embedded-postgres.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporal-dev-server.ts';
 import type { SalesforceSandbox } from '../sandbox/salesforce/index.ts';
 import { clientCredentialsConnection } from '../sandbox/salesforce/testing.ts';
-import { createConnectionStore } from '../store/connections.ts';
-import { createPool } from '../store/database.ts';
-import { migrate } from '../store/migrate.ts';
-import { SecretBox } from '../store/secret-box.ts';
-import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
 import type { CosellTotals } from '../workflows/cosell.ts';
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
-import { startChild, type BenchChild } from './processes/ipc.ts';
-
-type SandboxesDescription = {
-  commerce: { apiUrl: string; authUrl: string; clientId: string; clientSecret: string; organizationId: string; controlUrl: string };
-  salesforce: { loginUrl: string; instanceUrl: string; clientId: string; clientSecret: string; controlUrl: string };
-};
+import { startBenchStack, type BenchStack } from './processes/stack.ts';
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -46,11 +29,6 @@ const delayPhaseSeconds = positiveNumber('BENCH_COSELL_DELAY_SECONDS', 180);
 const newSharedEverySeconds = positiveNumber('BENCH_COSELL_NEW_SHARED_EVERY_SECONDS', 3);
 const entitlements = 400; // about 100 buyers, so the Opportunities spread over many Accounts
 const PARTNERS = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
-const taskQueue = 'bench-cosell';
-const secretKey = Buffer.alloc(32, 2);
-const logger = createLogger({ level: 'warn', format: 'json' });
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-bench-cosell-'));
-chmodSync(dataDir, 0o755);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function control(url: string, method = 'GET', body?: unknown): Promise<any> {
@@ -70,41 +48,12 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-let postgres: EmbeddedPostgresHandle | undefined;
-let temporal: TemporalDevServer | undefined;
-let sandboxes: BenchChild<SandboxesDescription> | undefined;
-let worker: BenchChild<{ pid: number }> | undefined;
-let pool: ReturnType<typeof createPool> | undefined;
-let connection: Connection | undefined;
+let stack: BenchStack | undefined;
 try {
   const benchStarted = performance.now();
-  const sandboxesStarting = startChild<SandboxesDescription>(path.join(import.meta.dirname, 'processes', 'sandboxes.ts'), { args: [String(entitlements), '1'] });
-  [postgres, temporal, sandboxes] = await Promise.all([
-    startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger }),
-    startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger }),
-    sandboxesStarting,
-  ]);
-  const { commerce, salesforce } = sandboxes.info;
-  pool = createPool(postgres.url);
-  await migrate(pool, logger);
-  const settings = connectionSettingsSchema.parse({
-    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-    crm: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
-    entities: ['buyer'], // the Accounts the Opportunities hang on; nothing else is needed for co-sell
-    schedule: { lookbackSeconds: 0 },
-  });
-  const { id: connectionId } = await createConnectionStore(pool, new SecretBox(secretKey)).create({
-    name: 'bench-cosell',
-    crmKind: 'salesforce',
-    settings,
-    secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
-  });
-  worker = await startChild(path.join(import.meta.dirname, 'processes', 'worker.ts'), {
-    env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: taskQueue, BENCH_SECRET_KEY: secretKey.toString('base64') },
-  });
-  connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection });
-  const alive = <R>(work: Promise<R>) => sandboxes!.whileAlive(worker!.whileAlive(work));
+  // Only the buyers' Accounts are needed for co-sell: the Opportunities hang on them.
+  stack = await startBenchStack({ name: 'bench-cosell', entitlements, secretKey: Buffer.alloc(32, 2), settings: { entities: ['buyer'] } });
+  const { commerce, salesforce, connectionId, taskQueue, client, alive } = stack;
 
   // The buyers' Accounts, from the commerce side as the sync makes them.
   await alive(client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `bench-cosell-buyers-${Date.now()}`, args: [{ connectionId }] }));
@@ -143,7 +92,7 @@ try {
   const referralsMade = ((await control(`${commerce.controlUrl}/records/referrals`)) as any[]).filter((referral) => marked.has(referral.crmAOpportunityId)).length;
 
   // Phase 2: the real schedules, co-sell at its default interval, and sellers sharing new deals steadily.
-  await ensureConnectionSchedules(client, { connectionId, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, reconcileEvery: settings.schedule.reconcileEvery, cosellEvery: '1m', taskQueue });
+  await ensureConnectionSchedules(client, { connectionId, every: '5m', realtimeEvery: '30s', reconcileEvery: '24h', cosellEvery: '1m', taskQueue });
   const shared: string[] = [];
   const phaseEnds = Date.now() + delayPhaseSeconds * 1000;
   while (Date.now() < phaseEnds) {
@@ -162,9 +111,8 @@ try {
   const createdDate = new Map(((await control(`${salesforce.controlUrl}/records/Opportunity`)) as any[]).map((opportunity) => [opportunity.Id as string, Date.parse(opportunity.CreatedDate)]));
   const delays = shared.filter((id) => referrals.has(id)).map((id) => (Date.parse(referrals.get(id)!.creationTime) - createdDate.get(id)!) / 1000);
 
-  await worker.stop();
-  await sandboxes.stop();
-  worker = sandboxes = undefined;
+  await stack.worker.stop();
+  await stack.sandboxes.stop();
   console.log(
     JSON.stringify({
       bench: 'cosell',
@@ -184,11 +132,5 @@ try {
     }),
   );
 } finally {
-  worker?.kill();
-  sandboxes?.kill();
-  await connection?.close();
-  await pool?.end();
-  await temporal?.stop();
-  await postgres?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack?.stop();
 }

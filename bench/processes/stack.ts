@@ -1,0 +1,87 @@
+// What a benchmark stands on: the sandboxes and the production worker each in a Node process of its own
+// (so each one's memory is its own), an embedded PostgreSQL, a local Temporal dev server, and a stored
+// connection between the sandboxes. stop() takes everything down, whatever was already stopped.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { createLogger } from '../../config/logger.ts';
+import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
+import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { createPool } from '../../store/database.ts';
+import { migrate } from '../../store/migrate.ts';
+import { SecretBox } from '../../store/secret-box.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import { startChild, type BenchChild } from './ipc.ts';
+
+export type SandboxesDescription = {
+  commerce: { apiUrl: string; authUrl: string; clientId: string; clientSecret: string; organizationId: string; controlUrl: string };
+  salesforce: { loginUrl: string; instanceUrl: string; clientId: string; clientSecret: string; controlUrl: string };
+};
+
+export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[] }) {
+  const logger = createLogger({ level: 'warn', format: 'json' });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-${options.name}-`));
+  chmodSync(dataDir, 0o755);
+  const started: { stop: () => Promise<void> }[] = [];
+  const children: BenchChild<unknown>[] = [];
+  const stop = async () => {
+    for (const child of children) child.kill();
+    for (const part of started.reverse()) await part.stop().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    // The sandboxes generate their data while PostgreSQL and Temporal start.
+    const sandboxesStarting = startChild<SandboxesDescription>(path.join(import.meta.dirname, 'sandboxes.ts'), { args: [String(options.entitlements), '1'] });
+    const [postgres, temporal, sandboxes] = await Promise.all([
+      startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger }),
+      startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger }),
+      sandboxesStarting,
+    ]);
+    started.push(postgres, temporal);
+    children.push(sandboxes);
+    const { commerce, salesforce } = sandboxes.info;
+    const pool = createPool(postgres.url);
+    started.push({ stop: () => pool.end() });
+    await migrate(pool, logger);
+    const settings = connectionSettingsSchema.parse({
+      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+      crm: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
+      schedule: { lookbackSeconds: 0 },
+      ...options.settings,
+    });
+    const { id: connectionId } = await createConnectionStore(pool, new SecretBox(options.secretKey)).create({
+      name: options.name,
+      crmKind: 'salesforce',
+      settings,
+      secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
+    });
+    const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'worker.ts'), {
+      env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
+      execArgv: options.workerExecArgv,
+    });
+    children.push(worker);
+    const connection = await Connection.connect({ address: temporal.address });
+    started.push({ stop: () => connection.close() });
+    return {
+      commerce,
+      salesforce,
+      sandboxes,
+      worker,
+      pool,
+      connectionId,
+      taskQueue: options.name,
+      temporalAddress: temporal.address,
+      client: new Client({ connection }),
+      /** Waits for `work` unless a child process dies first (then fails with its reason). */
+      alive: <R>(work: Promise<R>) => sandboxes.whileAlive(worker.whileAlive(work)),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
