@@ -7,20 +7,16 @@
 // The Salesforce sandbox reports one fixed org id (every sandbox started is "the same org"), so a second
 // sandbox cannot play another org; the saved connection is made to hold another org's id instead, as a
 // connection saved against production before its credentials were swapped for a sandbox's would.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
 import { createCursorStore } from '../../store/cursors.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { createRecordLinkStore } from '../../store/record-links.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
-const run = promisify(execFile);
 const PRODUCTION_ORG = '00D5e000000Prod9AAA';
 
 describe('connect and edit when a side reaches another organization (real PostgreSQL, real Temporal, sandboxes)', () => {
@@ -35,17 +31,8 @@ describe('connect and edit when a side reaches another organization (real Postgr
     commerce = await startCommerceSandbox({ entitlements: 5, seed: 3 });
     otherCommerce = await startCommerceSandbox({ entitlements: 5, seed: 4, organizationId: 'org-2' });
     salesforce = await startSalesforceSandbox();
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      CRM_SYNC_SECRET_KEY: randomBytes(32).toString('base64'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      CRM_SYNC_TASK_QUEUE: `other-org-${Date.now()}`, // no worker: nothing the schedules start runs
-      CRM_SYNC_DEMO: 'off',
-      LOG_LEVEL: 'silent',
-      COMMERCE_CLIENT_SECRET: commerce.clientSecret,
-      SALESFORCE_CLIENT_SECRET: salesforce.clientSecret,
-    };
+    // No worker on this task queue: nothing the schedules start runs.
+    env = cliEnv({ databaseUrl: database.url, secretKey: randomBytes(32).toString('base64'), taskQueue: `other-org-${Date.now()}`, commerceClientSecret: commerce.clientSecret, salesforceClientSecret: salesforce.clientSecret });
   });
   afterAll(async () => {
     await commerce?.stop();
@@ -54,7 +41,7 @@ describe('connect and edit when a side reaches another organization (real Postgr
     await database?.drop();
   });
 
-  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv } });
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCli(env, args, extraEnv);
   const refused = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
     cli(args, extraEnv).then(
       ({ stdout }) => {

@@ -1,17 +1,13 @@
 // Two Salesforce connections on one commerce organization (a UAT org and production) would overwrite
 // each other's CRM ids on the commerce records for ever: only one writes back. As processes against
 // real PostgreSQL, real Temporal and the sandboxes.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
-const run = promisify(execFile);
 
 describe('one connection per commerce organization writes CRM ids back (real PostgreSQL, real Temporal, sandboxes)', () => {
   let database: TestDatabase;
@@ -27,24 +23,15 @@ describe('one connection per commerce organization writes CRM ids back (real Pos
     otherCommerce = await startCommerceSandbox({ entitlements: 5, seed: 6, organizationId: 'org-9' });
     uatOrg = await startSalesforceSandbox();
     productionOrg = await startSalesforceSandbox();
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      CRM_SYNC_SECRET_KEY: randomBytes(32).toString('base64'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      CRM_SYNC_TASK_QUEUE: `write-back-${Date.now()}`, // no worker: nothing the schedules start runs
-      CRM_SYNC_DEMO: 'off',
-      LOG_LEVEL: 'silent',
-      COMMERCE_CLIENT_SECRET: commerce.clientSecret,
-      SALESFORCE_CLIENT_SECRET: productionOrg.clientSecret,
-    };
+    // No worker on this task queue: nothing the schedules start runs.
+    env = cliEnv({ databaseUrl: database.url, secretKey: randomBytes(32).toString('base64'), taskQueue: `write-back-${Date.now()}`, commerceClientSecret: commerce.clientSecret, salesforceClientSecret: productionOrg.clientSecret });
   });
   afterAll(async () => {
     for (const sandbox of [commerce, otherCommerce, uatOrg, productionOrg]) await sandbox?.stop();
     await database?.drop();
   });
 
-  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv } });
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCli(env, args, extraEnv);
   const connect = (name: string, salesforce: SalesforceSandbox, side: CommerceSandbox = commerce, ...extra: string[]) =>
     cli(
       [
