@@ -1,0 +1,48 @@
+// Test controls under /_sandbox (no token, never counted nor rate limited): call counts, injected
+// faults, token expiry, limits, a full reset and record dumps.
+import { notFound, validation } from './errors.ts';
+import { bodyObject, json, type Ctx, type Reply } from './http.ts';
+import { findObjectType } from './schema.ts';
+import { resetState } from './state.ts';
+
+const ok = (extra: Record<string, unknown> = {}): Reply => json(200, { ok: true, ...extra });
+const LIMIT_KEYS = ['dailyLimit', 'tenSecondlyLimit', 'searchPerSecond', 'dailyUsed'] as const;
+
+export const controls = {
+  calls: (ctx: Ctx) => json(200, ctx.state.calls.snapshot()),
+  resetCalls(ctx: Ctx) {
+    ctx.state.calls.reset();
+    return ok();
+  },
+  faults: (ctx: Ctx) => json(200, { faults: ctx.state.faults.list(), injected: ctx.state.faults.injected() }),
+  addFault: (ctx: Ctx) => json(200, { faults: ctx.state.faults.add(bodyObject(ctx)) }),
+  clearFaults(ctx: Ctx) {
+    ctx.state.faults.clear();
+    return ok();
+  },
+  expireTokens: (ctx: Ctx) => ok({ expired: ctx.state.tokens.expireAll() }),
+  limits: (ctx: Ctx) => json(200, ctx.state.limits.snapshot()),
+  setLimits(ctx: Ctx) {
+    const input = bodyObject(ctx);
+    const unknown = Object.keys(input).find((k) => !(LIMIT_KEYS as readonly string[]).includes(k));
+    if (unknown) throw validation(`unknown limit ${unknown}; the limits are ${LIMIT_KEYS.join(', ')}`);
+    for (const key of LIMIT_KEYS) {
+      const value = input[key];
+      if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) throw validation(`${key} must be a whole number of at least 0`);
+    }
+    ctx.state.limits.set(input as Record<string, number>);
+    return json(200, ctx.state.limits.snapshot());
+  },
+  reset(ctx: Ctx) {
+    resetState(ctx.state);
+    return ok();
+  },
+  /** Stored records with every property; `?includeArchived=true` adds archived ones. */
+  records(ctx: Ctx) {
+    const type = findObjectType(ctx.params.objectType ?? '');
+    if (!type) throw notFound(`no object type ${ctx.params.objectType} in the sandbox`);
+    const includeArchived = ctx.url.searchParams.get('includeArchived') === 'true';
+    return json(200, ctx.state.store.records(type.name).filter((r) => includeArchived || !r.archived));
+  },
+  associations: (ctx: Ctx) => json(200, ctx.state.store.allAssociations()),
+};

@@ -1,0 +1,130 @@
+// Properties v3 (read all, read one, create with hasUniqueValue) and deal pipelines (read, create).
+import { HubSpotError, notFound, validation } from './errors.ts';
+import { bodyObject, json, type Ctx, type Reply } from './http.ts';
+import { findObjectType, type PropertyDef, type PropertyType } from './schema.ts';
+import type { Pipeline } from './store.ts';
+
+const TYPES: PropertyType[] = ['string', 'number', 'datetime', 'date', 'enumeration', 'bool'];
+const FIELD_TYPES = ['text', 'textarea', 'number', 'date', 'select', 'radio', 'checkbox', 'booleancheckbox', 'phonenumber', 'html', 'file', 'calculation_equation'];
+
+function objectType(ctx: Ctx) {
+  const type = findObjectType(ctx.params.objectType ?? '');
+  if (!type) throw validation(`Unable to infer object type from: ${ctx.params.objectType}`);
+  return type.name;
+}
+
+export function presentProperty(p: PropertyDef) {
+  return {
+    name: p.name,
+    label: p.label,
+    type: p.type,
+    fieldType: p.fieldType,
+    description: p.description,
+    groupName: p.groupName,
+    options: p.options,
+    hasUniqueValue: p.hasUniqueValue,
+    hubspotDefined: p.hubspotDefined,
+    hidden: false,
+    formField: false,
+    displayOrder: -1,
+    calculated: false,
+    externalOptions: false,
+    archived: false,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    modificationMetadata: { archivable: !p.hubspotDefined, readOnlyDefinition: p.hubspotDefined, readOnlyValue: p.readOnlyValue },
+  };
+}
+
+export const readAll = (ctx: Ctx): Reply => json(200, { results: ctx.state.store.properties(objectType(ctx)).map(presentProperty) });
+
+export function readOne(ctx: Ctx): Reply {
+  const type = objectType(ctx);
+  const property = ctx.state.store.property(type, ctx.params.name!);
+  if (!property) throw notFound(`Unable to find property ${ctx.params.name} on ${type}`);
+  return json(200, presentProperty(property));
+}
+
+export function create(ctx: Ctx): Reply {
+  const type = objectType(ctx);
+  const input = bodyObject(ctx);
+  const text = (key: string, required = true) => {
+    const value = input[key];
+    if (value === undefined && !required) return undefined;
+    if (typeof value !== 'string' || value.trim() === '') throw validation(`${key} is required (text)`, { context: { [key]: [String(value)] } });
+    return value;
+  };
+  const name = text('name')!;
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw validation(`Property name ${JSON.stringify(name)} must start with a lowercase letter and hold only lowercase letters, digits and _`);
+  const propertyType = text('type') as PropertyType;
+  if (!TYPES.includes(propertyType)) throw validation(`type ${JSON.stringify(propertyType)} is not one of ${TYPES.join(', ')}`);
+  const fieldType = text('fieldType')!;
+  if (!FIELD_TYPES.includes(fieldType)) throw validation(`fieldType ${JSON.stringify(fieldType)} is not one of ${FIELD_TYPES.join(', ')}`);
+  if (input.hasUniqueValue !== undefined && typeof input.hasUniqueValue !== 'boolean') throw validation('hasUniqueValue must be true or false');
+  const rawOptions = input.options ?? [];
+  if (!Array.isArray(rawOptions)) throw validation('options must be a list of {label, value}');
+  const options = rawOptions.map((o, i) => {
+    const option = o as { label?: unknown; value?: unknown; displayOrder?: unknown; hidden?: unknown };
+    if (typeof option?.label !== 'string' || typeof option.value !== 'string') throw validation(`options[${i}] must have a label and a value (text)`);
+    return { label: option.label, value: option.value, displayOrder: typeof option.displayOrder === 'number' ? option.displayOrder : i, hidden: option.hidden === true };
+  });
+  if (propertyType === 'enumeration' && options.length === 0) throw validation('an enumeration property needs options');
+  if (ctx.state.store.property(type, name)) throw new HubSpotError(409, 'OBJECT_ALREADY_EXISTS', `Property already exists: a property named ${name} exists on ${type}`);
+  const at = ctx.state.config.now().toISOString();
+  const property: PropertyDef = {
+    name,
+    label: text('label')!,
+    type: propertyType,
+    fieldType,
+    groupName: text('groupName')!,
+    description: text('description', false) ?? '',
+    hasUniqueValue: input.hasUniqueValue === true,
+    hubspotDefined: false,
+    readOnlyValue: false,
+    options,
+    createdAt: at,
+    updatedAt: at,
+  };
+  ctx.state.store.putProperty(type, property);
+  return json(201, presentProperty(property));
+}
+
+function dealsOnly(ctx: Ctx) {
+  const type = findObjectType(ctx.params.objectType ?? '');
+  if (type?.name !== 'deals') throw validation(`Pipelines in this sandbox are for deals only, not ${ctx.params.objectType}`);
+}
+
+export function readPipelines(ctx: Ctx): Reply {
+  dealsOnly(ctx);
+  return json(200, { results: ctx.state.store.pipelines().sort((a, b) => a.displayOrder - b.displayOrder) });
+}
+
+export function readPipeline(ctx: Ctx): Reply {
+  dealsOnly(ctx);
+  const pipeline = ctx.state.store.pipeline(ctx.params.pipelineId!);
+  if (!pipeline) throw notFound(`Unable to find pipeline ${ctx.params.pipelineId}`);
+  return json(200, pipeline);
+}
+
+export function createPipeline(ctx: Ctx): Reply {
+  dealsOnly(ctx);
+  const input = bodyObject(ctx);
+  if (typeof input.label !== 'string' || input.label.trim() === '') throw validation('label is required (text)');
+  if (typeof input.displayOrder !== 'number') throw validation('displayOrder is required (a number)');
+  if (!Array.isArray(input.stages) || input.stages.length === 0) throw validation('stages must be a non-empty list of {label, displayOrder, metadata}');
+  const { store } = ctx.state;
+  if (store.pipelines().some((p) => p.label === input.label)) throw new HubSpotError(409, 'OBJECT_ALREADY_EXISTS', `A deal pipeline labelled ${input.label} already exists`);
+  const at = ctx.state.config.now().toISOString();
+  const stages = input.stages.map((s, i) => {
+    const stage = s as { label?: unknown; displayOrder?: unknown; metadata?: unknown };
+    if (typeof stage?.label !== 'string' || typeof stage.displayOrder !== 'number') throw validation(`stages[${i}] must have a label (text) and a displayOrder (number)`);
+    const metadata = (stage.metadata ?? {}) as Record<string, unknown>;
+    if (typeof metadata !== 'object' || (metadata.probability === undefined && metadata.isClosed === undefined)) {
+      throw validation(`stages[${i}].metadata must give the deal stage's probability (0.0 to 1.0)`);
+    }
+    return { id: store.newId(), label: stage.label, displayOrder: stage.displayOrder, metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, String(v)])), createdAt: at, updatedAt: at, archived: false };
+  });
+  const pipeline: Pipeline = { id: store.newId(), label: input.label, displayOrder: input.displayOrder, stages, createdAt: at, updatedAt: at, archived: false };
+  store.putPipeline(pipeline);
+  return json(201, pipeline);
+}

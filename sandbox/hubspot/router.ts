@@ -1,0 +1,81 @@
+// Every endpoint the sandbox answers: method, path pattern, how it is authorised and limited
+// ('api': token + ten-secondly/daily budgets; 'search': token + search's per-second and the daily
+// budget; 'open': the OAuth token endpoint; 'control': /_sandbox), and the kind it is counted under.
+import * as associations from './associations.ts';
+import { controls } from './controls.ts';
+import type { Handler } from './http.ts';
+import * as objects from './objects.ts';
+import { token } from './oauth.ts';
+import * as properties from './properties.ts';
+import { findObjectType } from './schema.ts';
+import { search } from './search.ts';
+
+export type Auth = 'api' | 'search' | 'open' | 'control';
+export type Route = { method: string; path: string; auth: Auth; kind: string; handler: Handler };
+
+const route = (method: string, path: string, auth: Auth, kind: string, handler: Handler): Route => ({ method, path, auth, kind, handler });
+
+export const ROUTES: readonly Route[] = [
+  route('POST', '/oauth/v1/token', 'open', 'oauth.token', token),
+  route('POST', '/crm/v3/objects/{objectType}/search', 'search', '{objectType}.search', search),
+  route('POST', '/crm/v3/objects/{objectType}/batch/read', 'api', '{objectType}.batch.read', objects.batchRead),
+  route('POST', '/crm/v3/objects/{objectType}/batch/create', 'api', '{objectType}.batch.create', objects.batchCreate),
+  route('POST', '/crm/v3/objects/{objectType}/batch/update', 'api', '{objectType}.batch.update', objects.batchUpdate),
+  route('POST', '/crm/v3/objects/{objectType}/batch/upsert', 'api', '{objectType}.batch.upsert', objects.batchUpsert),
+  route('GET', '/crm/v3/objects/{objectType}', 'api', '{objectType}.list', objects.list),
+  route('POST', '/crm/v3/objects/{objectType}', 'api', '{objectType}.create', objects.createOne),
+  route('GET', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.get', objects.getOne),
+  route('PATCH', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.update', objects.updateOne),
+  route('DELETE', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.archive', objects.archiveOne),
+  route('GET', '/crm/v3/properties/{objectType}', 'api', 'properties.read', properties.readAll),
+  route('POST', '/crm/v3/properties/{objectType}', 'api', 'properties.create', properties.create),
+  route('GET', '/crm/v3/properties/{objectType}/{name}', 'api', 'properties.read', properties.readOne),
+  route('GET', '/crm/v3/pipelines/{objectType}', 'api', 'pipelines.read', properties.readPipelines),
+  route('POST', '/crm/v3/pipelines/{objectType}', 'api', 'pipelines.create', properties.createPipeline),
+  route('GET', '/crm/v3/pipelines/{objectType}/{pipelineId}', 'api', 'pipelines.read', properties.readPipeline),
+  route('PUT', '/crm/v4/objects/{fromType}/{fromId}/associations/default/{toType}/{toId}', 'api', 'associations.default', associations.putDefault),
+  route('POST', '/crm/v4/associations/{fromType}/{toType}/batch/create', 'api', 'associations.batch.create', associations.batchCreate),
+  route('GET', '/crm/v4/objects/{fromType}/{fromId}/associations/{toType}', 'api', 'associations.read', associations.readOfRecord),
+  route('GET', '/_sandbox/calls', 'control', 'control', controls.calls),
+  route('DELETE', '/_sandbox/calls', 'control', 'control', controls.resetCalls),
+  route('GET', '/_sandbox/faults', 'control', 'control', controls.faults),
+  route('POST', '/_sandbox/faults', 'control', 'control', controls.addFault),
+  route('DELETE', '/_sandbox/faults', 'control', 'control', controls.clearFaults),
+  route('POST', '/_sandbox/tokens/expire', 'control', 'control', controls.expireTokens),
+  route('GET', '/_sandbox/limits', 'control', 'control', controls.limits),
+  route('POST', '/_sandbox/limits', 'control', 'control', controls.setLimits),
+  route('POST', '/_sandbox/reset', 'control', 'control', controls.reset),
+  route('GET', '/_sandbox/records/{objectType}', 'control', 'control', controls.records),
+  route('GET', '/_sandbox/associations', 'control', 'control', controls.associations),
+];
+
+function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const have = path.replace(/\/+$/, '').split('/');
+  if (want.length !== have.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i += 1) {
+    const segment = want[i]!;
+    if (segment.startsWith('{')) {
+      if (!have[i]) return undefined;
+      params[segment.slice(1, -1)] = decodeURIComponent(have[i]!);
+    } else if (segment !== have[i]) return undefined;
+  }
+  return params;
+}
+
+/** The route for a request (first match wins), its path parameters and the kind it is counted under. */
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string>; kind: string } | { allowed: string[] } | undefined {
+  const allowed: string[] = [];
+  for (const candidate of ROUTES) {
+    const params = matchPath(candidate.path, path);
+    if (!params) continue;
+    if (candidate.method !== method) {
+      allowed.push(candidate.method);
+      continue;
+    }
+    const kind = candidate.kind.replace('{objectType}', findObjectType(params.objectType ?? '')?.name ?? params.objectType ?? '');
+    return { route: candidate, params, kind };
+  }
+  return allowed.length > 0 ? { allowed } : undefined;
+}

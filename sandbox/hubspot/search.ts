@@ -1,0 +1,148 @@
+// POST /crm/v3/objects/{type}/search: filterGroups (OR of groups, AND within one), typed comparisons,
+// sorts, chosen properties, limit <= 200, `after` as an offset, and the 10,000-result ceiling.
+import { validation } from './errors.ts';
+import { bodyObject, json, type Ctx, type Reply } from './http.ts';
+import { objectTypeOf } from './objects.ts';
+import type { PropertyDef } from './schema.ts';
+import type { HubRecord } from './store.ts';
+import { compare } from './values.ts';
+import { present } from './writes.ts';
+
+export const MAX_SEARCH_LIMIT = 200;
+export const SEARCH_CEILING = 10_000;
+export const MAX_FILTER_GROUPS = 6; // the spec: "Up to 6 groups of filters"
+export const MAX_FILTERS = 25; // the wire facts: about 25 filters in all
+export const OPERATORS = ['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'BETWEEN', 'IN', 'NOT_IN', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'CONTAINS_TOKEN', 'NOT_CONTAINS_TOKEN'] as const;
+type Operator = (typeof OPERATORS)[number];
+type Filter = { propertyName: string; operator: Operator; value?: unknown; values?: unknown[]; highValue?: unknown };
+
+function filtersOf(body: Record<string, unknown>, property: (name: string) => PropertyDef | undefined): Filter[][] {
+  const groups = body.filterGroups ?? [];
+  if (!Array.isArray(groups)) throw validation('filterGroups must be a list');
+  if (groups.length > MAX_FILTER_GROUPS) throw validation(`Too many filter groups: ${groups.length} were given, at most ${MAX_FILTER_GROUPS} are allowed.`);
+  let count = 0;
+  const parsed = groups.map((group, g) => {
+    const filters = (group as { filters?: unknown })?.filters;
+    if (!Array.isArray(filters)) throw validation(`filterGroups[${g}].filters must be a list`);
+    return filters.map((raw, f) => {
+      count += 1;
+      const filter = raw as Filter;
+      const where = `filterGroups[${g}].filters[${f}]`;
+      if (!filter || typeof filter.propertyName !== 'string') throw validation(`${where}.propertyName must be a property name`);
+      if (!OPERATORS.includes(filter.operator)) throw validation(`${where}.operator ${JSON.stringify(filter.operator)} is not one of ${OPERATORS.join(', ')}`);
+      if (!property(filter.propertyName)) throw validation(`${where}: there is no property ${filter.propertyName}`);
+      const needsValue = !['HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'IN', 'NOT_IN'].includes(filter.operator);
+      if (needsValue && (filter.value === undefined || filter.value === null)) throw validation(`${where}: operator ${filter.operator} needs a value`);
+      if (filter.operator === 'BETWEEN' && (filter.highValue === undefined || filter.highValue === null)) throw validation(`${where}: operator BETWEEN needs a highValue`);
+      if ((filter.operator === 'IN' || filter.operator === 'NOT_IN') && !Array.isArray(filter.values)) throw validation(`${where}: operator ${filter.operator} needs values (a list)`);
+      return filter;
+    });
+  });
+  if (count > MAX_FILTERS) throw validation(`Too many filters: ${count} were given, at most ${MAX_FILTERS} are allowed.`);
+  return parsed;
+}
+
+const tokens = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}*]+/u).filter(Boolean);
+function containsToken(stored: string, wanted: unknown): boolean {
+  const pattern = String(wanted).toLowerCase();
+  if (pattern.includes('*')) {
+    const regex = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    return tokens(stored).some((t) => regex.test(t)) || regex.test(stored.toLowerCase());
+  }
+  const wantedTokens = tokens(pattern);
+  const have = tokens(stored);
+  return wantedTokens.length > 0 && wantedTokens.every((t) => have.includes(t));
+}
+
+function matches(record: HubRecord, filter: Filter, property: PropertyDef | undefined): boolean {
+  const stored = filter.propertyName === 'id' ? record.id : record.properties[filter.propertyName];
+  const has = stored !== undefined && stored !== '';
+  const cmp = (given: unknown) => (has ? compare(property, stored, given) : undefined);
+  switch (filter.operator) {
+    case 'HAS_PROPERTY':
+      return has;
+    case 'NOT_HAS_PROPERTY':
+      return !has;
+    case 'EQ':
+      return cmp(filter.value) === 0;
+    case 'NEQ':
+      return cmp(filter.value) !== 0;
+    case 'LT':
+      return cmp(filter.value) === -1;
+    case 'LTE':
+      return [-1, 0].includes(cmp(filter.value) as number);
+    case 'GT':
+      return cmp(filter.value) === 1;
+    case 'GTE':
+      return [1, 0].includes(cmp(filter.value) as number);
+    case 'BETWEEN':
+      return [1, 0].includes(cmp(filter.value) as number) && [-1, 0].includes(cmp(filter.highValue) as number);
+    case 'IN':
+      return filter.values!.some((v) => cmp(v) === 0);
+    case 'NOT_IN':
+      return !filter.values!.some((v) => cmp(v) === 0);
+    case 'CONTAINS_TOKEN':
+      return has && containsToken(stored, filter.value);
+    case 'NOT_CONTAINS_TOKEN':
+      return !has || !containsToken(stored, filter.value);
+  }
+}
+
+type Sort = { propertyName: string; direction: 'ASCENDING' | 'DESCENDING' };
+function sortsOf(body: Record<string, unknown>): Sort[] {
+  const sorts = body.sorts ?? [];
+  if (!Array.isArray(sorts)) throw validation('sorts must be a list');
+  return sorts.map((sort, i) => {
+    // The spec types a sort as text ("-createdate" descends); the documented form is an object.
+    if (typeof sort === 'string') return sort.startsWith('-') ? { propertyName: sort.slice(1), direction: 'DESCENDING' } : { propertyName: sort, direction: 'ASCENDING' };
+    const s = sort as Sort;
+    if (!s || typeof s.propertyName !== 'string') throw validation(`sorts[${i}].propertyName must be a property name`);
+    if (s.direction !== undefined && s.direction !== 'ASCENDING' && s.direction !== 'DESCENDING') throw validation(`sorts[${i}].direction must be ASCENDING or DESCENDING`);
+    return { propertyName: s.propertyName, direction: s.direction ?? 'ASCENDING' };
+  });
+}
+
+export function search(ctx: Ctx): Reply {
+  const type = objectTypeOf(ctx);
+  const { store } = ctx.state;
+  const body = bodyObject(ctx);
+  const property = (name: string) => (name === 'id' ? store.property(type, 'hs_object_id') : store.property(type, name));
+  const groups = filtersOf(body, property);
+  const sorts = sortsOf(body);
+  const limit = body.limit ?? 10;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    throw validation(`limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, not ${JSON.stringify(limit)}`);
+  }
+  const after = body.after === undefined || body.after === null || body.after === '' ? 0 : Number(body.after);
+  if (!Number.isInteger(after) || after < 0) throw validation(`after must be a paging cursor from an earlier page, not ${JSON.stringify(body.after)}`);
+  // HubSpot pages search by offset and stops at 10,000: a request for a page past it is refused (README).
+  if (after + limit > SEARCH_CEILING) {
+    throw validation(`The search results are limited to ${SEARCH_CEILING} records: after ${after} with limit ${limit} goes past it. Narrow the filters (for example on hs_lastmodifieddate) and search again.`, {
+      context: { after: [String(after)], limit: [String(limit)] },
+    });
+  }
+  const query = typeof body.query === 'string' ? body.query : '';
+  const found = store
+    .records(type)
+    .filter((r) => !r.archived)
+    .filter((r) => groups.length === 0 || groups.some((group) => group.every((f) => matches(r, f, property(f.propertyName)))))
+    .filter((r) => query === '' || Object.values(r.properties).some((v) => containsToken(v, query)));
+  const byId = (a: HubRecord, b: HubRecord) => Number(a.id) - Number(b.id);
+  found.sort((a, b) => {
+    for (const sort of sorts) {
+      const x = a.properties[sort.propertyName] ?? '';
+      const y = b.properties[sort.propertyName] ?? '';
+      const c = x === y ? 0 : x === '' ? 1 : y === '' ? -1 : (compare(property(sort.propertyName), x, y) ?? 0);
+      if (c !== 0) return sort.direction === 'DESCENDING' ? -c : c;
+    }
+    return byId(a, b);
+  });
+  const page = found.slice(after, after + limit);
+  const next = after + limit;
+  const requested = Array.isArray(body.properties) ? (body.properties as string[]) : undefined;
+  return json(200, {
+    total: found.length,
+    results: page.map((r) => present(store, type, r, requested)),
+    ...(next < found.length ? { paging: { next: { after: String(next) } } } : {}),
+  });
+}

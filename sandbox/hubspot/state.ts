@@ -1,0 +1,30 @@
+// Everything one running sandbox holds: its data, tokens, limits, counters and faults.
+import { createCallCounter } from './calls.ts';
+import { createFaults } from './faults.ts';
+import { createLimits, type LimitSettings } from './limits.ts';
+import { createStore } from './store.ts';
+import { createTokens, type Credentials } from './tokens.ts';
+
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings };
+
+export function createState(config: SandboxConfig) {
+  return {
+    config,
+    store: createStore(),
+    tokens: createTokens(config.credentials, config.now),
+    limits: createLimits(config.limits, config.now),
+    calls: createCallCounter(),
+    faults: createFaults(),
+  };
+}
+
+export type SandboxState = ReturnType<typeof createState>;
+
+/** Back to a fresh account: no records, default properties and pipeline, fresh budgets, no faults. */
+export function resetState(state: SandboxState) {
+  state.store.clear();
+  state.tokens.clear();
+  state.limits.reset(state.config.limits);
+  state.calls.reset();
+  state.faults.clear();
+}

@@ -1,0 +1,116 @@
+// The account's data: records per object type, properties, associations and deal pipelines. Every
+// change is announced to listeners (the journal) before the request that made it is answered.
+import { defaultProperties, OBJECT_TYPES, type PropertyDef } from './schema.ts';
+
+export type HubRecord = { id: string; properties: Record<string, string>; createdAt: string; updatedAt: string; archived: boolean; archivedAt?: string };
+export type Association = { fromType: string; fromId: string; toType: string; toId: string; typeId: number; category: 'HUBSPOT_DEFINED' | 'USER_DEFINED' };
+export type PipelineStage = { id: string; label: string; displayOrder: number; metadata: Record<string, string>; createdAt: string; updatedAt: string; archived: boolean };
+export type Pipeline = { id: string; label: string; displayOrder: number; stages: PipelineStage[]; createdAt: string; updatedAt: string; archived: boolean };
+
+export type StoreChange =
+  | { op: 'record'; type: string; record: HubRecord }
+  | { op: 'property'; type: string; property: PropertyDef }
+  | { op: 'association'; association: Association }
+  | { op: 'pipeline'; pipeline: Pipeline }
+  | { op: 'clear' };
+
+const DEFAULT_PIPELINE_AT = '2020-01-01T00:00:00.000Z';
+export function defaultPipeline(): Pipeline {
+  const stage = (id: string, label: string, displayOrder: number, probability: string): PipelineStage => ({
+    id,
+    label,
+    displayOrder,
+    metadata: { isClosed: String(id.startsWith('closed')), probability },
+    createdAt: DEFAULT_PIPELINE_AT,
+    updatedAt: DEFAULT_PIPELINE_AT,
+    archived: false,
+  });
+  return {
+    id: 'default',
+    label: 'Sales Pipeline',
+    displayOrder: 0,
+    archived: false,
+    createdAt: DEFAULT_PIPELINE_AT,
+    updatedAt: DEFAULT_PIPELINE_AT,
+    stages: [
+      stage('appointmentscheduled', 'Appointment Scheduled', 0, '0.2'),
+      stage('qualifiedtobuy', 'Qualified To Buy', 1, '0.4'),
+      stage('presentationscheduled', 'Presentation Scheduled', 2, '0.6'),
+      stage('decisionmakerboughtin', 'Decision Maker Bought-In', 3, '0.8'),
+      stage('contractsent', 'Contract Sent', 4, '0.9'),
+      stage('closedwon', 'Closed Won', 5, '1.0'),
+      stage('closedlost', 'Closed Lost', 6, '0.0'),
+    ],
+  };
+}
+
+export function createStore() {
+  const records = new Map<string, Map<string, HubRecord>>();
+  const properties = new Map<string, Map<string, PropertyDef>>();
+  let associations: Association[] = [];
+  const pipelines = new Map<string, Pipeline>();
+  const listeners: ((change: StoreChange) => void)[] = [];
+  let nextId = 1000;
+
+  const emit = (change: StoreChange) => listeners.forEach((listen) => listen(change));
+  const init = () => {
+    records.clear();
+    properties.clear();
+    associations = [];
+    pipelines.clear();
+    for (const t of OBJECT_TYPES) {
+      records.set(t.name, new Map());
+      properties.set(t.name, new Map(defaultProperties(t.name).map((p) => [p.name, p])));
+    }
+    const pipeline = defaultPipeline();
+    pipelines.set(pipeline.id, pipeline);
+  };
+  init();
+  const table = (type: string) => records.get(type)!;
+  const props = (type: string) => properties.get(type)!;
+  const sameAssociation = (a: Association, b: Association) =>
+    a.fromType === b.fromType && a.fromId === b.fromId && a.toType === b.toType && a.toId === b.toId && a.typeId === b.typeId;
+
+  return {
+    onChange(listener: (change: StoreChange) => void) {
+      listeners.push(listener);
+    },
+    newId: () => String(++nextId),
+    continueIdsAfter(id: number) {
+      nextId = Math.max(nextId, id);
+    },
+    highestId: () => nextId,
+    records: (type: string) => [...table(type).values()],
+    record: (type: string, id: string) => table(type).get(id),
+    putRecord(type: string, record: HubRecord) {
+      table(type).set(record.id, record);
+      emit({ op: 'record', type, record });
+    },
+    properties: (type: string) => [...props(type).values()],
+    property: (type: string, name: string) => props(type).get(name),
+    putProperty(type: string, property: PropertyDef) {
+      props(type).set(property.name, property);
+      emit({ op: 'property', type, property });
+    },
+    associationsOf: (fromType: string, fromId: string, toType?: string) =>
+      associations.filter((a) => a.fromType === fromType && a.fromId === fromId && (toType === undefined || a.toType === toType)),
+    allAssociations: () => [...associations],
+    addAssociation(association: Association) {
+      if (associations.some((a) => sameAssociation(a, association))) return;
+      associations.push(association);
+      emit({ op: 'association', association });
+    },
+    pipelines: () => [...pipelines.values()],
+    pipeline: (id: string) => pipelines.get(id),
+    putPipeline(pipeline: Pipeline) {
+      pipelines.set(pipeline.id, pipeline);
+      emit({ op: 'pipeline', pipeline });
+    },
+    clear() {
+      init();
+      emit({ op: 'clear' });
+    },
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

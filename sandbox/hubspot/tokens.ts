@@ -1,0 +1,61 @@
+// Access tokens: one private-app token (never expires) and OAuth access tokens from the refresh_token
+// grant (expire after expires_in, or at once by /_sandbox/tokens/expire). 401 bodies as HubSpot's.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { HubSpotError } from './errors.ts';
+
+export const OAUTH_TOKEN_SECONDS = 1800;
+
+export type Credentials = { accessToken: string; clientId: string; clientSecret: string; refreshToken: string };
+
+export function defaultCredentials(): Credentials {
+  return {
+    accessToken: `pat-na1-${randomUUID()}`,
+    clientId: randomUUID(),
+    clientSecret: randomUUID(),
+    refreshToken: `na1-${randomBytes(4).toString('hex')}-${randomUUID()}`,
+  };
+}
+
+const notFound = () =>
+  new HubSpotError(
+    401,
+    'INVALID_AUTHENTICATION',
+    'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+  );
+
+export function createTokens(credentials: Credentials, now: () => Date) {
+  const issued = new Map<string, number>(); // OAuth access token -> expiry (epoch ms)
+  return {
+    /** A new OAuth access token for the refresh token; undefined when the refresh token is not ours. */
+    refresh(refreshToken: string) {
+      if (refreshToken !== credentials.refreshToken) return undefined;
+      const token = `CO${randomBytes(24).toString('base64url')}`;
+      issued.set(token, now().getTime() + OAUTH_TOKEN_SECONDS * 1000);
+      return { access_token: token, refresh_token: credentials.refreshToken, expires_in: OAUTH_TOKEN_SECONDS, token_type: 'bearer' };
+    },
+    /** Throws HubSpot's 401 for a missing, unknown or expired bearer token. */
+    check(authorization: string | undefined) {
+      const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
+      if (!token) throw notFound();
+      if (token === credentials.accessToken) return;
+      const expiry = issued.get(token);
+      if (expiry === undefined) throw notFound();
+      const late = now().getTime() - expiry;
+      if (late >= 0) {
+        const minutes = Math.floor(late / 60_000);
+        throw new HubSpotError(401, 'EXPIRED_AUTHENTICATION', `The OAuth token used to make this call expired ${minutes} minute(s) ago.`, {
+          context: { 'expire time': [new Date(expiry).toISOString()] },
+        });
+      }
+    },
+    /** Every OAuth access token issued so far is expired from now on (the private-app token is not). */
+    expireAll() {
+      const at = now().getTime() - 1;
+      for (const token of issued.keys()) issued.set(token, at);
+      return issued.size;
+    },
+    clear: () => issued.clear(),
+  };
+}
+
+export type Tokens = ReturnType<typeof createTokens>;
