@@ -1,0 +1,152 @@
+// HubSpot sandbox, search through @hubspot/api-client: each filter operator with typed values (numbers
+// as numbers, dates as epoch milliseconds or ISO), OR of AND groups, sorts, chosen properties,
+// `after` paging, the limit of 200, the 10,000-result ceiling, and hostile strings kept as values.
+import { Client } from '@hubspot/api-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHubSpotSandbox, type HubSpotSandbox } from '../../sandbox/hubspot/index.ts';
+import { control } from '../../sandbox/hubspot/testing.ts';
+
+let sandbox: HubSpotSandbox;
+let client: Client;
+let clock = Date.parse('2026-04-01T00:00:00.000Z');
+const errorOf = (promise: Promise<unknown>): Promise<any> => promise.then(() => undefined, (error: unknown) => error);
+type F = { propertyName: string; operator: string; value?: string; values?: string[]; highValue?: string };
+
+/** Names of the deals a search finds (one page of up to 200), in the order given. */
+async function names(filters: F[][], sorts: string[] = [], limit = 200): Promise<string[]> {
+  const page = await client.crm.deals.searchApi.doSearch({ filterGroups: filters.map((f) => ({ filters: f as any })), sorts, properties: ['dealname'], limit, after: undefined as any });
+  return page.results.map((r) => r.properties.dealname!);
+}
+
+beforeAll(async () => {
+  // A generous per-second budget: these tests are about results, the limit is tested elsewhere.
+  sandbox = await startHubSpotSandbox({ now: () => new Date(clock), searchPerSecond: 1000 });
+  client = new Client({ accessToken: sandbox.accessToken, basePath: sandbox.baseUrl });
+  const deals: Record<string, string>[] = [
+    { dealname: 'Alpha rocket launch', amount: '9', closedate: '2026-01-15T00:00:00Z' },
+    { dealname: 'Beta', amount: '10', closedate: '2026-02-15T00:00:00Z' },
+    { dealname: 'gamma rocket', amount: '100', closedate: '2026-03-15T00:00:00Z' },
+    { dealname: 'Delta', amount: '', closedate: '' },
+    { dealname: "O'Brien \" OR 1=1 --", amount: '-5' },
+  ];
+  for (const properties of deals) {
+    clock += 1_000;
+    await client.crm.deals.basicApi.create({ properties, associations: [] });
+  }
+});
+afterAll(() => sandbox.stop());
+
+describe('HubSpot sandbox: search filters', () => {
+  it('compares numbers as numbers, not as text', async () => {
+    expect(await names([[{ propertyName: 'amount', operator: 'GT', value: '9' }]])).toEqual(['Beta', 'gamma rocket']);
+    expect(await names([[{ propertyName: 'amount', operator: 'LTE', value: '10' }]])).toEqual(['Alpha rocket launch', 'Beta', "O'Brien \" OR 1=1 --"]);
+    expect(await names([[{ propertyName: 'amount', operator: 'LT', value: '0' }]])).toEqual(["O'Brien \" OR 1=1 --"]);
+    expect(await names([[{ propertyName: 'amount', operator: 'GTE', value: '100' }]])).toEqual(['gamma rocket']);
+    expect(await names([[{ propertyName: 'amount', operator: 'BETWEEN', value: '9', highValue: '10' }]])).toEqual(['Alpha rocket launch', 'Beta']);
+  });
+
+  it('compares dates given as epoch milliseconds or ISO 8601', async () => {
+    const feb1 = String(Date.UTC(2026, 1, 1));
+    expect(await names([[{ propertyName: 'closedate', operator: 'GTE', value: feb1 }]])).toEqual(['Beta', 'gamma rocket']);
+    expect(await names([[{ propertyName: 'closedate', operator: 'LT', value: '2026-02-01T00:00:00.000Z' }]])).toEqual(['Alpha rocket launch']);
+    expect(await names([[{ propertyName: 'closedate', operator: 'EQ', value: String(Date.UTC(2026, 2, 15)) }]])).toEqual(['gamma rocket']);
+  });
+
+  it('EQ and NEQ ignore case on text; IN and NOT_IN take lists', async () => {
+    expect(await names([[{ propertyName: 'dealname', operator: 'EQ', value: 'beta' }]])).toEqual(['Beta']);
+    expect((await names([[{ propertyName: 'dealname', operator: 'NEQ', value: 'Beta' }]])).sort()).toEqual(['Alpha rocket launch', 'Delta', "O'Brien \" OR 1=1 --", 'gamma rocket'].sort());
+    expect(await names([[{ propertyName: 'amount', operator: 'IN', values: ['9', '100'] }]])).toEqual(['Alpha rocket launch', 'gamma rocket']);
+    expect(await names([[{ propertyName: 'dealname', operator: 'NOT_IN', values: ['alpha rocket launch', 'beta', 'gamma rocket', 'delta'] }]])).toEqual(["O'Brien \" OR 1=1 --"]);
+  });
+
+  it('HAS_PROPERTY and NOT_HAS_PROPERTY see empty values as missing', async () => {
+    expect(await names([[{ propertyName: 'closedate', operator: 'NOT_HAS_PROPERTY' }]])).toEqual(['Delta', "O'Brien \" OR 1=1 --"]);
+    expect(await names([[{ propertyName: 'amount', operator: 'HAS_PROPERTY' }]])).toHaveLength(4);
+  });
+
+  it('CONTAINS_TOKEN matches whole words (with * wildcards), NOT_CONTAINS_TOKEN the rest', async () => {
+    expect(await names([[{ propertyName: 'dealname', operator: 'CONTAINS_TOKEN', value: 'rocket' }]])).toEqual(['Alpha rocket launch', 'gamma rocket']);
+    expect(await names([[{ propertyName: 'dealname', operator: 'CONTAINS_TOKEN', value: 'rock' }]])).toEqual([]);
+    expect(await names([[{ propertyName: 'dealname', operator: 'CONTAINS_TOKEN', value: 'laun*' }]])).toEqual(['Alpha rocket launch']);
+    expect(await names([[{ propertyName: 'dealname', operator: 'NOT_CONTAINS_TOKEN', value: 'rocket' }]])).toEqual(['Beta', 'Delta', "O'Brien \" OR 1=1 --"]);
+  });
+
+  it('ORs filter groups and ANDs the filters within one', async () => {
+    const groups: F[][] = [
+      [{ propertyName: 'amount', operator: 'GT', value: '5' }, { propertyName: 'dealname', operator: 'CONTAINS_TOKEN', value: 'rocket' }],
+      [{ propertyName: 'dealname', operator: 'EQ', value: 'Delta' }],
+    ];
+    expect(await names(groups)).toEqual(['Alpha rocket launch', 'gamma rocket', 'Delta']);
+  });
+
+  it('keeps a hostile string a value: it matches only itself', async () => {
+    expect(await names([[{ propertyName: 'dealname', operator: 'EQ', value: "O'Brien \" OR 1=1 --" }]])).toEqual(["O'Brien \" OR 1=1 --"]);
+    expect(await names([[{ propertyName: 'dealname', operator: 'EQ', value: "' OR '1'='1" }]])).toEqual([]);
+  });
+
+  it('refuses an unknown operator or property with a VALIDATION_ERROR naming it', async () => {
+    const op = await errorOf(names([[{ propertyName: 'amount', operator: 'LIKE', value: '1' }]]));
+    expect(op.code).toBe(400);
+    expect(op.body.message).toContain('LIKE');
+    const prop = await errorOf(names([[{ propertyName: 'nope', operator: 'EQ', value: '1' }]]));
+    expect(prop.body).toMatchObject({ category: 'VALIDATION_ERROR' });
+    expect(prop.body.message).toContain('nope');
+  });
+});
+
+describe('HubSpot sandbox: search sorts, properties and paging', () => {
+  it('sorts by a typed property either way (strings with a leading - descend), ties by id', async () => {
+    const withAmount: F[][] = [[{ propertyName: 'amount', operator: 'HAS_PROPERTY' }]];
+    expect(await names(withAmount, ['amount'])).toEqual(["O'Brien \" OR 1=1 --", 'Alpha rocket launch', 'Beta', 'gamma rocket']);
+    expect(await names(withAmount, ['-amount'])).toEqual(['gamma rocket', 'Beta', 'Alpha rocket launch', "O'Brien \" OR 1=1 --"]);
+    const page = await client.crm.deals.searchApi.doSearch({ filterGroups: [{ filters: withAmount[0] as any }], sorts: [{ propertyName: 'amount', direction: 'DESCENDING' } as any], properties: ['amount'], limit: 1, after: undefined as any });
+    expect(page.results[0]!.properties).toMatchObject({ amount: '100' });
+    expect(page.results[0]!.properties).not.toHaveProperty('dealname');
+  });
+
+  it('pages with after: total counts every match, the last page has no paging', async () => {
+    const seen: string[] = [];
+    let after: string | undefined;
+    let total = -1;
+    do {
+      const page = await client.crm.deals.searchApi.doSearch({ filterGroups: [], sorts: ['hs_object_id'], properties: ['dealname'], limit: 2, after: after as any });
+      total = page.total;
+      seen.push(...page.results.map((r) => r.properties.dealname!));
+      after = page.paging?.next?.after;
+    } while (after);
+    expect(total).toBe(5);
+    expect(seen).toEqual(['Alpha rocket launch', 'Beta', 'gamma rocket', 'Delta', "O'Brien \" OR 1=1 --"]);
+  });
+
+  it('refuses a limit above 200', async () => {
+    const error = await errorOf(client.crm.deals.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 201, after: undefined as any }));
+    expect(error.code).toBe(400);
+    expect(error.body.message).toContain('200');
+  });
+});
+
+describe('HubSpot sandbox: the 10,000-result ceiling', () => {
+  it('pages up to the 10,000th result, then answers 400 VALIDATION_ERROR while total keeps the true count', async () => {
+    for (let i = 0; i < 101; i += 1) {
+      await client.crm.companies.batchApi.create({ inputs: Array.from({ length: 100 }, (_, j) => ({ properties: { name: `c-${i}-${j}` }, associations: [] })) });
+    }
+    const request = (after: string) => client.crm.companies.searchApi.doSearch({ filterGroups: [], sorts: [], properties: ['name'], limit: 200, after: after as any });
+    const last = await request('9800');
+    expect(last.total).toBe(10_100);
+    expect(last.results).toHaveLength(200);
+    expect(last.paging?.next?.after).toBe('10000');
+    const beyond = await errorOf(request('10000'));
+    expect(beyond.code).toBe(400);
+    expect(beyond.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
+    expect(beyond.body.message).toContain('10000');
+    expect(typeof beyond.body.correlationId).toBe('string');
+  });
+});
+
+describe('HubSpot sandbox: search counts apart', () => {
+  it('counts search calls under their own kind', async () => {
+    await control(sandbox, 'DELETE', '/calls');
+    await names([]);
+    expect(await control(sandbox, 'GET', '/calls')).toEqual({ 'deals.search': 1, total: 1 });
+  });
+});
