@@ -132,7 +132,10 @@ export function search(ctx: Ctx): Reply {
     for (const sort of sorts) {
       const x = a.properties[sort.propertyName] ?? '';
       const y = b.properties[sort.propertyName] ?? '';
-      const c = x === y ? 0 : x === '' ? 1 : y === '' ? -1 : (compare(property(sort.propertyName), x, y) ?? 0);
+      if (x === y) continue;
+      // Records without the value come last whichever the direction.
+      if (x === '' || y === '') return x === '' ? 1 : -1;
+      const c = compare(property(sort.propertyName), x, y) ?? 0;
       if (c !== 0) return sort.direction === 'DESCENDING' ? -c : c;
     }
     return byId(a, b);

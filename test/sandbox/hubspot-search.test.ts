@@ -99,6 +99,9 @@ describe('HubSpot sandbox: search sorts, properties and paging', () => {
     const withAmount: F[][] = [[{ propertyName: 'amount', operator: 'HAS_PROPERTY' }]];
     expect(await names(withAmount, ['amount'])).toEqual(["O'Brien \" OR 1=1 --", 'Alpha rocket launch', 'Beta', 'gamma rocket']);
     expect(await names(withAmount, ['-amount'])).toEqual(['gamma rocket', 'Beta', 'Alpha rocket launch', "O'Brien \" OR 1=1 --"]);
+    // Without a value (Delta has no amount) sorts last either way.
+    expect((await names([], ['-amount'])).at(-1)).toBe('Delta');
+    expect((await names([], ['amount'])).at(-1)).toBe('Delta');
     const page = await client.crm.deals.searchApi.doSearch({ filterGroups: [{ filters: withAmount[0] as any }], sorts: [{ propertyName: 'amount', direction: 'DESCENDING' } as any], properties: ['amount'], limit: 1, after: undefined as any });
     expect(page.results[0]!.properties).toMatchObject({ amount: '100' });
     expect(page.results[0]!.properties).not.toHaveProperty('dealname');
