@@ -21,7 +21,7 @@ export function getOne(ctx: Ctx): Reply {
   const idProperty = ctx.url.searchParams.get('idProperty') ?? undefined;
   const record = findRecord(ctx.state.store, type, ctx.params.id!, idProperty);
   if (!record) throw notFound(`No ${type} record with ${idProperty ?? 'id'} ${ctx.params.id}`);
-  return json(200, present(ctx.state.store, type, record, queryList(ctx.url, 'properties')));
+  return json(200, present(type, record, queryList(ctx.url, 'properties')));
 }
 
 export function list(ctx: Ctx): Reply {
@@ -35,7 +35,7 @@ export function list(ctx: Ctx): Reply {
   const more = start >= 0 && start + limit < live.length;
   const requested = queryList(ctx.url, 'properties');
   return json(200, {
-    results: page.map((r) => present(ctx.state.store, type, r, requested)),
+    results: page.map((r) => present(type, r, requested)),
     ...(more ? { paging: { next: { after: page.at(-1)!.id, link: `?after=${page.at(-1)!.id}` } } } : {}),
   });
 }
@@ -43,7 +43,7 @@ export function list(ctx: Ctx): Reply {
 export function createOne(ctx: Ctx): Reply {
   const type = objectTypeOf(ctx);
   const values = checkProperties(ctx.state.store, type, bodyObject(ctx).properties);
-  return json(201, present(ctx.state.store, type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values)));
+  return json(201, present(type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values)));
 }
 
 export function updateOne(ctx: Ctx): Reply {
@@ -52,7 +52,7 @@ export function updateOne(ctx: Ctx): Reply {
   const existing = findRecord(ctx.state.store, type, ctx.params.id!, idProperty);
   if (!existing) throw notFound(`No ${type} record with ${idProperty ?? 'id'} ${ctx.params.id}`);
   const values = checkProperties(ctx.state.store, type, bodyObject(ctx).properties);
-  return json(200, present(ctx.state.store, type, updateRecord(ctx.state.store, type, existing, values, now(ctx)), Object.keys(values)));
+  return json(200, present(type, updateRecord(ctx.state.store, type, existing, values, now(ctx)), Object.keys(values)));
 }
 
 export function archiveOne(ctx: Ctx): Reply {
@@ -111,7 +111,7 @@ export function batchRead(ctx: Ctx): Reply {
     const id = idText(input);
     const record = findRecord(ctx.state.store, type, id, idProperty);
     if (!record) throw new HubSpotError(404, 'OBJECT_NOT_FOUND', `Could not get some ${type} objects, they may be deleted or not exist. Check that ids are valid.`, { context: { ids: [id] } });
-    return present(ctx.state.store, type, record, requested);
+    return present(type, record, requested);
   });
   return batchReply(200, started, results, errors, now(ctx));
 }
@@ -124,7 +124,7 @@ export function batchCreate(ctx: Ctx): Reply {
   let index = 0;
   const { results, errors } = perInput(inputs, () => {
     const values = checked[index++]!;
-    return present(ctx.state.store, type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values));
+    return present(type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values));
   });
   return batchReply(201, started, results, errors, now(ctx));
 }
@@ -139,7 +139,7 @@ export function batchUpdate(ctx: Ctx): Reply {
     const { id, idProperty, values } = checked[index++]!;
     const existing = findRecord(ctx.state.store, type, id, idProperty);
     if (!existing) throw new HubSpotError(404, 'OBJECT_NOT_FOUND', `No ${type} record with ${idProperty ?? 'id'} ${id}`, { context: { ids: [id] } });
-    return present(ctx.state.store, type, updateRecord(ctx.state.store, type, existing, values, now(ctx)), Object.keys(values));
+    return present(type, updateRecord(ctx.state.store, type, existing, values, now(ctx)), Object.keys(values));
   });
   return batchReply(200, started, results, errors, now(ctx));
 }
@@ -171,10 +171,10 @@ export function batchUpsert(ctx: Ctx): Reply {
   const { results, errors } = perInput(inputs, () => {
     const { id, idProperty, values } = checked[index++]!;
     const existing = findRecord(store, type, id, idProperty);
-    if (existing) return { ...present(store, type, updateRecord(store, type, existing, values, now(ctx)), Object.keys(values)), new: false };
+    if (existing) return { ...present(type, updateRecord(store, type, existing, values, now(ctx)), Object.keys(values)), new: false };
     if (idProperty === 'hs_object_id') throw new HubSpotError(404, 'OBJECT_NOT_FOUND', `No ${type} record with id ${id}`, { context: { ids: [id] } });
     const made = createRecord(store, type, { ...values, [idProperty]: id }, now(ctx));
-    return { ...present(store, type, made, [...Object.keys(values), idProperty]), new: true };
+    return { ...present(type, made, [...Object.keys(values), idProperty]), new: true };
   });
   return batchReply(200, started, results, errors, now(ctx));
 }

@@ -145,7 +145,7 @@ export function search(ctx: Ctx): Reply {
   const requested = Array.isArray(body.properties) ? (body.properties as string[]) : undefined;
   return json(200, {
     total: found.length,
-    results: page.map((r) => present(store, type, r, requested)),
+    results: page.map((r) => present(type, r, requested)),
     ...(next < found.length ? { paging: { next: { after: String(next) } } } : {}),
   });
 }

@@ -92,14 +92,13 @@ export function findRecord(store: Store, type: string, id: string, idProperty?: 
 }
 
 /** A record as the API shows it: the requested properties (default ones when none are asked for). */
-export function present(store: Store, type: string, record: HubRecord, requested: string[] | undefined) {
+export function present(type: string, record: HubRecord, requested: string[] | undefined) {
   const names = requested && requested.length > 0 ? requested : defaultShown(type);
   const properties: Record<string, string> = {};
   // A requested property without a value is left out: the spec types values as text (the live API sends null).
   for (const name of new Set([...names, 'hs_object_id', 'createdate', 'hs_lastmodifieddate'])) {
     if (record.properties[name] !== undefined) properties[name] = record.properties[name];
   }
-  void store;
   const shown: Record<string, unknown> = { id: record.id, properties, createdAt: record.createdAt, updatedAt: record.updatedAt, archived: record.archived };
   if (record.archivedAt) shown.archivedAt = record.archivedAt;
   return shown;
