@@ -2,7 +2,7 @@
 // read/create/update/upsert with per-record results (200 all fine, 207 with numErrors and errors).
 import { batchError, HubSpotError, notFound, validation, type BatchError } from './errors.ts';
 import { bodyObject, json, noContent, queryList, type Ctx, type Reply } from './http.ts';
-import { findObjectType } from './schema.ts';
+import { findObjectType, isIdentity } from './schema.ts';
 import { archiveRecord, checkProperties, createRecord, findRecord, present, updateRecord } from './writes.ts';
 
 export const MAX_BATCH = 100;
@@ -156,7 +156,7 @@ export function batchUpsert(ctx: Ctx): Reply {
     if (typeof idProperty !== 'string' || idProperty === '') throw validation(`inputs[${i}].idProperty must name a unique-value property`);
     const definition = store.property(type, idProperty);
     if (!definition) throw validation(`Property "${idProperty}" does not exist on ${type}`, { context: { idProperty: [idProperty] } });
-    if (!definition.hasUniqueValue && idProperty !== 'hs_object_id') {
+    if (!definition.hasUniqueValue && idProperty !== 'hs_object_id' && !isIdentity(type, idProperty)) {
       throw validation(`${idProperty} is not a unique-value property: upsert needs an idProperty with hasUniqueValue true`, { context: { idProperty: [idProperty] } });
     }
     return { id, idProperty, values: checkProperties(store, type, input.properties) };

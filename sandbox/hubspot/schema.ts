@@ -27,6 +27,14 @@ export const OBJECT_TYPES: readonly ObjectTypeDef[] = [
   { name: 'marketplace_entitlement', objectTypeId: '2-1234567', aliases: ['p_marketplace_entitlement'] },
 ];
 
+/**
+ * Properties that identify a record although their definition says hasUniqueValue false: HubSpot
+ * keeps one contact per email (a second is 409 "Contact already exists") and upserts contacts by it.
+ */
+export const IDENTITY_PROPERTIES: Readonly<Record<string, readonly string[]>> = { contacts: ['email'] };
+
+export const isIdentity = (type: string, name: string) => IDENTITY_PROPERTIES[type]?.includes(name) ?? false;
+
 export function findObjectType(nameOrId: string): ObjectTypeDef | undefined {
   const key = nameOrId.toLowerCase();
   return OBJECT_TYPES.find((t) => t.name === key || t.objectTypeId === key || t.aliases.includes(key));

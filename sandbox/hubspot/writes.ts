@@ -3,6 +3,7 @@
 // (409 CONFLICT), and the system properties HubSpot maintains kept up to date.
 import { HubSpotError, validation } from './errors.ts';
 import type { HubRecord, Store } from './store.ts';
+import { isIdentity } from './schema.ts';
 import { normalize } from './values.ts';
 
 type Invalid = { isValid: false; message: string; error: string; name: string };
@@ -31,11 +32,19 @@ export function checkProperties(store: Store, type: string, input: unknown): Rec
   return values;
 }
 
+/** Emails are compared without case, as HubSpot keeps them; other values exactly. */
+const sameValue = (type: string, name: string, stored: string | undefined, value: string) =>
+  stored !== undefined && (isIdentity(type, name) ? stored.toLowerCase() === value.toLowerCase() : stored === value);
+
 /** Another live record already holding one of `values`' unique values: 409 naming it. */
 export function checkUnique(store: Store, type: string, values: Record<string, string>, selfId?: string) {
   for (const [name, value] of Object.entries(values)) {
-    if (value === '' || !store.property(type, name)?.hasUniqueValue) continue;
-    const other = store.records(type).find((r) => !r.archived && r.id !== selfId && r.properties[name] === value);
+    const identity = isIdentity(type, name);
+    if (value === '' || !(identity || store.property(type, name)?.hasUniqueValue)) continue;
+    const other = store.records(type).find((r) => !r.archived && r.id !== selfId && sameValue(type, name, r.properties[name], value));
+    if (other && identity) {
+      throw new HubSpotError(409, 'CONFLICT', `Contact already exists. Existing ID: ${other.id}`, { context: { [name]: [value], id: [other.id] } });
+    }
     if (other) {
       throw new HubSpotError(409, 'CONFLICT', `A ${type} record with ${name} "${value}" already exists (id ${other.id}): ${name} must be unique.`, {
         context: { [name]: [value], id: [other.id] },
@@ -88,7 +97,7 @@ export function findRecord(store: Store, type: string, id: string, idProperty?: 
     const record = store.record(type, id);
     return record && !record.archived ? record : undefined;
   }
-  return store.records(type).find((r) => !r.archived && r.properties[idProperty] === id);
+  return store.records(type).find((r) => !r.archived && sameValue(type, idProperty, r.properties[idProperty], id));
 }
 
 /** A record as the API shows it: the requested properties (default ones when none are asked for). */

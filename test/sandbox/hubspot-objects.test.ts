@@ -163,6 +163,26 @@ describe('HubSpot sandbox: batch calls', () => {
   });
 });
 
+describe('HubSpot sandbox: contacts are one per email', () => {
+  it('refuses a second contact with the same email (409, naming the existing id), whatever its case', async () => {
+    const first = await client.crm.contacts.basicApi.create({ properties: { email: 'Pat@Example.com' }, associations: [] });
+    const second = await errorOf(client.crm.contacts.basicApi.create({ properties: { email: 'pat@example.com' }, associations: [] }));
+    expect(second.code).toBe(409);
+    expect(second.body).toMatchObject({ category: 'CONFLICT', message: `Contact already exists. Existing ID: ${first.id}` });
+  });
+
+  it('upserts contacts by email: the person on a second buyer is the same contact', async () => {
+    const made = await client.crm.contacts.batchApi.upsert({ inputs: [{ idProperty: 'email', id: 'lee@example.com', properties: { firstname: 'Lee' } }] });
+    expect(made.results[0]).toMatchObject({ _new: true, properties: { email: 'lee@example.com', firstname: 'Lee' } });
+    const again = await client.crm.contacts.batchApi.upsert({ inputs: [{ idProperty: 'email', id: 'lee@example.com', properties: { lastname: 'Park' } }] });
+    expect(again.results[0]).toMatchObject({ _new: false, id: made.results[0]!.id });
+    const stored = (await control(sandbox, 'GET', '/records/contacts')) as { properties: Record<string, string> }[];
+    expect(stored.filter((c) => c.properties.email === 'lee@example.com')).toHaveLength(1);
+    // The definition says what HubSpot's says: email is not a unique-value property.
+    expect((await client.crm.properties.coreApi.getByName('contacts', 'email')).hasUniqueValue).toBe(false);
+  });
+});
+
 describe('HubSpot sandbox: the custom object', () => {
   it('is reachable as marketplace_entitlement and as 2-1234567, upserting by its unique entitlement_id', async () => {
     const upserted = await client.crm.objects.batchApi.upsert('marketplace_entitlement', { inputs: [{ idProperty: 'entitlement_id', id: 'ent-1', properties: { entitlement_name: 'Gold' } }] });
