@@ -20,7 +20,7 @@ async function names(filters: F[][], sorts: string[] = [], limit = 200): Promise
 
 beforeAll(async () => {
   // A generous per-second budget: these tests are about results, the limit is tested elsewhere.
-  sandbox = await startHubSpotSandbox({ now: () => new Date(clock), searchPerSecond: 1000 });
+  sandbox = await startHubSpotSandbox({ now: () => new Date(clock), searchPerSecond: 1000, tenSecondlyLimit: 100_000 });
   client = new Client({ accessToken: sandbox.accessToken, basePath: sandbox.baseUrl });
   const deals: Record<string, string>[] = [
     { dealname: 'Alpha rocket launch', amount: '9', closedate: '2026-01-15T00:00:00Z' },
@@ -143,6 +143,51 @@ describe('HubSpot sandbox: the 10,000-result ceiling', () => {
     expect(beyond.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
     expect(beyond.body.message).toContain('10000');
     expect(typeof beyond.body.correlationId).toBe('string');
+  });
+});
+
+describe('HubSpot sandbox: an incremental read past the ceiling', () => {
+  it('returns each of 25,000 deals sharing one modified time exactly once to a (modified time, id) cursor restarted before 10,000', async () => {
+    const big = await startHubSpotSandbox({ now: () => new Date('2026-06-01T08:00:00.000Z'), searchPerSecond: 100_000, tenSecondlyLimit: 100_000 });
+    try {
+      const c = new Client({ accessToken: big.accessToken, basePath: big.baseUrl });
+      for (let i = 0; i < 250; i += 1) {
+        await c.crm.deals.batchApi.create({ inputs: Array.from({ length: 100 }, (_, j) => ({ properties: { dealname: `bulk ${i * 100 + j}` }, associations: [] })) });
+      }
+      const since = String(Date.parse('2026-06-01T00:00:00.000Z'));
+      const seen = new Map<string, number>();
+      let cursor = { modified: since, id: '0' };
+      let queries = 0;
+      for (;;) {
+        // One query from the cursor: same modified time with a higher id, or a later modified time.
+        const filterGroups = [
+          { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'EQ' as any, value: cursor.modified }, { propertyName: 'hs_object_id', operator: 'GT' as any, value: cursor.id }] },
+          { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GT' as any, value: cursor.modified }] },
+        ];
+        const sorts = [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }, { propertyName: 'hs_object_id', direction: 'ASCENDING' }] as any;
+        queries += 1;
+        let after: string | undefined;
+        let read = 0;
+        let last: { modified: string; id: string } | undefined;
+        do {
+          const page = await c.crm.deals.searchApi.doSearch({ filterGroups, sorts, properties: ['hs_lastmodifieddate'], limit: 200, after: after as any });
+          for (const r of page.results) {
+            seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
+            last = { modified: String(Date.parse(r.properties.hs_lastmodifieddate!)), id: r.id };
+          }
+          read += page.results.length;
+          after = page.paging?.next?.after;
+        } while (after && read < 9_800);
+        if (!last) break;
+        cursor = last;
+        if (!after) break;
+      }
+      expect(seen.size).toBe(25_000);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      expect(queries).toBe(3);
+    } finally {
+      await big.stop();
+    }
   });
 });
 
