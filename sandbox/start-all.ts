@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startCommerceSandbox, type CommerceSandbox } from './commerce/index.ts';
 import { readPorts, startOnRememberedPorts, writePorts, type Ports } from './remembered-ports.ts';
+import { startHubSpotSandbox, type HubSpotSandbox } from './hubspot/index.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from './salesforce/index.ts';
 
 export type SandboxesOptions = {
@@ -11,6 +12,7 @@ export type SandboxesOptions = {
   commercePort?: number;
   commerceAuthPort?: number;
   salesforcePort?: number;
+  hubspotPort?: number;
   seed?: number;
   entitlements?: number;
   changesPerSecond?: number;
@@ -19,8 +21,8 @@ export type SandboxesOptions = {
   /** That driver's PRNG seed (default 1): the same seed on the same org gives the same changes. */
   salesforceSeed?: number;
   /**
-   * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl and
-   * salesforce.jsonl, and the ports they chose are remembered in ports.json and taken again next
+   * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl,
+   * salesforce.jsonl and hubspot.jsonl, and the ports they chose are remembered in ports.json and taken again next
    * time when free. Started again on the same dataDir (even after SIGKILL) they hold the data they
    * had. Default: in memory only, on free ports.
    */
@@ -30,6 +32,7 @@ export type SandboxesOptions = {
 export type Sandboxes = {
   commerce: CommerceSandbox;
   salesforce: SalesforceSandbox;
+  hubspot: HubSpotSandbox;
   description: Record<string, Record<string, string>>;
   stop(): Promise<void>;
 };
@@ -68,9 +71,19 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
     await commerce.stop();
     throw error;
   }
+  let hubspot: HubSpotSandbox;
+  try {
+    // A fixed seed: a restarted HubSpot sandbox hands out the same private-app token and OAuth client.
+    hubspot = await startOnRememberedPorts({ hubspot: remembered(options.hubspotPort, saved.hubspot) }, (ports) =>
+      startHubSpotSandbox({ host, port: options.hubspotPort ?? ports.hubspot ?? 0, journalPath: dir && path.join(dir, 'hubspot.jsonl'), seed: options.seed ?? 1 }),
+    );
+  } catch (error) {
+    await Promise.all([commerce.stop(), salesforce.stop()]);
+    throw error;
+  }
   if (portsFile) {
     const portOf = (url: string) => Number(new URL(url).port);
-    writePorts(portsFile, { commerceApi: portOf(commerce.apiUrl), commerceAuth: portOf(commerce.authUrl), salesforce: portOf(salesforce.instanceUrl) });
+    writePorts(portsFile, { commerceApi: portOf(commerce.apiUrl), commerceAuth: portOf(commerce.authUrl), salesforce: portOf(salesforce.instanceUrl), hubspot: portOf(hubspot.baseUrl) });
   }
   const description = {
     commerce: {
@@ -91,13 +104,23 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
       refreshToken: salesforce.refreshToken,
       controlUrl: `${salesforce.instanceUrl}/_sandbox`,
     },
+    hubspot: {
+      baseUrl: hubspot.baseUrl,
+      accessToken: hubspot.accessToken,
+      tokenUrl: `${hubspot.baseUrl}/oauth/v1/token`,
+      clientId: hubspot.oauth.clientId,
+      clientSecret: hubspot.oauth.clientSecret,
+      refreshToken: hubspot.oauth.refreshToken,
+      controlUrl: hubspot.controlUrl,
+    },
   };
   return {
     commerce,
     salesforce,
+    hubspot,
     description,
     async stop() {
-      await Promise.all([commerce.stop(), salesforce.stop()]);
+      await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop()]);
     },
   };
 }

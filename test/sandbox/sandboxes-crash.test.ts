@@ -134,7 +134,7 @@ describe('sandboxes in a data directory, killed with SIGKILL', () => {
       await first.stop();
       expect(statSync(path.join(dir, 'sandboxes')).mode & 0o777).toBe(0o700);
       const ports = JSON.parse(readFileSync(path.join(dir, 'sandboxes', 'ports.json'), 'utf8'));
-      expect(ports).toEqual({ commerceApi: expect.any(Number), commerceAuth: expect.any(Number), salesforce: Number(new URL(first.salesforce.instanceUrl).port) });
+      expect(ports).toEqual({ commerceApi: expect.any(Number), commerceAuth: expect.any(Number), salesforce: Number(new URL(first.salesforce.instanceUrl).port), hubspot: Number(new URL(first.hubspot.baseUrl).port) });
 
       const squatter = net.createServer();
       await new Promise<void>((resolve) => squatter.listen(ports.salesforce, '127.0.0.1', resolve));
@@ -143,6 +143,9 @@ describe('sandboxes in a data directory, killed with SIGKILL', () => {
         expect(second.commerce.apiUrl).toBe(first.commerce.apiUrl);
         expect(second.commerce.authUrl).toBe(first.commerce.authUrl);
         expect(second.salesforce.instanceUrl).not.toBe(first.salesforce.instanceUrl);
+        // The HubSpot sandbox takes its port again, with the same token (a fixed seed).
+        expect(second.hubspot.baseUrl).toBe(first.hubspot.baseUrl);
+        expect(second.hubspot.accessToken).toBe(first.hubspot.accessToken);
         expect((await control(second.salesforce, 'GET', '/records/Account')).map((a: any) => a.Name)).toEqual(['Kept']);
         await second.stop();
         expect(JSON.parse(readFileSync(path.join(dir, 'sandboxes', 'ports.json'), 'utf8')).salesforce).toBe(Number(new URL(second.salesforce.instanceUrl).port));
