@@ -3,21 +3,13 @@
 // client throws without one) and the X-HubSpot-RateLimit-* headers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../read-body.ts';
 import { HubSpotError } from './errors.ts';
 import type { Ctx, Handler, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function send(res: ServerResponse, reply: Reply, headers: Record<string, string>) {
   const all: Record<string, string> = { ...headers, ...(reply.headers ?? {}) };

@@ -3,21 +3,13 @@
 // write the reply (REST responses carry Sforce-Limit-Info).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../read-body.ts';
 import { notFound, RequestError, sessionInvalid } from './errors.ts';
 import type { Ctx, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
 
 function send(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string>) {
   const headers: Record<string, string> = { ...extraHeaders, ...(reply.headers ?? {}) };
