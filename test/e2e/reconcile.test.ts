@@ -5,7 +5,7 @@
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import { ensureConnectionSchedules, reconcileScheduleId } from '../../temporal/sync-schedules.ts';
+import { connectionScheduleIds, ensureConnectionSchedules, reconcileScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -42,7 +42,8 @@ it('every connection has a reconciliation schedule, daily by default', async () 
   const description = await client.schedule.getHandle(reconcileScheduleId(connectionId)).describe();
   expect(description.action).toMatchObject({ workflowType: WORKFLOW_TYPES.reconcile });
   expect(description.spec.intervals?.[0]?.every).toBe(24 * 3600 * 1000);
-  await client.schedule.getHandle(reconcileScheduleId(connectionId)).delete();
+  // Every schedule made here goes again: one left behind (co-sell every minute) would run beside the tests below.
+  for (const id of connectionScheduleIds(connectionId)) await client.schedule.getHandle(id).delete();
 });
 
 it('terms that change alone are missed by the incremental pass and caught by the reconciliation, which then costs no CRM call', async () => {
