@@ -38,6 +38,11 @@ export type UpsertItem = {
   crmId?: string;
   /** Mapped fields, without the external id field. Parent links may be relationship references. */
   fields: CrmRecord;
+  /**
+   * CRM ids of the records the references in `fields` name, as the sync linked them:
+   * `${idField}=${commerceId}` -> CRM id (HubSpot may have merged two commerce contacts into one).
+   */
+  references?: Record<string, string>;
 };
 
 export type CrmRecordError = { code: string; message: string; fields?: string[] };
@@ -79,6 +84,10 @@ export type ChangedSinceOptions = { since: Date; afterId?: string; until?: Date;
 
 export interface CrmConnector {
   readonly kind: CrmKind;
+  /** The field holding a record's CRM id in the records this connector returns (Salesforce `Id`, HubSpot `hs_object_id`). */
+  readonly idField: string;
+  /** The field holding a record's last modification stamp (Salesforce `SystemModstamp`, HubSpot `hs_lastmodifieddate`). */
+  readonly stampField: string;
   /** Authenticates and proves the credentials work; returns who we are in the CRM. */
   verify(): Promise<{ organizationId?: string; userId?: string; instanceUrl?: string }>;
   describe(object: string): Promise<ObjectSchema>;
@@ -100,6 +109,11 @@ export interface CrmConnector {
   findWhereIn(object: string, field: string, values: string[], fields?: string[]): Promise<CrmRecord[]>;
   /** Creates records of an object without an external id (links such as contact roles); one result per item. */
   insert(object: string, items: { sourceId: string; fields: CrmRecord }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
+  /**
+   * CRMs that link records by associations (HubSpot): the ids of `toObject` records associated to each
+   * of `ids`. Absent where links are fields of the record (Salesforce lookups).
+   */
+  associated?(object: string, ids: string[], toObject: string): Promise<Map<string, string[]>>;
   budget(): ApiBudget;
   /** A link a person can open to see the record in the CRM. */
   recordUrl(crmId: string): Promise<string>;

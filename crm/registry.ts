@@ -10,11 +10,11 @@ import { createSalesforceConnector } from './salesforce/connector.ts';
 type Tuning = { lookbackSeconds?: number };
 type Factory<K extends CrmSettings['kind']> = (settings: Extract<CrmSettings, { kind: K }>, secrets: ConnectionSecrets, tuning: Tuning) => CrmConnector;
 
-const CONNECTORS: { [K in CrmSettings['kind']]: Factory<K> } = {
+const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
   salesforce: (crm, secrets, tuning) =>
     createSalesforceConnector(
       { loginUrl: crm.loginUrl, apiVersion: crm.apiVersion, bulkThreshold: crm.bulkThreshold, reservedShare: crm.reservedShare, lookbackSeconds: tuning.lookbackSeconds },
-      { clientId: crm.clientId, clientSecret: secrets.crmClientSecret, refreshToken: secrets.crmRefreshToken },
+      { clientId: crm.clientId, clientSecret: requiredSecret(secrets.crmClientSecret, 'the connected app\'s client secret'), refreshToken: secrets.crmRefreshToken },
     ),
 };
 
@@ -27,4 +27,9 @@ export function createConnector(settings: ConnectionSettings, secrets: Connectio
 /** The mappings a CRM kind has, by flow; a flow without one for this kind does not run for it. */
 export function mappingsFor(kind: CrmKind): Partial<Record<Entity, EntityMapping<any, any>>> {
   return Object.fromEntries(Object.entries(FLOWS).flatMap(([name, flow]) => (flow.mappings[kind] ? [[name, flow.mappings[kind]]] : [])));
+}
+
+function requiredSecret(value: string | undefined, what: string): string {
+  if (!value) throw new Error(`The connection's secrets lack ${what}: save it again with crm-sync connect`);
+  return value;
 }

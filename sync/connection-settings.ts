@@ -23,12 +23,31 @@ const salesforceSettingsSchema = z.object({
 });
 
 /**
+ * HubSpot: an account reached with a private app's access token, or an OAuth app (client id here; the
+ * client secret and refresh token are sealed). `reservedShare` of the daily limit is left to the
+ * account's other integrations.
+ */
+const hubspotSettingsSchema = z.object({
+  kind: z.literal('hubspot'),
+  baseUrl: z.url().default('https://api.hubapi.com'),
+  auth: z.enum(['private-app', 'oauth']),
+  clientId: z.string().min(1).optional(),
+  /** The HubSpot account (portal, "hub") id: links to records in HubSpot's app use it. */
+  portalId: z.string().regex(/^\d+$/, 'must be the account id HubSpot shows (digits)').optional(),
+  reservedShare: z.number().min(0).max(0.9).optional(),
+  searchPerSecond: z.number().positive().max(10).optional(),
+  /** Where entitlements go: the custom object, or the documented fallback for accounts without custom objects. */
+  entitlementObject: z.enum(['marketplace_entitlement', 'line_items']).default('marketplace_entitlement'),
+  organizationId: z.string().min(1).optional(),
+}).refine((crm) => crm.auth !== 'oauth' || crm.clientId, { message: 'an OAuth HubSpot connection needs the app\'s clientId', path: ['clientId'] });
+
+/**
  * The CRM side of a connection, one member per CRM kind (HubSpot and Dynamics 365 add theirs).
  * Connections saved before the union carry no `kind`: they are Salesforce connections.
  */
 export const crmSettingsSchema = z.preprocess(
   (value) => (value && typeof value === 'object' && !('kind' in value) ? { kind: 'salesforce', ...value } : value),
-  z.discriminatedUnion('kind', [salesforceSettingsSchema]),
+  z.discriminatedUnion('kind', [salesforceSettingsSchema, hubspotSettingsSchema]),
 );
 
 export type CrmSettings = z.infer<typeof crmSettingsSchema>;
@@ -90,8 +109,11 @@ export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
 
 export const connectionSecretsSchema = z.object({
   commerceClientSecret: z.string().min(1),
-  crmClientSecret: z.string().min(1),
+  /** Salesforce connected app and HubSpot OAuth app secret. */
+  crmClientSecret: z.string().min(1).optional(),
   crmRefreshToken: z.string().min(1).optional(),
+  /** HubSpot private app access token. */
+  crmAccessToken: z.string().min(1).optional(),
 });
 
 export type ConnectionSecrets = z.infer<typeof connectionSecretsSchema>;

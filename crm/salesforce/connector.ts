@@ -193,6 +193,8 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
 
   return {
     kind: 'salesforce',
+    idField: 'Id',
+    stampField: 'SystemModstamp',
     stats,
 
     async verify() {

@@ -53,6 +53,8 @@ export function createMemoryCrm(_formerMappings?: unknown) {
 
   const connector: CrmConnector = {
     kind: 'salesforce',
+    idField: 'Id',
+    stampField: 'SystemModstamp',
     preferredBatch: 0, // one commerce page at a time: the activity tests count pages
     async verify() {
       return { organizationId: '00Dmemory' };
