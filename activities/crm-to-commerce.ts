@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import pLimit from 'p-limit';
 import type pg from 'pg';
 import { toDate } from '../commerce/index.ts';
-import type { CrmRecord } from '../crm/connector.ts';
+import { recordId, recordStamp, type CrmRecord } from '../crm/connector.ts';
 import { CRM_FLOWS, type CrmToCommerceFlow } from '../flows/index.ts';
 import { referralStageFlow } from '../flows/referral-stage.ts';
 import type { CrmSide, Made } from '../flows/crm-to-commerce.ts';
@@ -94,22 +94,22 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       counts.records = page.length;
       beat({ flow: flow.name, phase: 'read', records: page.length });
       const last = page.at(-1);
-      const nextCursor: WireCursor = last ? { time: toDate(String(last.SystemModstamp).replace(/\+0000$/, 'Z'))!.toISOString(), afterId: String(last.Id) } : input.cursor;
+      const nextCursor: WireCursor = last ? { time: recordStamp(rt.crm, last)!.toISOString(), afterId: recordId(rt.crm, last) } : input.cursor;
 
       // What each record asks for, against what was done for it before.
       const related = side.related && page.length ? await guard(() => side.related!(rt.crm, page)) : undefined;
       const asking = page.flatMap((record) => {
-        const ask = side.ask(record, rt.settings, related?.get(String(record.Id)));
+        const ask = side.ask(record, rt.settings, related?.get(recordId(rt.crm, record)));
         return ask.asks ? [{ record, ask }] : [];
       });
       counts.asking = asking.length;
-      const known = await intents.get(input.connectionId, flow.name, asking.map(({ record }) => String(record.Id)));
+      const known = await intents.get(input.connectionId, flow.name, asking.map(({ record }) => recordId(rt.crm, record)));
       const outcomes: Intent[] = [];
       const writeBack = new Map<string, CrmRecord>();
       const toCheck: Candidate[] = [];
       const toAdopt: Candidate[] = [];
       for (const { record, ask } of asking) {
-        const crmId = String(record.Id);
+        const crmId = recordId(rt.crm, record);
         const intent = known.get(crmId);
         const hash = digest('request' in ask ? ask.request : { refused: (ask as { refused: string }).refused });
         if (intent?.state === 'created') {
@@ -148,7 +148,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
 
       // Intents before any create; a create tried before (its answer lost) is looked for and adopted first.
       await intents.put(input.connectionId, flow.name, accepted.map((candidate) => ({ crmId: candidate.crmId, state: 'pending', commerceId: null, payloadHash: candidate.hash, message: null })));
-      const existing = toAdopt.length ? await guard(() => flow.target.findByCrmIds(rt.commerce, orgId, toAdopt.map((candidate) => candidate.crmId))) : new Map<string, Made>();
+      const existing = toAdopt.length ? await guard(() => flow.target.findByCrmIds(rt.commerce, orgId, toAdopt.map((candidate) => candidate.crmId), rt.crm.kind)) : new Map<string, Made>();
       for (const candidate of toAdopt) {
         const made = existing.get(candidate.crmId);
         if (!made) {

@@ -14,7 +14,7 @@ import { inTransaction } from '../store/transaction.ts';
 import { redactSecrets } from '../store/redact.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
 import { canonicalJson } from '../sync/hash.ts';
-import { parentReferences } from '../sync/parents.ts';
+import { parentReferences, referencedRecords } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { FLOWS, type RelatedRead } from '../flows/index.ts';
@@ -82,6 +82,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
     if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes, client);
     if (batch.holdOrphans) plan.writes = await withoutOrphans(plan.writes, client);
+    plan.writes = await withReferences(plan.writes, client);
     counts.unchanged = plan.unchanged.length + plan.superseded.length;
     counts.failed += letters.length;
 
@@ -190,6 +191,29 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       const missing = references[index]!.filter((reference) => !linked.has(`${reference.entity}:${reference.sourceId}`));
       if (missing.length) activityLog(`${entity} ${write.item.sourceId} waits for ${missing.map((m) => `${m.entity} ${m.sourceId}`).join(', ')} to reach the CRM; the full pass writes it`);
       return missing.length === 0;
+    });
+  }
+
+  /**
+   * Adds the CRM ids of the records each write references, as this connection linked them: a CRM that
+   * links by associations (HubSpot) needs the ids, and only the sync knows them when the CRM merged two
+   * commerce records into one (one HubSpot contact per email).
+   */
+  async function withReferences(writes: PlannedWrite[], client: pg.PoolClient): Promise<PlannedWrite[]> {
+    const keyFields = Object.fromEntries(Object.entries(rt.mappings).map(([other, mapping]) => [other, mapping!.externalIdField]));
+    const referenced = writes.map((write) => referencedRecords(write.item.fields, keyFields));
+    if (referenced.every((list) => list.length === 0)) return writes;
+    const crmIds = new Map<string, string>();
+    for (const target of new Set(referenced.flat().map((reference) => reference.entity))) {
+      const ids = [...new Set(referenced.flat().filter((reference) => reference.entity === target).map((reference) => reference.sourceId))];
+      for (const [id, link] of await links.get(connectionId, target, ids, client)) if (link.crmId) crmIds.set(`${target}:${id}`, link.crmId);
+    }
+    return writes.map((write, index) => {
+      const references = Object.fromEntries(referenced[index]!.flatMap((reference) => {
+        const crmId = crmIds.get(`${reference.entity}:${reference.sourceId}`);
+        return crmId ? [[reference.key, crmId]] : [];
+      }));
+      return Object.keys(references).length ? { ...write, item: { ...write.item, references } } : write;
     });
   }
 

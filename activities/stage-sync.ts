@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { q, toDate } from '../commerce/index.ts';
 import type { Referral } from '../commerce/models.ts';
 import type { CrmRecord } from '../crm/connector.ts';
-import { CRM_NAMES } from '../crm/connector.ts';
+import { CRM_NAMES, recordId, recordStamp } from '../crm/connector.ts';
 import { referralStageFlow } from '../flows/referral-stage.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
@@ -75,11 +75,11 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const first = await guard(() => pages.next());
         await pages.return?.(undefined);
         const page: CrmRecord[] = first.done ? [] : first.value;
-        for (const record of page) opportunities.set(String(record.Id), record);
+        for (const record of page) opportunities.set(recordId(rt.crm, record), record);
         counts.changes = page.length;
         done = page.length < input.pageSize;
         const last = page.at(-1);
-        if (last) nextCursor = { time: toDate(String(last.SystemModstamp).replace(/\+0000$/, 'Z'))!.toISOString(), afterId: String(last.Id) };
+        if (last) nextCursor = { time: recordStamp(rt.crm, last)!.toISOString(), afterId: recordId(rt.crm, last) };
         pairs = await stages.pairs(input.connectionId, { crmIds: [...opportunities.keys()] });
       } else {
         const batch = await guard(() => readWindowBatch(rt.commerce, orgId, 'referral', { cursor: { time: new Date(input.cursor.time), afterId: input.cursor.afterId }, until: new Date(input.until) }, input.pageSize, input.pageSize, { signal, onProgress: beat }));
@@ -109,7 +109,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       }
       const opportunityIds = [...new Set(pairs.map((pair) => pair.crmId).filter((id) => !opportunities.has(id)))];
       if (opportunityIds.length) {
-        for (const record of await guard(() => rt.crm.findWhereIn(side.object, 'Id', opportunityIds, ['SystemModstamp', ...fields]))) opportunities.set(String(record.Id), record);
+        for (const record of await guard(() => rt.crm.findWhereIn(side.object, rt.crm.idField, opportunityIds, [rt.crm.stampField, ...fields]))) opportunities.set(recordId(rt.crm, record), record);
       }
       beat({ phase: 'decide', pairs: pairs.length });
 
@@ -122,7 +122,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const opportunity = opportunities.get(pair.crmId);
         if (!referral || !opportunity) continue; // gone on one side: nothing to keep in step
         const commerce = { stage: referral.stage ?? null, stamp: toDate(referral.lastUpdateTime) ?? clock() };
-        const crm = { stage: (opportunity[side.stageField] as string | null) ?? null, stamp: toDate(String(opportunity.SystemModstamp ?? '').replace(/\+0000$/, 'Z')) ?? clock() };
+        const crm = { stage: (opportunity[side.stageField] as string | null) ?? null, stamp: recordStamp(rt.crm, opportunity) ?? clock() };
         const before = agreed.get(pair.referralId);
         const decision = decideStage({
           owner: rt.settings.cosell.owners.stage,

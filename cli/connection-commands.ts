@@ -1,6 +1,7 @@
 // `crm-sync connect`, `connections` and `dead-letters`: wiring a CRM account to a commerce organization.
 // Secrets come from the environment (never from flags, which other users can read in the process list).
 import type { Command } from 'commander';
+import { CRM_KINDS, CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import { ENTITIES, type Entity } from '../mappings/types.ts';
 import type { Connection } from '../store/connections.ts';
 import { createDeadLetterStore, MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
@@ -50,10 +51,10 @@ export async function saveConnection(context: CommandContext, request: SaveReque
   const notes: string[] = [];
   const savedCrm = (existing?.settings as { crm?: { organizationId?: string } } | undefined)?.crm?.organizationId;
   settings.crm.organizationId = request.crmOrganizationId ?? (changes.length ? undefined : savedCrm);
-  if (existing && !savedCrm && request.crmOrganizationId) notes.push(`Saved the Salesforce org id ${request.crmOrganizationId} these credentials reach (none was saved before).`);
+  if (existing && !savedCrm && request.crmOrganizationId) notes.push(`Saved the ${CRM_NAMES[settings.crm.kind]} ${settings.crm.kind === 'salesforce' ? 'org' : 'account'} id ${request.crmOrganizationId} these credentials reach (none was saved before).`);
 
   const all = await context.connections.list();
-  const self = { id: existing?.id ?? '', name: request.name, crmKind: 'salesforce' as const, settings };
+  const self = { id: existing?.id ?? '', name: request.name, crmKind: settings.crm.kind, settings };
   const commerceMoved = changes.some((change) => change.side === 'commerce');
   const savedFlag = (existing?.settings as { writeBack?: unknown } | undefined)?.writeBack;
   if (request.writeBack !== undefined) settings.writeBack = request.writeBack;
@@ -63,7 +64,7 @@ export async function saveConnection(context: CommandContext, request: SaveReque
   const { saved, forgotten, gaveUp } = await withTransaction(context.database.pool, async (tx) => {
     const saved = existing
       ? await context.connections.update(existing.id, { settings, secrets: request.secrets }, tx)
-      : await context.connections.create({ name: request.name, crmKind: 'salesforce', settings, secrets: request.secrets }, tx);
+      : await context.connections.create({ name: request.name, crmKind: settings.crm.kind, settings, secrets: request.secrets }, tx);
     const forgotten = changes.length ? await forgetSyncState(tx, saved.id) : undefined;
     // Claimed under a lock, so at most one connection of the commerce organization writes back.
     const gaveUp = settings.writeBack ? await context.connections.setWriteBack(saved.id, true, tx) : [];
@@ -111,17 +112,54 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
   return { ...outcome, schedule, summary: { connection: outcome.saved.id, name: outcome.saved.name, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes } };
 }
 
+/** The CRM side of `connect`'s options; a missing option is named. */
+function crmSettingsFromOptions(options: Record<string, string | undefined>): Record<string, unknown> {
+  const kind = options.crm ?? (options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com') ? 'hubspot' : 'salesforce');
+  if (!(CRM_KINDS as readonly string[]).includes(kind)) throw new Error(`--crm ${kind}: choose one of ${CRM_KINDS.join(', ')}`);
+  if (kind === 'salesforce') {
+    const missing = [!options.salesforceLoginUrl && '--salesforce-login-url', !options.salesforceClientId && '--salesforce-client-id'].filter(Boolean);
+    if (missing.length) throw new Error(`A Salesforce connection needs ${missing.join(' and ')}`);
+    return { kind, loginUrl: options.salesforceLoginUrl, clientId: options.salesforceClientId };
+  }
+  if (kind === 'hubspot') {
+    return { kind, baseUrl: options.hubspotUrl, auth: options.hubspotClientId ? 'oauth' : 'private-app', clientId: options.hubspotClientId, portalId: options.hubspotPortalId };
+  }
+  throw new Error(`${CRM_NAMES[kind as CrmKind]} connections are not supported yet`);
+}
+
+/** The CRM's secrets, from the environment (never flags: other users can read the process list). */
+function crmSecretsFromEnvironment(crm: Record<string, unknown>): Partial<ConnectionSecrets> {
+  const env = (name: string) => process.env[name] || undefined;
+  if (crm.kind === 'hubspot') {
+    if (crm.auth === 'oauth') {
+      if (!env('HUBSPOT_CLIENT_SECRET') || !env('HUBSPOT_REFRESH_TOKEN')) throw new Error('A HubSpot OAuth connection needs HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN in the environment');
+      return { crmClientSecret: env('HUBSPOT_CLIENT_SECRET'), crmRefreshToken: env('HUBSPOT_REFRESH_TOKEN') };
+    }
+    if (!env('HUBSPOT_ACCESS_TOKEN')) throw new Error("A HubSpot private app connection needs the app's access token in HUBSPOT_ACCESS_TOKEN (or --hubspot-client-id with HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN for OAuth)");
+    return { crmAccessToken: env('HUBSPOT_ACCESS_TOKEN') };
+  }
+  if (!env('SALESFORCE_CLIENT_SECRET')) throw new Error("A Salesforce connection needs the connected app's secret in SALESFORCE_CLIENT_SECRET");
+  return { crmClientSecret: env('SALESFORCE_CLIENT_SECRET'), crmRefreshToken: env('SALESFORCE_REFRESH_TOKEN') };
+}
+
 export function registerConnectionCommands(program: Command, withConfig: withConfigType) {
   program
     .command('connect')
-    .description('create (or update) a connection after testing both sides; secrets from COMMERCE_CLIENT_SECRET, SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]')
+    .description(
+      'create (or update) a connection after testing both sides; secrets from the environment: COMMERCE_CLIENT_SECRET and, for Salesforce, ' +
+        'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth)',
+    )
     .requiredOption('--name <name>', 'a name for the connection')
     .requiredOption('--commerce-url <url>', 'commerce API base URL')
     .requiredOption('--commerce-auth-url <url>', 'commerce token host')
     .requiredOption('--commerce-client-id <id>', 'commerce OAuth client id')
     .requiredOption('--commerce-org <orgId>', 'commerce organization id')
-    .requiredOption('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)')
-    .requiredOption('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
+    .option('--crm <kind>', `the CRM: ${CRM_KINDS.join(', ')} (default: the one whose options are given, else salesforce)`)
+    .option('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)')
+    .option('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
+    .option('--hubspot-url <url>', 'HubSpot API base URL', 'https://api.hubapi.com')
+    .option('--hubspot-client-id <id>', 'HubSpot OAuth app client id (without it: a private app token)')
+    .option('--hubspot-portal-id <id>', 'HubSpot account id (links to records use it)')
     .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`)
     .option('--every <interval>', 'sync interval, e.g. 5m', '5m')
     .option('--reconcile-every <interval>', 'reconciliation pass interval (everything re-read, only differences written), e.g. 24h')
@@ -131,18 +169,15 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .option('--start-afresh', "when an existing connection now reaches another organization: forget its record links, cursors and open dead letters")
     .action((options) =>
       withConfig(async (config, logger) => {
+        const crm = crmSettingsFromOptions(options);
         const settings = connectionSettingsSchema.parse({
           commerce: { baseUrl: options.commerceUrl, authUrl: options.commerceAuthUrl, clientId: options.commerceClientId, organizationId: options.commerceOrg },
-          crm: { loginUrl: options.salesforceLoginUrl, clientId: options.salesforceClientId },
+          crm,
           entities: parseEntities(options.entities),
           overrides: options.overrides ? JSON.parse(options.overrides) : {},
           schedule: { every: options.every, ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }) },
         });
-        const secrets = connectionSecretsSchema.parse({
-          commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET,
-          crmClientSecret: process.env.SALESFORCE_CLIENT_SECRET,
-          crmRefreshToken: process.env.SALESFORCE_REFRESH_TOKEN || undefined,
-        });
+        const secrets = connectionSecretsSchema.parse({ commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET, ...crmSecretsFromEnvironment(crm) });
         const verified = await verifyConnection(settings, secrets);
         const context = await openCommandContext(config, logger);
         try {

@@ -154,3 +154,16 @@ export class CrmBudgetExhaustedError extends CrmError {
     this.resetsAt = resetsAt;
   }
 }
+
+/** A record's CRM id, whichever CRM returned it. */
+export function recordId(crm: Pick<CrmConnector, 'idField'>, record: CrmRecord): string {
+  return String(record[crm.idField]);
+}
+
+/** A record's last modification time (Salesforce writes `+0000` for UTC), or undefined when absent or unreadable. */
+export function recordStamp(crm: Pick<CrmConnector, 'stampField'>, record: CrmRecord): Date | undefined {
+  const raw = record[crm.stampField];
+  if (raw === null || raw === undefined || raw === '') return undefined;
+  const date = typeof raw === 'number' ? new Date(raw) : new Date(String(raw).replace(/\+0000$/, 'Z'));
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

@@ -35,8 +35,8 @@ export type CommerceCreate<Request> = {
   batch: number;
   /** One result per request, in order: what was made, or why it was refused. */
   create(commerce: CommerceClient, orgId: string, requests: Request[]): Promise<({ made: Made } | { refused: string })[]>;
-  /** Commerce records already carrying these CRM ids, by CRM id. */
-  findByCrmIds(commerce: CommerceClient, orgId: string, crmIds: string[]): Promise<Map<string, Made>>;
+  /** Commerce records already carrying these CRM ids (in the field of this CRM kind), by CRM id. */
+  findByCrmIds(commerce: CommerceClient, orgId: string, crmIds: string[], kind: CrmKind): Promise<Map<string, Made>>;
 };
 
 export type CrmToCommerceFlow<Request = unknown> = {

@@ -1,7 +1,8 @@
 // Inbound co-sell referrals (sent by a cloud partner, carrying no CRM opportunity yet) -> new CRM
 // opportunities on their buyers' accounts; the opportunity's id goes back onto the referral
-// (crmAOpportunityId), after which the referral is linked and this flow has nothing more to make.
+// (crmAOpportunityId, crmBDealId, ...), after which the referral is linked and this flow has nothing more to make.
 // Runs with co-sell (workflows/cosell.ts), not as one of a connection's entities.
+import { OPPORTUNITY_ID_FIELDS } from '../commerce/crm-ids.ts';
 import { q } from '../commerce/index.ts';
 import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
 import { referralFlow } from './referral.ts';
@@ -15,9 +16,10 @@ export const inboundReferralFlow = {
     ...referralFlow.source,
     updateMetaInfo: (c, org, id, patch) => c.referrals.update(org, id, patch),
     current: (referral) => referral,
+    // Not yet linked to an opportunity in any CRM: a referral is worked in the seller's one CRM.
     filter: {
-      q: q.and(q.eq('direction', 'INBOUND'), q.not(q.exists('crmAOpportunityId'))),
-      accepts: (referral) => referral.direction === 'INBOUND' && !referral.crmAOpportunityId,
+      q: q.and(q.eq('direction', 'INBOUND'), ...OPPORTUNITY_ID_FIELDS.map((field) => q.not(q.exists(field)))),
+      accepts: (referral) => referral.direction === 'INBOUND' && OPPORTUNITY_ID_FIELDS.every((field) => !referral[field]),
     },
   },
   events: [],

@@ -1,5 +1,6 @@
 // CRM opportunities asking for a private offer -> commerce draft offers (POST {O}/draftOffer, A9), exactly
-// once: the draft carries metaInfo.crmAOpportunityId, by which an earlier create whose answer was lost is found.
+// once: the draft carries metaInfo.crmAOpportunityId (crmBDealId, ...), by which an earlier create whose answer was lost is found.
+import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { opportunityDraftOfferSide, type DraftOfferRequest } from '../mappings/salesforce/opportunity-draft-offer.ts';
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
 
@@ -20,11 +21,12 @@ export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
         throw error;
       }
     },
-    async findByCrmIds(commerce, orgId, crmIds) {
+    async findByCrmIds(commerce, orgId, crmIds, kind) {
+      const field = OPPORTUNITY_ID_FIELD[kind];
       const found = new Map<string, Made>();
       for (const crmId of crmIds) {
-        for await (const page of commerce.offers.list(orgId, { crmAOpportunityId: crmId, limit: 10 })) {
-          const offer = page.records.find((record) => record.metaInfo?.crmAOpportunityId === crmId);
+        for await (const page of commerce.offers.list(orgId, { [field]: crmId, limit: 10 })) {
+          const offer = page.records.find((record) => record.metaInfo?.[field] === crmId);
           if (offer) found.set(crmId, offer);
         }
       }

@@ -1,4 +1,5 @@
 // CRM opportunities shared for co-sell -> commerce co-sell referrals, exactly once (docs/commerce-api-assumptions.md A6, A13).
+import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { q } from '../commerce/index.ts';
 import { opportunityReferralSide, type ReferralRequest } from '../mappings/salesforce/opportunity-referral.ts';
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
@@ -22,11 +23,15 @@ export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
         return result?.referral ? { made: result.referral } : { refused: describeError(result?.error) };
       });
     },
-    async findByCrmIds(commerce, orgId, crmIds) {
+    async findByCrmIds(commerce, orgId, crmIds, kind) {
+      const field = OPPORTUNITY_ID_FIELD[kind];
       const found = new Map<string, Made>();
       for (let start = 0; start < crmIds.length; start += 50) {
-        for await (const page of commerce.referrals.list(orgId, { q: q.in('crmAOpportunityId', crmIds.slice(start, start + 50)).expression, limit: 1000 })) {
-          for (const referral of page.records) if (referral.crmAOpportunityId && !found.has(referral.crmAOpportunityId)) found.set(referral.crmAOpportunityId, referral);
+        for await (const page of commerce.referrals.list(orgId, { q: q.in(field, crmIds.slice(start, start + 50)).expression, limit: 1000 })) {
+          for (const referral of page.records) {
+            const crmId = referral[field];
+            if (crmId && !found.has(crmId)) found.set(crmId, referral);
+          }
         }
       }
       return found;

@@ -63,6 +63,11 @@ export const shareRuleSchema = z.discriminatedUnion('by', [
 ]);
 export type ShareRule = z.infer<typeof shareRuleSchema>;
 export const DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: 'Cosell_Share__c' };
+/** The share checkbox each CRM's project fields provide (a connection without its own rule uses its CRM's). */
+export const DEFAULT_SHARE_RULES: Record<CrmSettings['kind'], ShareRule> = {
+  salesforce: DEFAULT_SHARE_RULE,
+  hubspot: { by: 'checkbox', field: 'cosell_share' },
+};
 
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
@@ -83,13 +88,14 @@ export const connectionSettingsSchema = z.object({
   cosell: z
     .object({
       enabled: z.boolean().default(true),
-      share: shareRuleSchema.default(DEFAULT_SHARE_RULE),
+      /** Unset: the CRM's own default (DEFAULT_SHARE_RULES). */
+      share: shareRuleSchema.optional(),
       /** Who owns each two-way field: the commerce side, the CRM, or the latest writer (each side's own clock). */
       owners: z.object({ stage: z.enum(['commerce', 'crm', 'latest']).default('latest') }).default({ stage: 'latest' }),
       /** Stage tables replacing the defaults (mappings/salesforce/stages.ts), one per direction. */
       stages: z.object({ toCommerce: z.record(z.string(), z.string()).optional(), toCrm: z.record(z.string(), z.string()).optional() }).default({}),
     })
-    .default({ enabled: true, share: DEFAULT_SHARE_RULE, owners: { stage: 'latest' }, stages: {} }),
+    .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
   overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
   schedule: z
     .object({
@@ -103,7 +109,7 @@ export const connectionSettingsSchema = z.object({
       cosellEvery: z.string().regex(/^\d+(s|m|h)$/).default('1m'),
     })
     .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h', cosellEvery: '1m' }),
-});
+}).transform((settings) => ({ ...settings, cosell: { ...settings.cosell, share: settings.cosell.share ?? DEFAULT_SHARE_RULES[settings.crm.kind] } }));
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
 

@@ -19,3 +19,20 @@ export function parentReferences(fields: CrmRecord, externalIdFields: Partial<Re
   }
   return references;
 }
+
+/** Every record a mapped record's references name (arrays too, e.g. a deal's contacts), with its reference key. */
+export function referencedRecords(fields: CrmRecord, externalIdFields: Partial<Record<Entity, string>>): (ParentReference & { key: string })[] {
+  const entityByKey = new Map(Object.entries(externalIdFields).map(([entity, field]) => [field, entity as Entity]));
+  const found: (ParentReference & { key: string })[] = [];
+  for (const value of Object.values(fields)) {
+    for (const reference of Array.isArray(value) ? value : [value]) {
+      if (!reference || typeof reference !== 'object' || Array.isArray(reference)) continue;
+      const entries = Object.entries(reference);
+      if (entries.length !== 1) continue;
+      const [[key, id]] = entries as [[string, unknown]];
+      const entity = entityByKey.get(key);
+      if (entity && typeof id === 'string' && id) found.push({ entity, sourceId: id, key: `${key}=${id}` });
+    }
+  }
+  return found;
+}
