@@ -140,3 +140,83 @@ export function readOfRecord(ctx: Ctx): Reply {
 }
 
 const isPrimary = (typeId: number) => [1, 5].includes(typeId);
+
+/**
+ * Default associations in a batch (the spec declares 200 only: inputs whose records do not exist are
+ * listed in `errors` of that 200 answer, the others are made).
+ */
+export function batchDefault(ctx: Ctx): Reply {
+  const started = ctx.state.config.now();
+  const from = typeName(ctx.params.fromType!);
+  const to = typeName(ctx.params.toType!);
+  const inputs = bodyObject(ctx).inputs;
+  if (!Array.isArray(inputs)) throw validation('inputs must be a list');
+  if (inputs.length > 2000) throw validation(`Batch input limit exceeded: ${inputs.length} inputs were given, at most 2000 are allowed.`);
+  const types = defaultTypeOf(from.name, to.name);
+  const checked = inputs.map((input, i) => {
+    const fromId = (input as { from?: { id?: unknown } })?.from?.id;
+    const toId = (input as { to?: { id?: unknown } })?.to?.id;
+    if (typeof fromId !== 'string' || typeof toId !== 'string') throw validation(`inputs[${i}] must have from.id and to.id (text)`);
+    return { fromId, toId };
+  });
+  const results: unknown[] = [];
+  const errors: BatchError[] = [];
+  const made = [types.typeId, ...(types.primary === undefined ? [] : [types.primary])];
+  for (const { fromId, toId } of checked) {
+    const missing = [
+      ...(findRecord(ctx.state.store, from.name, fromId) ? [] : [`${from.name} ${fromId}`]),
+      ...(findRecord(ctx.state.store, to.name, toId) ? [] : [`${to.name} ${toId}`]),
+    ];
+    if (missing.length > 0) {
+      errors.push(batchError(404, 'OBJECT_NOT_FOUND', `No such records: ${missing.join(', ')}`, { fromId: [fromId], toId: [toId] }));
+      continue;
+    }
+    for (const typeId of made) {
+      link(ctx, from.name, fromId, to.name, toId, typeId, 'HUBSPOT_DEFINED');
+      results.push({ from: { id: fromId }, to: { id: toId }, associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: typeId } });
+    }
+  }
+  return json(200, {
+    status: 'COMPLETE',
+    results,
+    ...(errors.length ? { numErrors: errors.length, errors } : {}),
+    startedAt: started.toISOString(),
+    completedAt: ctx.state.config.now().toISOString(),
+  });
+}
+
+/** Each input record's associations to the target type (207 names inputs that do not exist). */
+export function batchRead(ctx: Ctx): Reply {
+  const started = ctx.state.config.now();
+  const from = typeName(ctx.params.fromType!);
+  const to = typeName(ctx.params.toType!);
+  const inputs = bodyObject(ctx).inputs;
+  if (!Array.isArray(inputs)) throw validation('inputs must be a list');
+  if (inputs.length > 1000) throw validation(`Batch input limit exceeded: ${inputs.length} inputs were given, at most 1000 are allowed.`);
+  const results: unknown[] = [];
+  const errors: BatchError[] = [];
+  inputs.forEach((input, i) => {
+    const id = (input as { id?: unknown })?.id;
+    if (typeof id !== 'string') throw validation(`inputs[${i}].id must be text`);
+    if (!findRecord(ctx.state.store, from.name, id)) {
+      errors.push(batchError(404, 'OBJECT_NOT_FOUND', `No ${from.name} record with id ${id}`, { ids: [id] }));
+      return;
+    }
+    const byTarget = new Map<string, Association[]>();
+    for (const a of ctx.state.store.associationsOf(from.name, id, to.name)) {
+      if (!findRecord(ctx.state.store, to.name, a.toId)) continue;
+      byTarget.set(a.toId, [...(byTarget.get(a.toId) ?? []), a]);
+    }
+    const targets = [...byTarget.keys()].sort((a, b) => Number(a) - Number(b));
+    results.push({
+      from: { id },
+      to: targets.map((toId) => ({
+        toObjectId: toId,
+        associationTypes: byTarget.get(toId)!.map((a) => ({ category: a.category, typeId: a.typeId, ...(isPrimary(a.typeId) ? { label: 'Primary' } : {}) })),
+      })),
+    });
+  });
+  const body: Record<string, unknown> = { status: 'COMPLETE', results, startedAt: started.toISOString(), completedAt: ctx.state.config.now().toISOString() };
+  if (errors.length === 0) return json(200, body);
+  return json(207, { ...body, numErrors: errors.length, errors });
+}

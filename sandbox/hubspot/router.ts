@@ -35,6 +35,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/crm/v3/pipelines/{objectType}/{pipelineId}', 'api', 'pipelines.read', properties.readPipeline),
   route('PUT', '/crm/v4/objects/{fromType}/{fromId}/associations/default/{toType}/{toId}', 'api', 'associations.default', associations.putDefault),
   route('POST', '/crm/v4/associations/{fromType}/{toType}/batch/create', 'api', 'associations.batch.create', associations.batchCreate),
+  route('POST', '/crm/v4/associations/{fromType}/{toType}/batch/associate/default', 'api', 'associations.batch.default', associations.batchDefault),
+  route('POST', '/crm/v4/associations/{fromType}/{toType}/batch/read', 'api', 'associations.batch.read', associations.batchRead),
   route('GET', '/crm/v4/objects/{fromType}/{fromId}/associations/{toType}', 'api', 'associations.read', associations.readOfRecord),
   route('GET', '/_sandbox/calls', 'control', 'control', controls.calls),
   route('DELETE', '/_sandbox/calls', 'control', 'control', controls.resetCalls),

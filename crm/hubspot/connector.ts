@@ -1,0 +1,241 @@
+// The HubSpot connector (crmB): @hubspot/api-client 14, unmodified, against one account. Records go out
+// as HubSpot properties (text on the wire), deal pipelines and stages by label (translated to HubSpot's
+// ids here), and references in the mapped fields become associations v4 after the write. Reads return
+// HubSpot's property text with hs_object_id and hs_lastmodifieddate, deal pipelines and stages as labels.
+import type { CrmSettings } from '../../sync/connection-settings.ts';
+import type { ConnectionSecrets } from '../../sync/connection-settings.ts';
+import { CrmError, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertResult } from '../connector.ts';
+import { createAssociations, type Associating, type Reference } from './associations.ts';
+import type { HubSpotCredentials } from './auth.ts';
+import { createPipelineLabels } from './pipelines.ts';
+import { createSearch, ID, STAMP } from './search.ts';
+import { createHubSpotTransport, HubSpotCallError, type TransportOptions } from './transport.ts';
+import { isReference, toWire } from './values.ts';
+import { BATCH_SIZE, createWriter, type WireWrite } from './writes.ts';
+
+export type HubSpotSettings = Extract<CrmSettings, { kind: 'hubspot' }>;
+
+/** The objects a record may be associated to (the pseudo-fields describe() lists for references). */
+const ASSOCIABLE = ['companies', 'contacts', 'deals', 'marketplace_entitlement', 'line_items'];
+/** Deal properties that are pipelines and stages: labels in the worker, ids in HubSpot. */
+const PIPELINE = 'pipeline';
+const STAGE = 'dealstage';
+/** HubSpot's object type ids, for links into its app. */
+const OBJECT_TYPE_IDS: Record<string, string> = { contacts: '0-1', companies: '0-2', deals: '0-3', line_items: '0-8' };
+
+export function hubspotCredentials(settings: Pick<HubSpotSettings, 'auth' | 'clientId'>, secrets: Partial<ConnectionSecrets>): HubSpotCredentials {
+  if (settings.auth === 'oauth') {
+    const missing = [!settings.clientId && "the app's client id (settings)", !secrets.crmClientSecret && 'the client secret', !secrets.crmRefreshToken && 'the refresh token'].filter(Boolean);
+    if (missing.length) throw new Error(`This HubSpot OAuth connection lacks ${missing.join(', ')}: save it again with crm-sync connect or edit`);
+    return { auth: 'oauth', clientId: settings.clientId!, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken! };
+  }
+  if (!secrets.crmAccessToken) throw new Error("This HubSpot connection lacks its private app's access token: save it again with crm-sync connect (HUBSPOT_ACCESS_TOKEN)");
+  return { auth: 'private-app', accessToken: secrets.crmAccessToken };
+}
+
+export function createHubSpotConnector(
+  settings: Omit<HubSpotSettings, 'kind'>,
+  secrets: Partial<ConnectionSecrets>,
+  tuning: { lookbackSeconds?: number } = {},
+  overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
+): CrmConnector & { figures(): ReturnType<ReturnType<typeof createHubSpotTransport>['figures']> } {
+  const transport = createHubSpotTransport({
+    baseUrl: settings.baseUrl,
+    credentials: hubspotCredentials(settings, secrets),
+    reservedShare: settings.reservedShare,
+    searchPerSecond: settings.searchPerSecond,
+    ...overrides,
+  });
+  const pipelines = createPipelineLabels(transport);
+  const writer = createWriter(transport);
+  const associations = createAssociations(transport);
+  const search = createSearch(transport);
+  const schemas = new Map<string, Promise<ObjectSchema>>();
+  const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
+
+  async function describe(object: string): Promise<ObjectSchema> {
+    let schema = schemas.get(object);
+    if (!schema) {
+      schema = readSchema(object);
+      schemas.set(object, schema);
+      schema.catch(() => schemas.delete(object));
+    }
+    return schema;
+  }
+
+  async function readSchema(object: string): Promise<ObjectSchema> {
+    const answer = await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(object));
+    const fields = new Map<string, FieldSchema>();
+    for (const property of answer.results) {
+      const readOnly = Boolean(property.modificationMetadata?.readOnlyValue);
+      fields.set(property.name, {
+        name: property.name,
+        type: property.type,
+        required: false,
+        createable: !readOnly,
+        updateable: !readOnly,
+        externalId: Boolean(property.hasUniqueValue),
+        unique: Boolean(property.hasUniqueValue),
+        ...(property.options?.length ? { picklistValues: property.options.map((option) => option.value), restrictedPicklist: property.type === 'enumeration' } : {}),
+      });
+    }
+    if (object === 'deals') {
+      // Pipelines and stages are written and read by label.
+      for (const [name, values] of [[PIPELINE, await pipelines.pipelineLabels()], [STAGE, await pipelines.allStageLabels()]] as const) {
+        const field = fields.get(name);
+        if (field) fields.set(name, { ...field, picklistValues: values, restrictedPicklist: true });
+      }
+    }
+    for (const target of ASSOCIABLE.filter((name) => name !== object)) {
+      fields.set(target, { name: target, type: 'reference', required: false, createable: true, updateable: true, externalId: false, referenceTo: [target], relationshipName: target });
+    }
+    return { name: object, fields };
+  }
+
+  /** A mapped record as HubSpot properties and references, or why it cannot be written. */
+  async function toWireRecord(object: string, fields: CrmRecord): Promise<{ properties: Record<string, string>; references: Reference[] } | { problem: string }> {
+    const schema = await describe(object);
+    const properties: Record<string, string> = {};
+    const references: Reference[] = [];
+    const missing: string[] = [];
+    for (const [name, value] of Object.entries(fields)) {
+      if (isReference(value)) {
+        for (const reference of Array.isArray(value) ? value : [value]) {
+          const [[idProperty, id]] = Object.entries(reference) as [[string, string]];
+          if (id) references.push({ target: name, idProperty, value: String(id) });
+        }
+        continue;
+      }
+      if (!schema.fields.has(name)) missing.push(name);
+      properties[name] = toWire(value);
+    }
+    if (missing.length) return { problem: `HubSpot's ${object} have no propert${missing.length > 1 ? 'ies' : 'y'} ${missing.join(', ')}: run crm-sync setup <connection> to create the project's properties` };
+    if (object === 'deals' && (properties[PIPELINE] !== undefined || properties[STAGE] !== undefined)) {
+      const ids = await pipelines.ids(properties[PIPELINE] || undefined, properties[STAGE] || undefined);
+      if (ids.missing) return { problem: `HubSpot has no ${ids.missing}: run crm-sync setup <connection> to create the project's deal pipelines, or fix the connection's stage map` };
+      if (ids.pipelineId) properties[PIPELINE] = ids.pipelineId;
+      if (ids.stageId) properties[STAGE] = ids.stageId;
+    }
+    return { properties, references };
+  }
+
+  /** Writes (upsert, update or create), then associations; one result per item, in order. */
+  async function writeAll(
+    object: string,
+    items: { sourceId: string; fields: CrmRecord; crmId?: string; idProperty?: string; idValue?: string; known?: Record<string, string> }[],
+    signal?: AbortSignal,
+  ): Promise<UpsertResult[]> {
+    const results = new Map<string, UpsertResult>();
+    const writes: WireWrite[] = [];
+    const referencesOf = new Map<string, { references: Reference[]; known?: Record<string, string> }>();
+    for (const item of items) {
+      const wire = await toWireRecord(object, item.fields);
+      if ('problem' in wire) {
+        results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code: 'SCHEMA_MISSING', message: wire.problem } });
+        continue;
+      }
+      writes.push({ sourceId: item.sourceId, properties: wire.properties, crmId: item.crmId, idProperty: item.idProperty, idValue: item.idValue });
+      referencesOf.set(item.sourceId, { references: wire.references, known: item.known });
+    }
+    const written = await writer.write(object, writes, signal);
+    written.forEach((result) => results.set(result.sourceId, result));
+    const associating: Associating[] = written.flatMap((result) => {
+      const refs = referencesOf.get(result.sourceId);
+      return result.ok && refs?.references.length ? [{ sourceId: result.sourceId, crmId: result.crmId, references: refs.references, known: refs.known }] : [];
+    });
+    if (associating.length) await associations.associate(object, associating, results, signal);
+    return items.map((item) => results.get(item.sourceId)!);
+  }
+
+  /** HubSpot's property text as the worker reads it: pipelines and stages as labels. */
+  async function fromWire(object: string, records: { id: string; properties: Record<string, string | null> }[]): Promise<CrmRecord[]> {
+    const labels = object === 'deals' ? await pipelines.labels() : undefined;
+    return records.map((record) => {
+      const properties: CrmRecord = { ...record.properties, [ID]: String(record.properties[ID] ?? record.id) };
+      if (labels && typeof properties[PIPELINE] === 'string') properties[PIPELINE] = labels.pipeline(properties[PIPELINE] as string);
+      if (labels && typeof properties[STAGE] === 'string') properties[STAGE] = labels.stage(properties[STAGE] as string);
+      return properties;
+    });
+  }
+
+  async function readByIds(object: string, ids: string[], fields: string[], idProperty?: string): Promise<CrmRecord[]> {
+    const found: CrmRecord[] = [];
+    for (let start = 0; start < ids.length; start += BATCH_SIZE) {
+      const chunk = [...new Set(ids.slice(start, start + BATCH_SIZE))];
+      const answer = (await transport.call(`reading ${chunk.length} ${object}`, (client) =>
+        client.crm.objects.batchApi.read(object, { ...(idProperty && { idProperty }), inputs: chunk.map((id) => ({ id })), properties: [...new Set([...fields, ID, STAMP, ...(idProperty ? [idProperty] : [])])], propertiesWithHistory: [] }),
+      )) as { results: { id: string; properties: Record<string, string | null> }[] };
+      found.push(...(await fromWire(object, answer.results ?? [])));
+    }
+    return found;
+  }
+
+  return {
+    kind: 'hubspot',
+    idField: ID,
+    stampField: STAMP,
+    // Five batch calls of 100 per gather: few enough round trips to PostgreSQL, and an activity's
+    // heartbeat never waits long behind one batch.
+    preferredBatch: 5 * BATCH_SIZE,
+    figures: () => transport.figures(),
+
+    async verify() {
+      await pipelines.pipelineLabels();
+      return { organizationId: settings.portalId, instanceUrl: settings.baseUrl };
+    },
+    describe,
+
+    upsert(object, items, options = {}) {
+      return writeAll(
+        object,
+        items.map((item) => ({ sourceId: item.sourceId, fields: item.fields, crmId: item.crmId, idProperty: item.crmId ? undefined : item.externalIdField, idValue: item.crmId ? undefined : item.externalId, known: item.references })),
+        options.signal,
+      );
+    },
+    update(object, items, options = {}) {
+      return writeAll(object, items.map((item) => ({ sourceId: item.sourceId, fields: item.fields, crmId: item.crmId })), options.signal);
+    },
+    insert(object, items, options = {}) {
+      return writeAll(object, items.map((item) => ({ sourceId: item.sourceId, fields: item.fields })), options.signal);
+    },
+
+    async *changedSince(object, options) {
+      const start = options.afterId === undefined ? { time: new Date(options.since.getTime() - lookbackMs) } : { time: options.since, afterId: options.afterId };
+      for await (const page of search.changed(object, start, options.until, options.fields, options.pageSize ?? 200)) yield await fromWire(object, page);
+    },
+
+    async getById(object, id, fields = []) {
+      try {
+        const record = await transport.call(`reading ${object} ${id}`, (client) => client.crm.objects.basicApi.getById(object, id, [...new Set([...fields, ID, STAMP])]));
+        return (await fromWire(object, [record as never]))[0];
+      } catch (error) {
+        if (error instanceof HubSpotCallError && error.info.status === 404) return undefined;
+        throw error;
+      }
+    },
+
+    async findByExternalIds(object, externalIdField, values, fields = []) {
+      const found = new Map<string, CrmRecord>();
+      for (const record of await readByIds(object, values, fields, externalIdField)) found.set(String(record[externalIdField]), record);
+      return found;
+    },
+
+    async findWhereIn(object, field, values, fields = []) {
+      if (values.length === 0) return [];
+      if (field === ID) return readByIds(object, values, fields);
+      const wanted = new Set(values.map((value) => value.toLowerCase()));
+      const records = await search.whereIn(object, field, values, [...fields, STAMP]);
+      // HubSpot compares text without case: keep what holds one of the values.
+      return (await fromWire(object, records)).filter((record) => wanted.has(String(record[field] ?? '').toLowerCase()));
+    },
+
+    associated: (object, ids, toObject) => associations.associated(object, ids, toObject),
+    budget: () => transport.budget(),
+
+    async recordUrl(crmId) {
+      // HubSpot ids are per object; the records the worker links people to are deals.
+      if (!settings.portalId) throw new CrmError('Links into HubSpot need the account id: save the connection with --hubspot-portal-id', { code: 'PORTAL_ID_MISSING', retryable: false });
+      return `https://app.hubspot.com/contacts/${settings.portalId}/record/${OBJECT_TYPE_IDS.deals}/${crmId}`;
+    },
+  };
+}

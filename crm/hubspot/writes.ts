@@ -1,0 +1,131 @@
+// Writes of HubSpot CRM objects in batches of 100: upsert by a unique-value id property, update by
+// HubSpot id, create. Results per record from 200 and 207 answers; a 400 that refuses a whole batch
+// for one bad input is split in halves until the bad record stands alone, so the others still go.
+// Contacts are one per email: a second commerce contact with an email HubSpot already holds becomes an
+// update of that contact (the same person), reported with its id.
+import type { CrmRecordError, UpsertResult } from '../connector.ts';
+import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
+
+export const BATCH_SIZE = 100;
+
+/** One record ready for the wire: HubSpot property values as text. */
+export type WireWrite = { sourceId: string; properties: Record<string, string>; crmId?: string; idProperty?: string; idValue?: string };
+
+type BatchAnswer = { results: { id: string; properties: Record<string, string | null>; _new?: boolean; new?: boolean }[]; errors?: { message: string; category: string; context?: Record<string, string[]> }[] };
+type Mode = 'upsert' | 'update' | 'create';
+
+const EXISTING_CONTACT = /Contact already exists\. Existing ID: (\d+)/;
+
+export function createWriter(transport: HubSpotTransport) {
+  async function send(object: string, mode: Mode, writes: WireWrite[], signal?: AbortSignal): Promise<BatchAnswer> {
+    const what = `a batch ${mode} of ${writes.length} ${object}`;
+    return transport.call(
+      what,
+      async (client) => {
+        const api = client.crm.objects.batchApi;
+        if (mode === 'upsert') return (await api.upsert(object, { inputs: writes.map((write) => ({ idProperty: write.idProperty!, id: write.idValue!, properties: { ...write.properties, [write.idProperty!]: write.idValue! } })) })) as unknown as BatchAnswer;
+        if (mode === 'update') return (await api.update(object, { inputs: writes.map((write) => ({ id: write.crmId!, properties: write.properties })) })) as unknown as BatchAnswer;
+        return (await api.create(object, { inputs: writes.map((write) => ({ properties: write.properties, associations: [] })) })) as unknown as BatchAnswer;
+      },
+      { signal },
+    );
+  }
+
+  /** One batch; a whole-batch refusal (400) is split until it names the one record it is about. */
+  async function batch(object: string, mode: Mode, writes: WireWrite[], signal?: AbortSignal): Promise<UpsertResult[]> {
+    try {
+      return matchResults(object, mode, writes, await send(object, mode, writes, signal));
+    } catch (error) {
+      if (!(error instanceof HubSpotCallError) || error.info.status !== 400) throw error;
+      if (writes.length === 1) return [{ sourceId: writes[0]!.sourceId, ok: false, error: recordError(error.info.category ?? 'VALIDATION_ERROR', error.info.message) }];
+      const half = Math.ceil(writes.length / 2);
+      return [...(await batch(object, mode, writes.slice(0, half), signal)), ...(await batch(object, mode, writes.slice(half), signal))];
+    }
+  }
+
+  /** Results in input order: successes by id (or id property), errors by what their context names. */
+  function matchResults(object: string, mode: Mode, writes: WireWrite[], answer: BatchAnswer): UpsertResult[] {
+    const results: (UpsertResult | undefined)[] = writes.map(() => undefined);
+    const byKey = new Map<string, number>();
+    writes.forEach((write, index) => byKey.set(mode === 'update' ? write.crmId! : mode === 'upsert' ? write.idValue! : `#${index}`, index));
+    const unmatched: BatchAnswer['results'] = [];
+    for (const result of answer.results ?? []) {
+      const key = mode === 'update' ? result.id : mode === 'upsert' ? (writes[0]?.idProperty === 'hs_object_id' ? result.id : String(result.properties?.[writes[0]!.idProperty!] ?? '')) : undefined;
+      const index = key === undefined ? undefined : byKey.get(key);
+      if (index === undefined || results[index]) unmatched.push(result);
+      else results[index] = { sourceId: writes[index]!.sourceId, ok: true, crmId: String(result.id), created: mode === 'create' ? true : Boolean(result._new ?? result.new) };
+    }
+    // Creates carry no key: HubSpot answers them in input order when all succeed.
+    if (mode === 'create' && unmatched.length === writes.length && !answer.errors?.length) {
+      return writes.map((write, index) => ({ sourceId: write.sourceId, ok: true, crmId: String(unmatched[index]!.id), created: true }));
+    }
+    for (const error of answer.errors ?? []) {
+      const index = writes.findIndex((write, i) => !results[i] && names(error.context, write));
+      const at = index >= 0 ? index : results.findIndex((result) => !result);
+      if (at >= 0) results[at] = { sourceId: writes[at]!.sourceId, ok: false, error: recordError(error.category, error.message) };
+    }
+    return results.map(
+      (result, index) =>
+        result ?? { sourceId: writes[index]!.sourceId, ok: false, error: recordError('NO_RESULT', `HubSpot's answer to the batch ${mode} of ${object} did not mention this record`) },
+    );
+  }
+
+  return {
+    batch,
+    /** Writes in batches of 100, upserts, updates and creates apart; one result per write, in order. */
+    async write(object: string, writes: WireWrite[], signal?: AbortSignal): Promise<UpsertResult[]> {
+      const results = new Map<WireWrite, UpsertResult>();
+      const groups: [Mode, WireWrite[]][] = [
+        ['update', writes.filter((write) => write.crmId)],
+        ['upsert', writes.filter((write) => !write.crmId && write.idProperty)],
+        ['create', writes.filter((write) => !write.crmId && !write.idProperty)],
+      ];
+      for (const [mode, group] of groups) {
+        for (let start = 0; start < group.length; start += BATCH_SIZE) {
+          const chunk = group.slice(start, start + BATCH_SIZE);
+          const answers = await batch(object, mode, chunk, signal);
+          chunk.forEach((write, index) => results.set(write, answers[index]!));
+        }
+      }
+      if (object === 'contacts') await mergeContactsByEmail(writes, results, signal);
+      return writes.map((write) => results.get(write)!);
+    },
+  };
+
+  /** A contact refused because its email is held: that contact is the same person; it is updated instead. */
+  async function mergeContactsByEmail(writes: WireWrite[], results: Map<WireWrite, UpsertResult>, signal?: AbortSignal): Promise<void> {
+    const merges = writes.flatMap((write) => {
+      const result = results.get(write)!;
+      const existing = !result.ok ? EXISTING_CONTACT.exec(result.error.message)?.[1] : undefined;
+      if (!existing) return [];
+      const properties = Object.fromEntries(Object.entries(write.properties).filter(([name]) => name !== write.idProperty));
+      return [{ write, update: { sourceId: write.sourceId, crmId: existing, properties } }];
+    });
+    for (let start = 0; start < merges.length; start += BATCH_SIZE) {
+      const chunk = merges.slice(start, start + BATCH_SIZE);
+      // Two commerce contacts merging into one HubSpot contact in one batch: one update for it is enough.
+      const unique = [...new Map(chunk.map((merge) => [merge.update.crmId, merge.update])).values()];
+      const answers = new Map((await batch('contacts', 'update', unique, signal)).map((result, index) => [unique[index]!.crmId, result]));
+      for (const merge of chunk) {
+        const answer = answers.get(merge.update.crmId)!;
+        results.set(merge.write, answer.ok ? { sourceId: merge.write.sourceId, ok: true, crmId: answer.crmId, created: false } : { ...answer, sourceId: merge.write.sourceId });
+      }
+    }
+  }
+}
+
+/** Whether a 207 error's context names this write (its id, its id property's value, or a value it sends). */
+function names(context: Record<string, string[]> | undefined, write: WireWrite): boolean {
+  if (!context) return false;
+  return Object.entries(context).some(([key, values]) =>
+    (values ?? []).some((value) => {
+      if (key === 'ids' || key === 'id') return value === write.crmId || value === write.idValue;
+      const sent = key === write.idProperty ? write.idValue : write.properties[key];
+      return sent !== undefined && sent.toLowerCase() === String(value).toLowerCase();
+    }),
+  );
+}
+
+function recordError(code: string, message: string): CrmRecordError {
+  return { code, message };
+}

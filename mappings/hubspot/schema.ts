@@ -1,0 +1,111 @@
+// What the project needs in a HubSpot account: its custom properties per object (the unique-value id
+// properties the sync upserts by, the commerce fields, the co-sell fields) and the two deal pipelines.
+// `crm-sync setup` creates what is missing (crm/hubspot/setup.ts); the mappings write exactly these.
+import { MARKETPLACE_NAMES } from '../values.ts';
+
+export type PropertyDeclaration = {
+  name: string;
+  label: string;
+  type: 'string' | 'number' | 'datetime' | 'date' | 'enumeration' | 'bool';
+  fieldType: string;
+  hasUniqueValue?: boolean;
+  options?: { label: string; value: string }[];
+  description?: string;
+};
+
+export const PROPERTY_GROUP = 'commerce';
+
+const text = (name: string, label: string, extra: Partial<PropertyDeclaration> = {}): PropertyDeclaration => ({ name, label, type: 'string', fieldType: 'text', ...extra });
+const id = (name: string, label: string): PropertyDeclaration => text(name, label, { hasUniqueValue: true, description: 'The record id on the Marketplace Commerce Service (set by commerce-crm-sync)' });
+const number = (name: string, label: string): PropertyDeclaration => ({ name, label, type: 'number', fieldType: 'number' });
+const datetime = (name: string, label: string): PropertyDeclaration => ({ name, label, type: 'datetime', fieldType: 'date' });
+const checkbox = (name: string, label: string): PropertyDeclaration => ({
+  name,
+  label,
+  type: 'bool',
+  fieldType: 'booleancheckbox',
+  options: [{ label: 'Yes', value: 'true' }, { label: 'No', value: 'false' }],
+});
+const marketplace = (name: string, label: string): PropertyDeclaration => ({
+  name,
+  label,
+  type: 'enumeration',
+  fieldType: 'select',
+  options: Object.values(MARKETPLACE_NAMES).map((value) => ({ label: value, value })),
+});
+
+/** The entitlement object: the custom object, or line items on the offer's deal where custom objects are not available. */
+export const ENTITLEMENT_OBJECT = 'marketplace_entitlement';
+export const ENTITLEMENT_FALLBACK_OBJECT = 'line_items';
+
+export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
+  companies: [id('commerce_buyer_id', 'Commerce Buyer Id'), marketplace('marketplace', 'Marketplace'), text('marketplace_account_id', 'Marketplace Account Id'), text('marketplace_status', 'Marketplace Status')],
+  contacts: [id('commerce_contact_id', 'Commerce Contact Id'), text('jobtitle', 'Job Title')],
+  deals: [
+    id('commerce_offer_id', 'Commerce Offer Id'),
+    id('commerce_referral_id', 'Commerce Referral Id'),
+    marketplace('marketplace', 'Marketplace'),
+    text('offer_type', 'Offer Type'),
+    text('offer_status', 'Offer Status'),
+    text('offer_url', 'Offer URL'),
+    datetime('offer_expiration', 'Offer Expiration'),
+    checkbox('cosell_share', 'Co-sell Share'),
+    marketplace('cosell_partner', 'Co-sell Partner'),
+    text('cosell_status', 'Co-sell Status'),
+    text('cosell_stage', 'Co-sell Stage'),
+    text('cosell_errors', 'Co-sell Errors', { fieldType: 'textarea' }),
+    checkbox('private_offer_requested', 'Private Offer Requested'),
+    text('commerce_product_id', 'Commerce Product Id'),
+    text('referral_direction', 'Referral Direction'),
+  ],
+  [ENTITLEMENT_OBJECT]: [
+    text('status', 'Status'),
+    datetime('start_date', 'Start Date'),
+    datetime('end_date', 'End Date'),
+    number('commit_amount', 'Commit Amount'),
+    number('used_commit_amount', 'Used Commit Amount'),
+    number('credit_amount', 'Credit Amount'),
+    number('used_credit_amount', 'Used Credit Amount'),
+    number('annualized_amount', 'Annualized Amount'),
+    text('currency', 'Currency'),
+    marketplace('marketplace', 'Marketplace'),
+    text('marketplace_agreement_id', 'Marketplace Agreement Id'),
+    text('marketplace_subscription_id', 'Marketplace Subscription Id'),
+    text('product_id', 'Product Id'),
+    text('offer_id', 'Offer Id'),
+  ],
+  [ENTITLEMENT_FALLBACK_OBJECT]: [id('commerce_entitlement_id', 'Commerce Entitlement Id')],
+};
+
+/** The custom object's own id property (part of the object's definition, not created by setup). */
+export const ENTITLEMENT_ID_PROPERTY = 'entitlement_id';
+
+export type PipelineDeclaration = { label: string; stages: { label: string; probability: number; closed?: boolean }[] };
+
+export const OFFER_PIPELINE = 'Marketplace offers';
+export const REFERRAL_PIPELINE = 'Co-sell referrals';
+
+export const HUBSPOT_PIPELINES: PipelineDeclaration[] = [
+  {
+    label: OFFER_PIPELINE,
+    stages: [
+      { label: 'Draft', probability: 0.1 },
+      { label: 'Offer extended', probability: 0.5 },
+      { label: 'Needs attention', probability: 0.5 },
+      { label: 'Accepted', probability: 1, closed: true },
+      { label: 'Lost', probability: 0, closed: true },
+    ],
+  },
+  {
+    label: REFERRAL_PIPELINE,
+    stages: [
+      { label: 'Prospect', probability: 0.1 },
+      { label: 'Qualified', probability: 0.2 },
+      { label: 'Technical Validation', probability: 0.4 },
+      { label: 'Business Validation', probability: 0.6 },
+      { label: 'Committed', probability: 0.8 },
+      { label: 'Launched', probability: 1, closed: true },
+      { label: 'Closed Lost', probability: 0, closed: true },
+    ],
+  },
+];
