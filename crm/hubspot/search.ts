@@ -24,7 +24,7 @@ export function createSearch(transport: HubSpotTransport) {
       `searching ${object}`,
       (client) =>
         client.crm.objects.searchApi.doSearch(object, {
-          filterGroups,
+          filterGroups: filterGroups as never,
           sorts: sorted ? ([{ propertyName: STAMP, direction: 'ASCENDING' }] as never) : [],
           properties,
           limit,
