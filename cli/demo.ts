@@ -1,8 +1,9 @@
-// Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization and a Salesforce org)
-// and one connection between them, kept in step by the ordinary schedules. The sandboxes keep their
+// Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization, a Salesforce org and a
+// HubSpot account) and a connection to each CRM chosen by CRM_SYNC_DEMO_CRMS (default salesforce; the
+// HubSpot account is set up as `crm-sync setup` would), kept in step by the ordinary schedules. The sandboxes keep their
 // data in journals under <data dir>/sandboxes, so a restart (even after SIGKILL) finds the same org
-// and the sync resumes from its cursors and record links. Only when the demo Salesforce org starts
-// empty (first start, or its journal removed) are the demo connection's links and cursors forgotten.
+// and the sync resumes from its cursors and record links. Only when a demo CRM starts empty (first
+// start, or its journal removed) are that demo connection's links and cursors forgotten.
 // Co-sell moves both ways: sellers share Opportunities, share existing ones and ask for private-offer
 // drafts (the Salesforce sandbox's change driver), and the partner moves referrals on and sends its own
 // (demo-partner.ts); the connection's co-sell schedule runs every 30 seconds.
@@ -10,32 +11,37 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
+import { setUpHubSpot } from '../crm/hubspot/setup.ts';
 import { startDemoPartner } from './demo-partner.ts';
 import { startAllSandboxes, type Sandboxes } from '../sandbox/start-all.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
-import { connectionSettingsSchema } from '../sync/connection-settings.ts';
+import { connectionSettingsSchema, type ConnectionSecrets } from '../sync/connection-settings.ts';
 import type pg from 'pg';
 
 export const DEMO_CONNECTION_NAME = 'demo';
+/** The demo connection of each sandbox CRM (Salesforce keeps the name it always had). */
+export const DEMO_CONNECTION_NAMES: Record<DemoCrm, string> = { salesforce: DEMO_CONNECTION_NAME, hubspot: 'demo-hubspot' };
+type DemoCrm = AppConfig['demoCrms'][number];
 
 /** Sellers at work: one change every five seconds (new shared deals, shares, draft requests, stage moves). */
 const SELLER_CHANGES_PER_SECOND = 0.2;
 /** The partner: one move (a stage on, or an inbound referral) every 15 seconds while the sellers work. */
 const PARTNER_MOVE_EVERY_SECONDS = 15;
 
-export type DemoSandboxes = Sandboxes & { resumed: boolean };
+/** `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh). */
+export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crms: DemoCrm[] };
 
 export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
-  const journals = ['commerce.jsonl', 'salesforce.jsonl'].map((name) => path.join(config.dataDir, 'sandboxes', name));
-  const resumed = journals.every((file) => existsSync(file));
+  const saved = (name: string) => existsSync(path.join(config.dataDir, 'sandboxes', `${name}.jsonl`));
+  const resumed = { salesforce: saved('commerce') && saved('salesforce'), hubspot: saved('commerce') && saved('hubspot') };
   const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2, salesforceChangesPerSecond: SELLER_CHANGES_PER_SECOND, salesforceSeed: 1, dataDir: config.dataDir });
   // First stdout line, as `crm-sync sandbox` prints it; also kept in the data directory for scripts.
   const line = JSON.stringify(sandboxes.description);
   process.stdout.write(`${line}\n`);
   writeFileSync(path.join(config.dataDir, 'sandboxes.json'), `${line}\n`, { mode: 0o600 });
-  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, resumed }, resumed ? 'Demo sandboxes running on their saved data' : 'Demo sandboxes running on fresh data');
+  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, hubspot: sandboxes.hubspot.baseUrl, crms: config.demoCrms, resumed }, 'Demo sandboxes running');
   const stopPartner = startDemoPartner({
     commerceControlUrl: sandboxes.description.commerce!.controlUrl!,
     salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!,
@@ -45,6 +51,7 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
   return {
     ...sandboxes,
     resumed,
+    crms: config.demoCrms,
     async stop() {
       stopPartner();
       await sandboxes.stop();
@@ -52,18 +59,38 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
   };
 }
 
-export async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes): Promise<string> {
+/** The demo connection to each chosen sandbox CRM; returns their ids. */
+export async function ensureDemoConnections(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes, logger: Logger): Promise<string[]> {
+  const ids: string[] = [];
+  for (const kind of sandboxes.crms) ids.push(await ensureDemoConnection(pool, connections, sandboxes, kind, logger));
+  return ids;
+}
+
+async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes, kind: DemoCrm, logger: Logger): Promise<string> {
+  if (kind === 'hubspot') {
+    // What `crm-sync setup` does for a real account: the project's properties and pipelines (safe to repeat).
+    const report = await setUpHubSpot({ baseUrl: sandboxes.hubspot.baseUrl, accessToken: sandboxes.hubspot.accessToken });
+    if (report.created.length) logger.info({ created: report.created }, 'Demo HubSpot account set up');
+  }
+  const crm =
+    kind === 'hubspot'
+      ? { kind, baseUrl: sandboxes.hubspot.baseUrl, auth: 'private-app' }
+      : { kind, loginUrl: sandboxes.salesforce.loginUrl, clientId: sandboxes.salesforce.clientId };
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
-    crm: { loginUrl: sandboxes.salesforce.loginUrl, clientId: sandboxes.salesforce.clientId },
+    crm,
     schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500, cosellEvery: '30s' },
   });
-  const secrets = { commerceClientSecret: sandboxes.commerce.clientSecret, crmClientSecret: sandboxes.salesforce.clientSecret };
-  const existing = (await connections.list()).find((connection) => connection.name === DEMO_CONNECTION_NAME);
+  const secrets: ConnectionSecrets =
+    kind === 'hubspot'
+      ? { commerceClientSecret: sandboxes.commerce.clientSecret, crmAccessToken: sandboxes.hubspot.accessToken }
+      : { commerceClientSecret: sandboxes.commerce.clientSecret, crmClientSecret: sandboxes.salesforce.clientSecret };
+  const name = DEMO_CONNECTION_NAMES[kind];
+  const existing = (await connections.list()).find((connection) => connection.name === name);
   const unchanged = existing && JSON.stringify(connectionSettingsSchema.parse(existing.settings)) === JSON.stringify(settings);
   // Saved again only when the sandboxes moved (another port): an unchanged row keeps the workers' cached sessions.
-  const saved = unchanged ? existing : existing ? await connections.update(existing.id, { settings, secrets }) : await connections.create({ name: DEMO_CONNECTION_NAME, crmKind: 'salesforce', settings, secrets });
-  if (!sandboxes.resumed) {
+  const saved = unchanged ? existing : existing ? await connections.update(existing.id, { settings, secrets }) : await connections.create({ name, crmKind: kind, settings, secrets });
+  if (!sandboxes.resumed[kind]) {
     // Fresh sandboxes: what the links and cursors remember is gone on the other side.
     await createRecordLinkStore(pool).forget(saved.id);
     await createCursorStore(pool).reset(saved.id);

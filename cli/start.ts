@@ -14,7 +14,7 @@ import { createConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { createShutdown } from './shutdown.ts';
-import { ensureDemoConnection, startDemoSandboxes } from './demo.ts';
+import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
 import { mkdirSync } from 'node:fs';
 
 export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
@@ -39,7 +39,7 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     logger.info({ scheduleId: HEARTBEAT_SCHEDULE_ID, every: config.heartbeatEvery, outcome }, 'Heartbeat schedule ready');
 
     const connectionStore = createConnectionStore(database.pool, secrets);
-    const demoConnectionId = sandboxes ? await ensureDemoConnection(database.pool, connectionStore, sandboxes) : undefined;
+    const demoConnectionIds = sandboxes ? await ensureDemoConnections(database.pool, connectionStore, sandboxes, logger) : [];
     // Every stored connection has its schedules (created by `connect`; re-asserted here after restores).
     const connections = await connectionStore.list();
     for (const connection of connections) {
@@ -55,7 +55,7 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
       await running;
     });
     // The demo starts syncing at once rather than at the schedule's first tick.
-    if (demoConnectionId) await triggerSync(client, demoConnectionId);
+    for (const id of demoConnectionIds) await triggerSync(client, id);
     logger.info(
       {
         temporal: cluster.describe(),

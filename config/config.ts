@@ -39,6 +39,12 @@ const environmentSchema = z.object({
     .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 1m or 2h')
     .default('1m'),
   CRM_SYNC_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Which sandbox CRMs the demo connects (a connection each): salesforce, hubspot, or both. */
+  CRM_SYNC_DEMO_CRMS: z
+    .string()
+    .default('salesforce')
+    .transform((value) => [...new Set(value.split(',').map((kind) => kind.trim()).filter(Boolean))])
+    .pipe(z.array(z.enum(['salesforce', 'hubspot'])).min(1)),
   CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: wholeNumber(1, 1000).default(8),
   // At least 2: the worker polls its sticky queue and the shared queue at once.
   CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
@@ -64,8 +70,9 @@ export type AppConfig = {
   heartbeatEvery: string;
   /** What one worker process runs at once (Worker.create's maxConcurrent*TaskExecutions). */
   worker: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
-  /** Demo mode: sandboxes for the commerce API and Salesforce, and a connection between them. */
+  /** Demo mode: sandboxes for the commerce API and the CRMs, and a connection to each CRM of `demoCrms`. */
   demo: boolean;
+  demoCrms: ('salesforce' | 'hubspot')[];
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
 };
 
@@ -106,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     worker: { maxConcurrentActivities: values.CRM_SYNC_MAX_CONCURRENT_ACTIVITIES, maxConcurrentWorkflowTasks: values.CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS },
     // 'auto': on the embedded defaults (no external database or cluster), `npm start` is the demo.
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
+    demoCrms: values.CRM_SYNC_DEMO_CRMS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
   };
 }

@@ -5,6 +5,8 @@ import { FLOWS } from '../flows/index.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSecrets, ConnectionSettings, CrmSettings } from '../sync/connection-settings.ts';
 import type { CrmConnector, CrmKind } from './connector.ts';
+import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
+import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
 
 type Tuning = { lookbackSeconds?: number };
@@ -16,6 +18,13 @@ const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
       { loginUrl: crm.loginUrl, apiVersion: crm.apiVersion, bulkThreshold: crm.bulkThreshold, reservedShare: crm.reservedShare, lookbackSeconds: tuning.lookbackSeconds },
       { clientId: crm.clientId, clientSecret: requiredSecret(secrets.crmClientSecret, 'the connected app\'s client secret'), refreshToken: secrets.crmRefreshToken },
     ),
+  hubspot: (crm, secrets, tuning) => createHubSpotConnector(crm, secrets, tuning),
+};
+
+/** Per CRM kind, mappings a connection's CRM settings choose instead of a flow's default one. */
+const MAPPING_CHOICES: { [K in CrmSettings['kind']]?: (crm: Extract<CrmSettings, { kind: K }>) => Partial<Record<Entity, EntityMapping<any, any>>> } = {
+  // An account without custom objects keeps entitlements as line items on the offer's deal.
+  hubspot: (crm) => (crm.entitlementObject === 'line_items' ? { entitlement: entitlementToLineItem } : {}),
 };
 
 export function createConnector(settings: ConnectionSettings, secrets: ConnectionSecrets, tuning: Tuning = {}): CrmConnector {
@@ -24,9 +33,14 @@ export function createConnector(settings: ConnectionSettings, secrets: Connectio
   return factory(settings.crm, secrets, tuning);
 }
 
-/** The mappings a CRM kind has, by flow; a flow without one for this kind does not run for it. */
-export function mappingsFor(kind: CrmKind): Partial<Record<Entity, EntityMapping<any, any>>> {
-  return Object.fromEntries(Object.entries(FLOWS).flatMap(([name, flow]) => (flow.mappings[kind] ? [[name, flow.mappings[kind]]] : [])));
+/**
+ * The mappings a CRM kind has, by flow; a flow without one for this kind does not run for it. With the
+ * connection's CRM settings, the mappings they choose (e.g. HubSpot's entitlement fallback) replace the defaults.
+ */
+export function mappingsFor(kind: CrmKind, crm?: CrmSettings): Partial<Record<Entity, EntityMapping<any, any>>> {
+  const defaults = Object.fromEntries(Object.entries(FLOWS).flatMap(([name, flow]) => (flow.mappings[kind] ? [[name, flow.mappings[kind]]] : [])));
+  const choose = crm && crm.kind === kind ? (MAPPING_CHOICES[crm.kind] as ((settings: CrmSettings) => Partial<Record<Entity, EntityMapping<any, any>>>) | undefined) : undefined;
+  return { ...defaults, ...choose?.(crm!) };
 }
 
 function requiredSecret(value: string | undefined, what: string): string {

@@ -1,4 +1,5 @@
 // Buyers -> CRM accounts. No parents: every other record hangs off a buyer.
+import { buyerToCompany } from '../mappings/hubspot/company.ts';
 import { buyerToAccount } from '../mappings/salesforce/account.ts';
 import type { CommerceToCrmFlow } from './types.ts';
 
@@ -8,6 +9,6 @@ export const buyerFlow = {
   source: { window: (c, org, q) => c.buyers.query(org, q), byId: (c, org, id) => c.buyers.get(org, id) },
   events: ['BUYER'],
   parents: [],
-  mappings: { salesforce: buyerToAccount },
+  mappings: { salesforce: buyerToAccount, hubspot: buyerToCompany },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer'>;

@@ -1,4 +1,5 @@
 // Contacts -> CRM contacts, on their buyer's account.
+import { contactToHubSpotContact } from '../mappings/hubspot/contact.ts';
 import { contactToContact } from '../mappings/salesforce/contact.ts';
 import type { CommerceToCrmFlow } from './types.ts';
 
@@ -8,6 +9,6 @@ export const contactFlow = {
   source: { window: (c, org, q) => c.contacts.query(org, q), byId: (c, org, id) => c.contacts.get(org, id) },
   events: ['CONTACT'],
   parents: ['buyer'],
-  mappings: { salesforce: contactToContact },
+  mappings: { salesforce: contactToContact, hubspot: contactToHubSpotContact },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer' | 'contact'>;

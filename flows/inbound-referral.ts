@@ -4,6 +4,7 @@
 // Runs with co-sell (workflows/cosell.ts), not as one of a connection's entities.
 import { OPPORTUNITY_ID_FIELDS } from '../commerce/crm-ids.ts';
 import { q } from '../commerce/index.ts';
+import { inboundReferralToDeal } from '../mappings/hubspot/referral.ts';
 import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
 import { referralFlow } from './referral.ts';
 import { attachReferralContacts } from './referral-contacts.ts';
@@ -26,9 +27,10 @@ export const inboundReferralFlow = {
   parents: ['buyer'],
   // It runs with co-sell, apart from the full pass: a buyer never synced gets its Account first.
   parentIds: (referral) => ({ buyer: referral.buyerID ? [referral.buyerID] : [] }),
-  mappings: { salesforce: inboundReferralToOpportunity },
+  mappings: { salesforce: inboundReferralToOpportunity, hubspot: inboundReferralToDeal },
   writeBack: {
     salesforce: async ({ crmId }) => ({ crmAOpportunityId: crmId }),
+    hubspot: async ({ crmId }) => ({ crmBDealId: crmId }),
   },
   deletes: 'reflect-status',
   afterWrite: attachReferralContacts,

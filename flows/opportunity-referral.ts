@@ -1,14 +1,18 @@
 // CRM opportunities shared for co-sell -> commerce co-sell referrals, exactly once (docs/commerce-api-assumptions.md A6, A13).
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { q } from '../commerce/index.ts';
-import { opportunityReferralSide, type ReferralRequest } from '../mappings/salesforce/opportunity-referral.ts';
+import { dealReferralSide, type HubSpotReferralRequest } from '../mappings/hubspot/deal-cosell.ts';
+import { opportunityReferralSide, type ReferralRequest as SalesforceReferralRequest } from '../mappings/salesforce/opportunity-referral.ts';
+
+/** What the referral create takes, with the CRM id field of the CRM that asks. */
+export type ReferralRequest = SalesforceReferralRequest | HubSpotReferralRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
 
 export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
   name: 'opportunity-referral',
   direction: 'crm-to-commerce',
   enabled: (settings) => settings.cosell.enabled,
-  crm: { salesforce: opportunityReferralSide },
+  crm: { salesforce: opportunityReferralSide, hubspot: dealReferralSide },
   target: {
     async validate(commerce, orgId, request) {
       const verdict = await commerce.referrals.validate(orgId, request);

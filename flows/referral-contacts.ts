@@ -1,4 +1,4 @@
-// An inbound referral's contacts, attached to the Opportunity made for it: each commerce contact is
+// An inbound referral's contacts, attached to the opportunity (deal) made for it. Salesforce: each commerce contact is
 // matched to a CRM Contact by email (never duplicated), made on the buyer's Account (keyed by its commerce
 // id, so the contact sync later updates that same Contact) only when none has that email, and linked by an
 // OpportunityContactRole unless one already links the two. Safe to run twice.
@@ -7,16 +7,55 @@ import type { Contact } from '../commerce/models.ts';
 import type { AfterWriteContext } from './types.ts';
 
 export async function attachReferralContacts(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]> {
+  return context.crm.kind === 'hubspot' ? associateReferralContacts(context) : attachByContactRoles(context);
+}
+
+/**
+ * HubSpot: the contacts are upserted by their commerce id on the buyer's company (HubSpot keeps one
+ * contact per email, so a person already there is that contact), then associated to the referral's deal.
+ */
+async function associateReferralContacts(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]> {
   const problems: { sourceId: string; reason: string }[] = [];
   const referrals = new Map(context.records.map((referral) => [referral.id as string, referral as { id: string; buyerID?: string; contactIds?: string[] }]));
-  const wanted = context.linked.flatMap(({ sourceId, crmId }) => (referrals.get(sourceId)?.contactIds ?? []).map((contactId) => ({ referralId: sourceId, opportunityId: crmId, contactId })));
+  const wanted = context.linked.filter(({ sourceId }) => referrals.get(sourceId)?.contactIds?.length);
   if (wanted.length === 0) return problems;
+  const contacts = await readContacts(context, [...new Set(wanted.flatMap(({ sourceId }) => referrals.get(sourceId)!.contactIds!))]);
+  const buyerOf = new Map(wanted.flatMap(({ sourceId }) => referrals.get(sourceId)!.contactIds!.map((id) => [id, referrals.get(sourceId)!.buyerID] as const)));
+  const made = await context.crm.upsert(
+    'contacts',
+    [...contacts.values()].map((contact) => ({
+      sourceId: contact.id,
+      externalIdField: 'commerce_contact_id',
+      externalId: contact.id,
+      fields: {
+        ...(contact.email && { email: contact.email }),
+        ...(contact.firstName && { firstname: contact.firstName }),
+        ...(contact.lastName && { lastname: contact.lastName }),
+        ...(buyerOf.get(contact.id) && { companies: { commerce_buyer_id: buyerOf.get(contact.id) } }),
+      },
+    })),
+    { signal: context.signal },
+  );
+  const crmIdOf = new Map<string, string>();
+  for (const result of made) {
+    if (result.ok) crmIdOf.set(result.sourceId, result.crmId);
+    else problems.push({ sourceId: wanted.find(({ sourceId }) => referrals.get(sourceId)!.contactIds!.includes(result.sourceId))!.sourceId, reason: `contact ${result.sourceId} could not be made in HubSpot: ${result.error.code}: ${result.error.message}` });
+  }
+  const deals = wanted.map(({ sourceId, crmId }) => {
+    const ids = referrals.get(sourceId)!.contactIds!.filter((id) => crmIdOf.has(id));
+    return { sourceId, externalIdField: 'commerce_referral_id', externalId: sourceId, crmId, fields: { contacts: ids.map((id) => ({ commerce_contact_id: id })) }, references: Object.fromEntries(ids.map((id) => [`commerce_contact_id=${id}`, crmIdOf.get(id)!])) };
+  });
+  for (const result of await context.crm.upsert('deals', deals, { signal: context.signal })) {
+    if (!result.ok) problems.push({ sourceId: result.sourceId, reason: `its contacts could not be associated to its deal: ${result.error.code}: ${result.error.message}` });
+  }
+  return problems;
+}
 
-  // The commerce contacts, for their emails and names.
+async function readContacts(context: AfterWriteContext, ids: string[]): Promise<Map<string, Contact>> {
   const limit = pLimit(8);
   const contacts = new Map<string, Contact>();
   await Promise.all(
-    [...new Set(wanted.map((want) => want.contactId))].map((id) =>
+    ids.map((id) =>
       limit(async () => {
         context.signal?.throwIfAborted();
         try {
@@ -27,6 +66,18 @@ export async function attachReferralContacts(context: AfterWriteContext): Promis
       }),
     ),
   );
+  return contacts;
+}
+
+/** Salesforce: contacts matched by email or made, and linked by OpportunityContactRoles. */
+async function attachByContactRoles(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]> {
+  const problems: { sourceId: string; reason: string }[] = [];
+  const referrals = new Map(context.records.map((referral) => [referral.id as string, referral as { id: string; buyerID?: string; contactIds?: string[] }]));
+  const wanted = context.linked.flatMap(({ sourceId, crmId }) => (referrals.get(sourceId)?.contactIds ?? []).map((contactId) => ({ referralId: sourceId, opportunityId: crmId, contactId })));
+  if (wanted.length === 0) return problems;
+
+  // The commerce contacts, for their emails and names.
+  const contacts = await readContacts(context, [...new Set(wanted.map((want) => want.contactId))]);
 
   // Matched by email; a contact with no match is made on the buyer's Account.
   const emailOf = (contact: Contact | undefined) => (typeof contact?.email === 'string' ? contact.email.trim().toLowerCase() : '');

@@ -3,6 +3,7 @@
 // and the default stage tables (a connection may replace entries); activities/stage-sync.ts runs it
 // under the connection's declared owner (sync/stage-policy.ts).
 import type { CrmKind } from '../crm/connector.ts';
+import { COSELL_TO_HUBSPOT_STAGE, HUBSPOT_TO_COSELL_STAGE } from '../mappings/hubspot/stages.ts';
 import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
 import type { StageTables } from '../sync/stage-policy.ts';
 
@@ -23,6 +24,12 @@ export const referralStageFlow: { name: 'referral-stage'; direction: 'both-ways'
       stageField: 'StageName',
       mirror: { status: 'Cosell_Status__c', stage: 'Cosell_Stage__c' },
       tables: { toCommerce: SALESFORCE_TO_COSELL_STAGE, toCrm: COSELL_TO_SALESFORCE_STAGE },
+    },
+    hubspot: {
+      object: 'deals',
+      stageField: 'dealstage',
+      mirror: { status: 'cosell_status', stage: 'cosell_stage' },
+      tables: { toCommerce: HUBSPOT_TO_COSELL_STAGE, toCrm: COSELL_TO_HUBSPOT_STAGE },
     },
   },
 };

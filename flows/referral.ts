@@ -1,5 +1,6 @@
 // Co-sell referrals -> CRM referral records, on the buyer's account and the offer's opportunity.
 // The referral list takes q and s like the query endpoints (A5) and pages by offset.
+import { referralToDeal } from '../mappings/hubspot/referral.ts';
 import { referralToCosellReferral } from '../mappings/salesforce/referral.ts';
 import type { CommerceToCrmFlow } from './types.ts';
 
@@ -9,9 +10,13 @@ export const referralFlow = {
   source: {
     window: (c, org, q) => c.referrals.list(org, { limit: q.pageSize, offset: (q.startPage - 1) * q.pageSize, q: q.q, s: q.s }),
     byId: (c, org, id) => c.referrals.get(org, id),
+    updateMetaInfo: (c, org, id, patch) => c.referrals.update(org, id, patch),
+    current: (referral) => referral,
   },
   events: ['REFERRAL'],
   parents: ['buyer', 'offer'],
-  mappings: { salesforce: referralToCosellReferral },
+  mappings: { salesforce: referralToCosellReferral, hubspot: referralToDeal },
+  // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId).
+  writeBack: { hubspot: async ({ crmId }) => ({ crmBDealId: crmId }) },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer' | 'offer' | 'referral'>;

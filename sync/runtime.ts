@@ -49,7 +49,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         minRetryDelayMs: options.commerceMinRetryDelayMs,
       }),
       crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds }),
-      mappings: mappingsFor(settings.crm.kind),
+      mappings: mappingsFor(settings.crm.kind, settings.crm),
       writesBack: writesBack(stored, await connections.list()),
     };
     cache.set(connectionId, { updatedAt: summary.updatedAt.getTime(), runtime });

@@ -32,7 +32,7 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
   try {
     const crm = createConnector(settings, secrets);
     crmOrganizationId = (await crm.verify()).organizationId;
-    const mappings = mappingsFor(settings.crm.kind);
+    const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const missing = settings.entities.filter((entity) => !mappings[entity]);
     if (missing.length) problems.push(`${crmName} has no mapping for ${missing.join(', ')}: leave ${missing.length > 1 ? 'them' : 'it'} out of --entities`);
     await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);

@@ -24,7 +24,12 @@ describe('flow declarations', () => {
   it('give each CRM kind the mappings it has', () => {
     expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'offer', 'referral']);
     expect(mappingsFor('salesforce').offer?.object).toBe('Opportunity');
-    expect(mappingsFor('hubspot')).toEqual({});
+    expect(Object.keys(mappingsFor('hubspot')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'offer', 'referral']);
+    expect(mappingsFor('hubspot').offer?.object).toBe('deals');
+    expect(mappingsFor('hubspot').entitlement?.object).toBe('marketplace_entitlement');
+    // An account without custom objects: entitlements as line items.
+    expect(mappingsFor('hubspot', { kind: 'hubspot', baseUrl: 'https://api.hubapi.com', auth: 'private-app', entitlementObject: 'line_items' }).entitlement?.object).toBe('line_items');
+    expect(mappingsFor('dynamics')).toEqual({});
   });
 });
 

@@ -1,0 +1,149 @@
+// HubSpot deals -> commerce (co-sell): a deal with "Co-sell Share" asks for a referral with its partner,
+// a deal with "Private Offer Requested" asks for a private-offer draft. Pure decisions on the deal and
+// what it is associated to (its company's buyer, its contacts' commerce ids), read for a page by
+// `dealRelations`; the answers go back onto the deal in the co-sell properties.
+import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
+import type { CrmSide } from '../../flows/crm-to-commerce.ts';
+import type { ShareRule } from '../../sync/connection-settings.ts';
+import { MARKETPLACE_NAMES } from '../values.ts';
+
+/** HubSpot text properties hold 65,536 characters. */
+const TEXT_LIMIT = 65_536;
+
+export type DealRelations = { buyerId?: string; contactIds: string[] };
+
+export type HubSpotReferralRequest = {
+  name: string;
+  partner: string;
+  buyerID: string;
+  dealValue?: number;
+  currency: string;
+  expectedCloseDate?: string;
+  description?: string;
+  crmBDealId: string;
+};
+
+export type HubSpotDraftOfferRequest = {
+  name: string;
+  offerType: 'PRIVATE';
+  productID: string;
+  buyerID: string;
+  expireTime?: string;
+  info?: { commitAmount: number; currency: string };
+  contactIds?: string[];
+  metaInfo: { crmBDealId: string };
+};
+
+const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'description', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
+const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id', 'cosell_errors'];
+const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
+const NOT_LINKED = 'buyerID: the deal is not associated to a company synced from the marketplace (it has a Commerce Buyer Id); associate one, then save the deal again';
+const isTrue = (value: unknown) => value === true || value === 'true';
+const dateOf = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined);
+const amountOf = (value: unknown) => {
+  if (value === null || value === undefined || value === '') return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+};
+
+export function isDealShared(deal: CrmRecord, rule: ShareRule): boolean {
+  switch (rule.by) {
+    case 'checkbox':
+      return isTrue(deal[rule.field]);
+    case 'picklist':
+      return rule.values.includes(String(deal[rule.field] ?? ''));
+    case 'stage':
+      return rule.stages.includes(String(deal.dealstage ?? ''));
+  }
+}
+
+export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotReferralRequest } | { asks: true; refused: string } {
+  if (!isDealShared(deal, rule)) return { asks: false };
+  const problems: string[] = [];
+  const partnerName = String(deal.cosell_partner ?? '').trim();
+  const partner = PARTNER_BY_NAME.get(partnerName.toLowerCase());
+  if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; choose Marketplace A to Marketplace F in Co-sell Partner`);
+  const buyerID = relations.buyerId?.trim();
+  if (!buyerID) problems.push(NOT_LINKED);
+  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
+  const dealValue = amountOf(deal.amount);
+  const expectedCloseDate = dateOf(deal.closedate);
+  return {
+    asks: true,
+    request: {
+      name: String(deal.dealname || deal.hs_object_id),
+      partner: partner!,
+      buyerID: buyerID!,
+      ...(dealValue !== undefined && { dealValue }),
+      currency: 'USD',
+      ...(expectedCloseDate && { expectedCloseDate }),
+      ...(typeof deal.description === 'string' && deal.description && { description: deal.description }),
+      crmBDealId: String(deal.hs_object_id),
+    },
+  };
+}
+
+export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotDraftOfferRequest } | { asks: true; refused: string } {
+  if (!isTrue(deal.private_offer_requested)) return { asks: false };
+  const problems: string[] = [];
+  const productID = String(deal.commerce_product_id ?? '').trim();
+  if (!productID) problems.push('productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
+  const buyerID = relations.buyerId?.trim();
+  if (!buyerID) problems.push(NOT_LINKED);
+  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
+  const commitAmount = amountOf(deal.amount);
+  const close = dateOf(deal.closedate);
+  return {
+    asks: true,
+    request: {
+      name: String(deal.dealname || deal.hs_object_id),
+      offerType: 'PRIVATE',
+      productID,
+      buyerID: buyerID!,
+      ...(close && { expireTime: `${close}T23:59:59.000Z` }),
+      ...(commitAmount !== undefined && { info: { commitAmount, currency: 'USD' } }),
+      ...(relations.contactIds.length > 0 && { contactIds: [...new Set(relations.contactIds)].sort() }),
+      metaInfo: { crmBDealId: String(deal.hs_object_id) },
+    },
+  };
+}
+
+/** Each deal's company's buyer and its contacts' commerce ids, for a page of deals (a few calls a page). */
+export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Promise<Map<string, DealRelations>> {
+  const ids = deals.map((deal) => String(deal.hs_object_id));
+  const relations = new Map<string, DealRelations>(ids.map((id) => [id, { contactIds: [] }]));
+  if (ids.length === 0 || !crm.associated) return relations;
+  const companiesOf = await crm.associated('deals', ids, 'companies');
+  const contactsOf = await crm.associated('deals', ids, 'contacts');
+  const companyIds = [...new Set([...companiesOf.values()].flat())];
+  const contactIds = [...new Set([...contactsOf.values()].flat())];
+  const buyerOf = new Map((await crm.findWhereIn('companies', 'hs_object_id', companyIds, ['commerce_buyer_id'])).map((company) => [String(company.hs_object_id), company.commerce_buyer_id as string | null]));
+  const commerceContactOf = new Map((await crm.findWhereIn('contacts', 'hs_object_id', contactIds, ['commerce_contact_id'])).map((contact) => [String(contact.hs_object_id), contact.commerce_contact_id as string | null]));
+  for (const id of ids) {
+    // The first associated company that came from the marketplace is the deal's buyer.
+    const buyerId = (companiesOf.get(id) ?? []).map((company) => buyerOf.get(company)).find(Boolean) ?? undefined;
+    const contacts = (contactsOf.get(id) ?? []).map((contact) => commerceContactOf.get(contact)).filter((value): value is string => Boolean(value));
+    relations.set(id, { buyerId, contactIds: contacts });
+  }
+  return relations;
+}
+
+export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
+  object: 'deals',
+  fields: (settings) => [...new Set([...DEAL_FIELDS, ...(settings.cosell.share.by === 'stage' ? ['dealstage'] : [settings.cosell.share.field])])],
+  related: dealRelations,
+  ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined),
+  madeField: 'commerce_referral_id',
+  made: (referral) => ({ commerce_referral_id: referral.id, cosell_status: referral.status ?? null, cosell_stage: referral.stage ?? null, cosell_errors: null }),
+  refused: (message) => ({ cosell_status: 'Not shared', cosell_errors: message.slice(0, TEXT_LIMIT) }),
+};
+
+export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {
+  object: 'deals',
+  fields: () => DRAFT_FIELDS,
+  related: dealRelations,
+  ask: (record, _settings, related) => dealToDraftOffer(record, related as DealRelations | undefined),
+  madeField: 'commerce_offer_id',
+  made: (offer) => ({ commerce_offer_id: offer.id }),
+  refused: (message) => ({ cosell_errors: `Private offer draft: ${message}`.slice(0, TEXT_LIMIT) }),
+};
