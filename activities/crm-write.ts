@@ -9,8 +9,8 @@ import type { PlannedWrite } from '../sync/plan.ts';
 import { activityLog, whileBeating, type Beat } from './activity-context.ts';
 import { guard } from './failures.ts';
 
-/** Salesforce's answers to a write by an Id that is not a record of this org. */
-const STALE_ID_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'INVALID_ID_FIELD', 'ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY']);
+/** The CRMs' answers to a write by an id that is not a record of this org (Salesforce's codes, HubSpot's OBJECT_NOT_FOUND). */
+const STALE_ID_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'INVALID_ID_FIELD', 'ENTITY_IS_DELETED', 'INVALID_CROSS_REFERENCE_KEY', 'OBJECT_NOT_FOUND']);
 
 export type WriteOutcome = {
   written: RecordLink[];
@@ -90,7 +90,8 @@ export async function writeToCrm(
 async function retryStaleIds(crm: CrmConnector, object: string, writes: PlannedWrite[], results: UpsertResult[], outcome: WriteOutcome, signal?: AbortSignal): Promise<UpsertResult[]> {
   const stale = results.flatMap((result, index) => (!result.ok && writes[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
   if (stale.length === 0) return results;
-  const retried = await guard(() => crm.upsert(object, stale.map((index) => ({ ...writes[index]!.item, crmId: undefined })), { signal }));
+  // Upserted by external id, the record may be made now: with its create-only fields (a stage, a pipeline).
+  const retried = await guard(() => crm.upsert(object, stale.map((index) => ({ ...writes[index]!.item, crmId: undefined, fields: writes[index]!.record.fields })), { signal }));
   outcome.calls += 1;
   return results.map((result, index) => (stale.includes(index) ? retried[stale.indexOf(index)]! : result));
 }

@@ -1,0 +1,305 @@
+// The CRM a sync or co-sell test runs against, by kind: the same test runs for Salesforce and HubSpot
+// (describe.each(CRMS_UNDER_TEST)). Each kind says how its sandbox starts and is made ready (HubSpot:
+// `crm-sync setup`'s properties and pipelines), the connection settings and secrets, its test controls
+// (calls, faults, expiring credentials), how a salesperson makes and reads opportunities (deals), and
+// its witness comparison. Seller-side actions use each CRM's own client library, as a salesperson's
+// tools would; the opportunity view is normalized so a test states its expectations once.
+import { Client as HubSpotClient } from '@hubspot/api-client';
+import { OPPORTUNITY_ID_FIELD } from '../../commerce/crm-ids.ts';
+import type { CrmKind } from '../../crm/connector.ts';
+import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
+import type { Entity } from '../../mappings/types.ts';
+import { startCommerceSandbox, type CommerceSandbox, type CommerceSandboxOptions } from '../../sandbox/commerce/index.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import type { TestDatabase } from './database.ts';
+import { TEST_SECRET_BOX } from './sync-harness.ts';
+import { startHubSpotSandbox, type HubSpotSandbox } from '../../sandbox/hubspot/index.ts';
+import { control as hubspotControl } from '../../sandbox/hubspot/testing.ts';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
+import { clientCredentialsConnection, control as salesforceControl } from '../../sandbox/salesforce/testing.ts';
+import { TARGET, type Entity as SyncedEntity } from './expected-crm.ts';
+import { expectHubSpotMatchesCommerce, expectDealWriteBack, HUBSPOT_TARGET, hubspotRejections } from './hubspot-state.ts';
+import { expectedRejections, expectOfferWriteBack, expectSalesforceMatchesCommerce, salesforceDump } from './salesforce-state.ts';
+
+export type CrmUnderTestKind = Extract<CrmKind, 'salesforce' | 'hubspot'>;
+/** The CRMs every parametrized sync and co-sell test runs against. */
+export const CRMS_UNDER_TEST: CrmUnderTestKind[] = ['salesforce', 'hubspot'];
+
+/** An opportunity (Salesforce) or deal (HubSpot) as a co-sell test sees it. */
+export type OpportunityView = {
+  id: string;
+  name?: string;
+  stage?: string;
+  amount?: number;
+  share?: boolean;
+  partner?: string;
+  referralId?: string;
+  cosellStatus?: string;
+  cosellStage?: string;
+  cosellErrors?: string;
+  privateOfferRequested?: boolean;
+  productId?: string;
+  offerId?: string;
+};
+
+/** What a seller sets on a new or existing opportunity. */
+export type OpportunityInput = {
+  name?: string;
+  accountId?: string;
+  stage?: string;
+  closeDate?: string;
+  amount?: number;
+  share?: boolean;
+  partner?: string;
+  privateOfferRequested?: boolean;
+  productId?: string;
+};
+
+export type FaultRule = { rate500?: number; rate429?: number; latencyMs?: number; seed?: number };
+
+export type CrmUnderTest = {
+  kind: CrmUnderTestKind;
+  name: string;
+  /** The commerce field holding this CRM's opportunity (deal) id. */
+  opportunityIdField: string;
+  /** The stage a seller's new opportunity starts in. */
+  openStage: string;
+  /** The connection's `crm` settings and its CRM secrets. */
+  settings(): Record<string, unknown>;
+  secrets(): Record<string, string>;
+  calls(): Promise<Record<string, number>>;
+  resetCalls(): Promise<void>;
+  /** How many of `calls` wrote to the CRM. */
+  writeCalls(calls: Record<string, number>): number;
+  faults(rule: FaultRule): Promise<void>;
+  clearFaults(): Promise<void>;
+  /** How many answers the faults replaced, by status. */
+  injected(): Promise<Record<string, number>>;
+  /** Every token or session issued so far stops working. */
+  expireCredentials(): Promise<void>;
+  /** The accounts (companies) synced from commerce buyers. */
+  accounts(): Promise<{ id: string; buyerId: string }[]>;
+  createOpportunities(inputs: OpportunityInput[]): Promise<string[]>;
+  updateOpportunity(id: string, input: OpportunityInput): Promise<void>;
+  opportunities(): Promise<OpportunityView[]>;
+  /** The CRM records of an entity by commerce id: their CRM id, fields as stored, and whether deleted. */
+  keyed(entity: SyncedEntity): Promise<Map<string, { id: string; fields: Record<string, any>; deleted: boolean }>>;
+  /** The sandbox itself, for a test about one CRM's own behaviour. */
+  salesforce?: SalesforceSandbox;
+  hubspot?: HubSpotSandbox;
+  /** The CRM holds exactly what the witness says; returns the records it expects rejected (`entity:id`, sorted). */
+  expectMatchesCommerce(commerce: Pick<CommerceSandbox, 'apiUrl'>): Promise<string[]>;
+  expectWriteBack(commerce: Pick<CommerceSandbox, 'apiUrl'>): Promise<void>;
+  stop(): Promise<void>;
+};
+
+const WRITE_CALL = /upsert|create|update|bulk2|ingest|patch|associat.*(default|create)/i;
+const countWrites = (calls: Record<string, number>) =>
+  Object.entries(calls).filter(([name, count]) => WRITE_CALL.test(name) && !/token|total|read/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
+
+export async function startCrmSandbox(kind: CrmUnderTestKind): Promise<CrmUnderTest> {
+  return kind === 'salesforce' ? salesforceUnderTest(await startSalesforceSandbox()) : hubspotUnderTest(await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000 }));
+}
+
+function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
+  const connection = clientCredentialsConnection(salesforce);
+  const toRecord = (input: OpportunityInput) =>
+    Object.fromEntries(
+      Object.entries({
+        Name: input.name,
+        AccountId: input.accountId,
+        StageName: input.stage,
+        CloseDate: input.closeDate,
+        Amount: input.amount,
+        Cosell_Share__c: input.share,
+        Cosell_Partner__c: input.partner,
+        Private_Offer_Requested__c: input.privateOfferRequested,
+        Commerce_Product_Id__c: input.productId,
+      }).filter(([, value]) => value !== undefined),
+    );
+  return {
+    kind: 'salesforce',
+    name: 'Salesforce',
+    opportunityIdField: OPPORTUNITY_ID_FIELD.salesforce,
+    openStage: 'Prospecting',
+    settings: () => ({ kind: 'salesforce', loginUrl: salesforce.loginUrl, clientId: salesforce.clientId }),
+    secrets: () => ({ crmClientSecret: salesforce.clientSecret }),
+    calls: async () => {
+      const body = await salesforceControl(salesforce, 'GET', '/calls');
+      return body.byEndpoint ?? body.counts ?? body;
+    },
+    resetCalls: async () => void (await salesforceControl(salesforce, 'POST', '/calls/reset')),
+    writeCalls: countWrites,
+    faults: async (rule) => void (await salesforceControl(salesforce, 'POST', '/faults', { endpoint: '*', ...rule })),
+    clearFaults: async () => void (await salesforceControl(salesforce, 'DELETE', '/faults')),
+    injected: async () => (await salesforceControl(salesforce, 'GET', '/faults')).injected,
+    expireCredentials: async () => void (await salesforceControl(salesforce, 'POST', '/sessions/expire')),
+    accounts: async () =>
+      (await salesforceDump(salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c).map((account) => ({ id: account.Id, buyerId: account.Commerce_Buyer_Id__c })),
+    async createOpportunities(inputs) {
+      const { conn } = await connection;
+      const results = (await conn.sobject('Opportunity').create(inputs.map(toRecord) as never[], { allOrNone: true, allowRecursive: true })) as unknown as { id: string; success: boolean }[];
+      if (!results.every((result) => result.success)) throw new Error(`Salesforce refused a test Opportunity: ${JSON.stringify(results)}`);
+      return results.map((result) => result.id);
+    },
+    async updateOpportunity(id, input) {
+      const { conn } = await connection;
+      await conn.sobject('Opportunity').update({ Id: id, ...toRecord(input) } as never);
+    },
+    opportunities: async () =>
+      (await salesforceDump(salesforce, 'Opportunity')).map((row) => ({
+        id: row.Id,
+        name: row.Name,
+        stage: row.StageName,
+        amount: row.Amount ?? undefined,
+        share: row.Cosell_Share__c === true,
+        partner: row.Cosell_Partner__c ?? undefined,
+        referralId: row.Commerce_Referral_Id__c ?? undefined,
+        cosellStatus: row.Cosell_Status__c ?? undefined,
+        cosellStage: row.Cosell_Stage__c ?? undefined,
+        cosellErrors: row.Cosell_Errors__c ?? undefined,
+        privateOfferRequested: row.Private_Offer_Requested__c === true,
+        productId: row.Commerce_Product_Id__c ?? undefined,
+        offerId: row.Commerce_Offer_Id__c ?? undefined,
+      })),
+    keyed: async (entity) =>
+      new Map((await salesforceDump(salesforce, TARGET[entity].object)).filter((row) => row[TARGET[entity].externalIdField]).map((row) => [row[TARGET[entity].externalIdField], { id: row.Id, fields: row, deleted: row.IsDeleted === true }])),
+    salesforce,
+    expectMatchesCommerce: async (commerce) => expectedRejections(await expectSalesforceMatchesCommerce(commerce, salesforce)),
+    expectWriteBack: (commerce) => expectOfferWriteBack(commerce, salesforce),
+    stop: () => salesforce.stop(),
+  };
+}
+
+function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
+  const client = new HubSpotClient({ accessToken: hubspot.accessToken, basePath: hubspot.baseUrl });
+  // `crm-sync setup` before anything syncs, as the README asks of a new HubSpot account.
+  const ready = setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
+  let pipelines: Promise<Map<string, { id: string; stages: Map<string, string> }>> | undefined;
+  const pipelineByLabel = () =>
+    (pipelines ??= client.crm.pipelines.pipelinesApi.getAll('deals').then(
+      (answer) => new Map(answer.results.map((pipeline) => [pipeline.label, { id: pipeline.id, stages: new Map(pipeline.stages.map((stage) => [stage.label, stage.id])) }])),
+    ));
+  const stageLabels = async () => new Map([...(await pipelineByLabel()).values()].flatMap((pipeline) => [...pipeline.stages].map(([label, id]) => [id, label] as const)));
+  const SELLER_PIPELINE = 'Sales Pipeline';
+  const toProperties = async (input: OpportunityInput) => {
+    const seller = (await pipelineByLabel()).get(SELLER_PIPELINE)!;
+    const stageId = input.stage === undefined ? undefined : (seller.stages.get(input.stage) ?? input.stage);
+    return Object.fromEntries(
+      Object.entries({
+        dealname: input.name,
+        dealstage: stageId,
+        closedate: input.closeDate,
+        amount: input.amount === undefined ? undefined : String(input.amount),
+        cosell_share: input.share === undefined ? undefined : String(input.share),
+        cosell_partner: input.partner,
+        private_offer_requested: input.privateOfferRequested === undefined ? undefined : String(input.privateOfferRequested),
+        commerce_product_id: input.productId,
+      }).filter(([, value]) => value !== undefined),
+    ) as Record<string, string>;
+  };
+  const records = async (type: string): Promise<any[]> => {
+    const body = await hubspotControl(hubspot, 'GET', `/records/${type}`);
+    return Array.isArray(body) ? body : (body.records ?? body.results);
+  };
+  const props = (record: any): Record<string, string | undefined> => record.properties ?? record;
+  return {
+    kind: 'hubspot',
+    name: 'HubSpot',
+    opportunityIdField: OPPORTUNITY_ID_FIELD.hubspot,
+    openStage: 'Appointment Scheduled',
+    settings: () => ({ kind: 'hubspot', baseUrl: hubspot.baseUrl, auth: 'private-app' }),
+    secrets: () => ({ crmAccessToken: hubspot.accessToken }),
+    calls: async () => {
+      await ready;
+      return hubspotControl(hubspot, 'GET', '/calls');
+    },
+    resetCalls: async () => void (await hubspotControl(hubspot, 'DELETE', '/calls')),
+    writeCalls: countWrites,
+    faults: async (rule) => void (await hubspotControl(hubspot, 'POST', '/faults', { endpoint: '*', ...rule })),
+    clearFaults: async () => void (await hubspotControl(hubspot, 'DELETE', '/faults')),
+    injected: async () => {
+      const body = await hubspotControl(hubspot, 'GET', '/faults');
+      return body.injected ?? body.replaced ?? {};
+    },
+    expireCredentials: async () => void (await hubspotControl(hubspot, 'POST', '/tokens/expire')),
+    accounts: async () =>
+      (await records('companies')).map((company) => ({ id: String(company.id), buyerId: props(company).commerce_buyer_id! })).filter((company) => company.buyerId),
+    async createOpportunities(inputs) {
+      await ready;
+      const seller = (await pipelineByLabel()).get(SELLER_PIPELINE)!;
+      const ids: string[] = [];
+      for (let start = 0; start < inputs.length; start += 100) {
+        const chunk = inputs.slice(start, start + 100);
+        const created = await client.crm.deals.batchApi.create({
+          inputs: await Promise.all(chunk.map(async (input) => ({ properties: { pipeline: seller.id, dealstage: seller.stages.get(input.stage ?? 'Appointment Scheduled')!, ...(await toProperties({ ...input, stage: undefined })) }, associations: [] }))),
+        });
+        // Batch create answers in no promised order: match by name, as a seller's tool would by its own key.
+        const byName = new Map(created.results.map((deal) => [deal.properties.dealname, deal.id]));
+        for (const input of chunk) ids.push(byName.get(input.name!)!);
+        const companies = chunk.map((input, index) => ({ deal: byName.get(input.name!)!, company: input.accountId, index })).filter((pair) => pair.company);
+        if (companies.length) {
+          await client.crm.associations.v4.batchApi.createDefault('deals', 'companies', { inputs: companies.map((pair) => ({ _from: { id: pair.deal }, to: { id: pair.company! } })) });
+        }
+      }
+      return ids;
+    },
+    async updateOpportunity(id, input) {
+      await client.crm.deals.basicApi.update(id, { properties: await toProperties(input) });
+    },
+    async opportunities() {
+      const labels = await stageLabels();
+      return (await records('deals')).map((deal) => {
+        const p = props(deal);
+        const flag = (value: string | undefined) => value === 'true';
+        return {
+          id: String(deal.id),
+          name: p.dealname,
+          stage: p.dealstage === undefined ? undefined : (labels.get(p.dealstage) ?? p.dealstage),
+          amount: p.amount ? Number(p.amount) : undefined,
+          share: flag(p.cosell_share),
+          partner: p.cosell_partner || undefined,
+          referralId: p.commerce_referral_id || undefined,
+          cosellStatus: p.cosell_status || undefined,
+          cosellStage: p.cosell_stage || undefined,
+          cosellErrors: p.cosell_errors || undefined,
+          privateOfferRequested: flag(p.private_offer_requested),
+          productId: p.commerce_product_id || undefined,
+          offerId: p.commerce_offer_id || undefined,
+        };
+      });
+    },
+    keyed: async (entity) => {
+      const { object, key } = HUBSPOT_TARGET[entity];
+      return new Map((await records(object)).filter((record) => props(record)[key]).map((record) => [props(record)[key]!, { id: String(record.id), fields: props(record), deleted: record.archived === true }]));
+    },
+    hubspot,
+    expectMatchesCommerce: async (commerce) => hubspotRejections(await expectHubSpotMatchesCommerce(commerce, hubspot)),
+    expectWriteBack: (commerce) => expectDealWriteBack(commerce, hubspot),
+    stop: () => hubspot.stop(),
+  };
+}
+
+/** The commerce sandbox and one CRM sandbox, as a sync test starts them. */
+export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}) {
+  const commerce = await startCommerceSandbox(commerceOptions);
+  const crm = await startCrmSandbox(kind);
+  return { commerce, crm, stop: async () => { await commerce.stop(); await crm.stop(); } };
+}
+
+/** A stored connection from the commerce sandbox to the CRM under test (production look-back unless told). */
+export async function createCrmConnection(database: TestDatabase, commerce: CommerceSandbox, crm: CrmUnderTest, extra: { pageSize?: number; entities?: Entity[]; lookbackSeconds?: number } = {}) {
+  const settings = connectionSettingsSchema.parse({
+    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+    crm: crm.settings(),
+    entities: extra.entities,
+    schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, ...(extra.lookbackSeconds === undefined ? {} : { lookbackSeconds: extra.lookbackSeconds }) },
+  });
+  return createConnectionStore(database.pool, TEST_SECRET_BOX).create({
+    name: `sandbox-${crm.kind}-${Date.now()}`,
+    crmKind: crm.kind,
+    settings,
+    secrets: { commerceClientSecret: commerce.clientSecret, ...crm.secrets() },
+  });
+}
