@@ -34,7 +34,7 @@ export type HubSpotDraftOfferRequest = {
   metaInfo: { crmBDealId: string };
 };
 
-const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'description', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
+const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
 const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id', 'cosell_errors'];
 const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
 const NOT_LINKED = 'buyerID: the deal is not associated to a company synced from the marketplace (it has a Commerce Buyer Id); associate one, then save the deal again';
@@ -131,6 +131,8 @@ export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Prom
 export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   object: 'deals',
   fields: (settings) => [...new Set([...DEAL_FIELDS, ...(settings.cosell.share.by === 'stage' ? ['dealstage'] : [settings.cosell.share.field])])],
+  // HubSpot's own deal description; read where the account shows it.
+  optionalFields: ['description'],
   related: dealRelations,
   ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined),
   madeField: 'commerce_referral_id',

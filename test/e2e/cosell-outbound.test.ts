@@ -1,127 +1,128 @@
-// Co-sell from Salesforce: Opportunities marked for co-sell become referrals on the marketplace, exactly
-// once, each carrying its Opportunity's Id, with the referral's id written back onto the Opportunity.
-// Exactly once also when the commerce side processed a create and the answer was lost (a 500 after the
-// work, a connection cut mid-answer). An Opportunity the partner's rules refuse shows why on the record,
-// and once fixed it is shared once. Real Temporal, real PostgreSQL, both sandboxes, the production worker.
+// Co-sell from the CRM, for each CRM (Salesforce Opportunities, HubSpot deals): those marked for co-sell
+// become referrals on the marketplace, exactly once, each carrying its CRM id, with the referral's id
+// written back onto the record. Exactly once also when the commerce side processed a create and the
+// answer was lost (a 500 after the work, a connection cut mid-answer). A record the partner's rules refuse
+// shows why on the record, and once fixed it is shared once. Real Temporal, real PostgreSQL, the
+// sandboxes, the production worker.
 import { Client } from '@temporalio/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundIntentStore } from '../../store/outbound-intents.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
-import { salesforceDump } from '../support/salesforce-state.ts';
+import { CRMS_UNDER_TEST } from '../support/crm-sandbox.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-let stack: CosellStack;
-let sandboxes: CosellStack['sandboxes'];
-let database: CosellStack['database'];
-let connectionId: string;
-let accounts: { Id: string; Commerce_Buyer_Id__c: string }[];
+describe.each(CRMS_UNDER_TEST)('co-sell from %s', (kind) => {
+  let stack: CosellStack;
+  let sandboxes: CosellStack['sandboxes'];
+  let database: CosellStack['database'];
+  let connectionId: string;
+  let accounts: { id: string; buyerId: string }[];
 
-beforeAll(async () => {
-  stack = await startCosellStack({ name: 'cosell', entitlements: 40, seed: 59 });
-  ({ sandboxes, database, connectionId } = stack);
-  accounts = (await salesforceDump(sandboxes.salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c);
+  beforeAll(async () => {
+    stack = await startCosellStack({ name: `cosell-${kind}`, entitlements: 40, seed: 59, crm: kind });
+    ({ sandboxes, database, connectionId } = stack);
+    accounts = await sandboxes.crm.accounts();
+  });
+  afterAll(() => stack?.stop());
+
+  const cosell = () => stack.run(WORKFLOW_TYPES.cosell);
+  const crmIdOf = (referral: any) => referral[sandboxes.crm.opportunityIdField];
+
+  /** Opportunities (deals) marked for co-sell on the synced accounts, made as a seller would (the CRM's own client). */
+  async function markOpportunities(count: number, tag: string, partner = 'Marketplace B'): Promise<string[]> {
+    return sandboxes.crm.createOpportunities(
+      Array.from({ length: count }, (_, index) => ({
+        name: `${tag} deal ${index}`,
+        accountId: accounts[index % accounts.length]!.id,
+        stage: sandboxes.crm.openStage,
+        closeDate: '2027-03-31',
+        amount: 1000 + index,
+        share: true,
+        partner,
+      })),
+    );
+  }
+
+  async function referralsOf(opportunityIds: string[]) {
+    const wanted = new Set(opportunityIds);
+    return (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => wanted.has(crmIdOf(referral)));
+  }
+
+  const opportunity = async (id: string) => (await sandboxes.crm.opportunities()).find((row) => row.id === id)!;
+
+  async function expectSharedOnce(opportunityIds: string[]) {
+    const referrals = await referralsOf(opportunityIds);
+    expect(referrals).toHaveLength(opportunityIds.length);
+    expect(new Set(referrals.map(crmIdOf)).size).toBe(opportunityIds.length);
+    const referralOf = new Map(referrals.map((referral) => [crmIdOf(referral), referral]));
+    const opportunities = new Map((await sandboxes.crm.opportunities()).map((row) => [row.id, row]));
+    for (const id of opportunityIds) {
+      const referral = referralOf.get(id)!;
+      expect(referral).toMatchObject({ direction: 'OUTBOUND', partner: 'cloudB' });
+      expect(opportunities.get(id)).toMatchObject({ referralId: referral.id, cosellStatus: referral.status, cosellErrors: undefined });
+    }
+  }
+
+  it('300 opportunities marked for co-sell become exactly 300 referrals, each carrying its CRM id, written back on each', async () => {
+    const ids = await markOpportunities(300, 'plain');
+    const totals = await cosell();
+    expect(totals).toMatchObject({ created: 300, refused: 0 });
+    await expectSharedOnce(ids);
+    const referral = (await referralsOf(ids.slice(0, 1)))[0]!;
+    expect(referral).toMatchObject({ name: 'plain deal 0', dealValue: 1000, currency: 'USD', expectedCloseDate: '2027-03-31', buyerID: accounts[0]!.buyerId });
+    expect((await opportunity(ids[0]!)).referralId).toBe(referral.id);
+
+    // Our own write-back, read back, is no news: the next run creates nothing and writes nothing.
+    const again = await cosell();
+    expect(again).toMatchObject({ created: 0, adopted: 0, writeBacks: 0 });
+    await expectSharedOnce(ids);
+  }, 180_000);
+
+  it.each([
+    ['a 500 after the commerce side did the work', { rate500After: 1 }],
+    ['a connection cut in the middle of the answer', { truncatedRate: 1 }],
+  ])('exactly once when %s: the lost create is found and adopted, never repeated', async (_name, fault) => {
+    const ids = await markOpportunities(60, `lost-${Object.keys(fault)[0]}`);
+    await post(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { operation: 'POST /org/{orgId}/cosell/referral/batchCreate', ...fault });
+    const client = new Client({ connection: stack.worker.connection });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue: stack.taskQueue, workflowId: `cosell-lost-${kind}-${Date.now()}`, args: [{ connectionId }] });
+    // Let the first attempt's create happen and its answer be lost, then let the service answer again.
+    for (let tries = 0; (await createdFor(ids)) === 0; tries += 1) {
+      expect(tries).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { method: 'DELETE' });
+    const totals = await handle.result();
+    expect(totals.created + totals.adopted).toBe(60);
+    expect(totals.adopted).toBeGreaterThan(0);
+    await expectSharedOnce(ids);
+    expect(await createOutboundIntentStore(database.pool).count(connectionId, 'opportunity-referral', 'pending')).toBe(0);
+  }, 180_000);
+
+  it('an opportunity the rules refuse shows why on the record; fixed, it is shared once and the errors are cleared', async () => {
+    const orphanAccount = await sandboxes.crm.createAccount('Not on any marketplace');
+    const [made] = await sandboxes.crm.createOpportunities([{ name: 'Needs a buyer', accountId: orphanAccount, stage: sandboxes.crm.openStage, closeDate: '2027-01-31', share: true, partner: 'Marketplace B' }]);
+    await cosell();
+    const refused = await opportunity(made!);
+    expect(refused.cosellErrors).toMatch(/^buyerID: the (account|deal) is not (linked|associated) to a/);
+    expect(refused.referralId).toBeUndefined();
+    expect(await referralsOf([made!])).toHaveLength(0);
+    // Unchanged, it is not tried again (the errors written back are our own echo).
+    expect(await cosell()).toMatchObject({ refused: 0, created: 0 });
+
+    // The salesperson moves it onto an account that is a marketplace buyer.
+    await sandboxes.crm.updateOpportunity(made!, { accountId: accounts[1]!.id });
+    expect(await cosell()).toMatchObject({ created: 1 });
+    expect(await cosell()).toMatchObject({ created: 0 });
+    const fixed = await opportunity(made!);
+    const [referral] = await referralsOf([made!]);
+    expect(fixed).toMatchObject({ referralId: referral!.id, cosellErrors: undefined });
+  }, 180_000);
+
+  async function createdFor(ids: string[]): Promise<number> {
+    return (await referralsOf(ids)).length;
+  }
 });
-afterAll(() => stack?.stop());
-
-const cosell = () => stack.run(WORKFLOW_TYPES.cosell);
-
-/** Opportunities marked for co-sell on the synced Accounts, made as a seller would (jsforce, collections). */
-async function markOpportunities(count: number, tag: string, partner = 'Marketplace B'): Promise<string[]> {
-  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
-  const records = Array.from({ length: count }, (_, index) => ({
-    Name: `${tag} deal ${index}`,
-    AccountId: accounts[index % accounts.length]!.Id,
-    StageName: 'Prospecting',
-    CloseDate: '2027-03-31',
-    Amount: 1000 + index,
-    Cosell_Share__c: true,
-    Cosell_Partner__c: partner,
-  }));
-  const results = (await conn.sobject('Opportunity').create(records, { allOrNone: true, allowRecursive: true })) as { id: string; success: boolean }[];
-  expect(results.every((result) => result.success)).toBe(true);
-  return results.map((result) => result.id);
-}
-
-async function referralsOf(opportunityIds: string[]) {
-  const wanted = new Set(opportunityIds);
-  return (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => wanted.has(referral.crmAOpportunityId));
-}
-
-async function expectSharedOnce(opportunityIds: string[]) {
-  const referrals = await referralsOf(opportunityIds);
-  expect(referrals).toHaveLength(opportunityIds.length);
-  expect(new Set(referrals.map((referral) => referral.crmAOpportunityId)).size).toBe(opportunityIds.length);
-  const referralOf = new Map(referrals.map((referral) => [referral.crmAOpportunityId, referral]));
-  const opportunities = new Map((await salesforceDump(sandboxes.salesforce, 'Opportunity')).map((row) => [row.Id, row]));
-  for (const id of opportunityIds) {
-    const referral = referralOf.get(id)!;
-    expect(referral).toMatchObject({ direction: 'OUTBOUND', partner: 'cloudB' });
-    expect(opportunities.get(id)).toMatchObject({ Commerce_Referral_Id__c: referral.id, Cosell_Status__c: referral.status, Cosell_Errors__c: null });
-  }
-}
-
-it('300 Opportunities marked for co-sell become exactly 300 referrals, each carrying its Opportunity Id, written back on each', async () => {
-  const ids = await markOpportunities(300, 'plain');
-  const totals = await cosell();
-  expect(totals).toMatchObject({ created: 300, refused: 0 });
-  await expectSharedOnce(ids);
-  const referral = (await referralsOf(ids.slice(0, 1)))[0]!;
-  const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === ids[0])!;
-  expect(referral).toMatchObject({ name: 'plain deal 0', dealValue: 1000, currency: 'USD', expectedCloseDate: '2027-03-31', buyerID: accounts[0]!.Commerce_Buyer_Id__c });
-  expect(opportunity.Commerce_Referral_Id__c).toBe(referral.id);
-
-  // Our own write-back, read back, is no news: the next run creates nothing and writes nothing.
-  const again = await cosell();
-  expect(again).toMatchObject({ created: 0, adopted: 0, writeBacks: 0 });
-  await expectSharedOnce(ids);
-}, 180_000);
-
-it.each([
-  ['a 500 after the commerce side did the work', { rate500After: 1 }],
-  ['a connection cut in the middle of the answer', { truncatedRate: 1 }],
-])('exactly once when %s: the lost create is found and adopted, never repeated', async (_name, fault) => {
-  const ids = await markOpportunities(60, `lost-${Object.keys(fault)[0]}`);
-  await post(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { operation: 'POST /org/{orgId}/cosell/referral/batchCreate', ...fault });
-  const client = new Client({ connection: stack.worker.connection });
-  const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue: stack.taskQueue, workflowId: `cosell-lost-${Date.now()}`, args: [{ connectionId }] });
-  // Let the first attempt's create happen and its answer be lost, then let the service answer again.
-  for (let tries = 0; (await createdFor(ids)) === 0; tries += 1) {
-    expect(tries).toBeLessThan(200);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { method: 'DELETE' });
-  const totals = await handle.result();
-  expect(totals.created + totals.adopted).toBe(60);
-  expect(totals.adopted).toBeGreaterThan(0);
-  await expectSharedOnce(ids);
-  expect(await createOutboundIntentStore(database.pool).count(connectionId, 'opportunity-referral', 'pending')).toBe(0);
-}, 180_000);
-
-it('an Opportunity the rules refuse shows why on the record; fixed, it is shared once and the errors are cleared', async () => {
-  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
-  const orphanAccount = (await conn.sobject('Account').create({ Name: 'Not on any marketplace' })) as { id: string };
-  const made = (await conn.sobject('Opportunity').create({ Name: 'Needs a buyer', AccountId: orphanAccount.id, StageName: 'Prospecting', CloseDate: '2027-01-31', Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace B' })) as { id: string };
-  await cosell();
-  const refused = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
-  expect(refused.Cosell_Errors__c).toMatch(/^buyerID: the account is not linked to a marketplace buyer/);
-  expect(refused.Commerce_Referral_Id__c ?? null).toBeNull();
-  expect(await referralsOf([made.id])).toHaveLength(0);
-  // Unchanged, it is not tried again (the errors written back are our own echo).
-  expect(await cosell()).toMatchObject({ refused: 0, created: 0 });
-
-  // The salesperson moves it onto an Account that is a marketplace buyer.
-  await conn.sobject('Opportunity').update({ Id: made.id, AccountId: accounts[1]!.Id });
-  expect(await cosell()).toMatchObject({ created: 1 });
-  expect(await cosell()).toMatchObject({ created: 0 });
-  const fixed = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
-  const [referral] = await referralsOf([made.id]);
-  expect(fixed).toMatchObject({ Commerce_Referral_Id__c: referral!.id, Cosell_Errors__c: null });
-}, 180_000);
-
-async function createdFor(ids: string[]): Promise<number> {
-  return (await referralsOf(ids)).length;
-}

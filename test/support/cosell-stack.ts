@@ -4,12 +4,15 @@ import { Client } from '@temporalio/client';
 import type { Entity } from '../../mappings/types.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createTestDatabase } from './database.ts';
-import { createSandboxConnection, startProductionWorker, startSandboxes } from './sync-harness.ts';
+import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from './crm-sandbox.ts';
+import { startProductionWorker } from './sync-harness.ts';
 
-export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[] }) {
+/** `crm`: which CRM the seller works in (default Salesforce); `sandboxes.crm` drives it, `sandboxes.salesforce` is set for Salesforce. */
+export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind }) {
   const database = await createTestDatabase();
-  const sandboxes = await startSandboxes({ entitlements: options.entitlements, seed: options.seed });
-  const connectionId = (await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: options.entities ?? ['buyer'] })).id;
+  const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed });
+  const sandboxes = { ...started, salesforce: started.crm.salesforce! };
+  const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'] })).id;
   const taskQueue = `${options.name}-${Date.now()}`;
   const worker = await startProductionWorker(database, { taskQueue });
   const run = (type: string): Promise<any> =>

@@ -80,6 +80,8 @@ export type CrmUnderTest = {
   expireCredentials(): Promise<void>;
   /** The accounts (companies) synced from commerce buyers. */
   accounts(): Promise<{ id: string; buyerId: string }[]>;
+  /** An account (company) a seller makes by hand: no marketplace buyer behind it. */
+  createAccount(name: string): Promise<string>;
   createOpportunities(inputs: OpportunityInput[]): Promise<string[]>;
   updateOpportunity(id: string, input: OpportunityInput): Promise<void>;
   opportunities(): Promise<OpportunityView[]>;
@@ -137,6 +139,10 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
     expireCredentials: async () => void (await salesforceControl(salesforce, 'POST', '/sessions/expire')),
     accounts: async () =>
       (await salesforceDump(salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c).map((account) => ({ id: account.Id, buyerId: account.Commerce_Buyer_Id__c })),
+    async createAccount(name) {
+      const { conn } = await connection;
+      return ((await conn.sobject('Account').create({ Name: name })) as unknown as { id: string }).id;
+    },
     async createOpportunities(inputs) {
       const { conn } = await connection;
       const results = (await conn.sobject('Opportunity').create(inputs.map(toRecord) as never[], { allOrNone: true, allowRecursive: true })) as unknown as { id: string; success: boolean }[];
@@ -245,8 +251,19 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
       }
       return ids;
     },
+    async createAccount(name) {
+      return (await client.crm.companies.basicApi.create({ properties: { name }, associations: [] })).id;
+    },
     async updateOpportunity(id, input) {
-      await client.crm.deals.basicApi.update(id, { properties: await toProperties(input) });
+      const properties = await toProperties(input);
+      if (Object.keys(properties).length) await client.crm.deals.basicApi.update(id, { properties });
+      // A seller moves a deal to another company by associating it there, then saves the deal (what
+      // the refusal written on it asks: an association alone does not change the deal).
+      if (input.accountId) {
+        await client.crm.associations.v4.batchApi.createDefault('deals', 'companies', { inputs: [{ _from: { id }, to: { id: input.accountId } }] });
+        const deal = await client.crm.deals.basicApi.getById(id, ['dealname']);
+        await client.crm.deals.basicApi.update(id, { properties: { dealname: deal.properties.dealname ?? '' } });
+      }
     },
     async opportunities() {
       const labels = await stageLabels();
