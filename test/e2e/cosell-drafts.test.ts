@@ -1,60 +1,73 @@
-// Private-offer drafts from Salesforce: an Opportunity asking for a private offer on a product produces
-// one draft offer carrying its Id, the offer id goes back onto it, and when that offer later syncs from
-// the commerce side it updates the same Opportunity, never a second one.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+// Private-offer drafts from the CRM, for each CRM (Salesforce Opportunities, HubSpot deals): a record
+// asking for a private offer on a product produces one draft offer carrying its CRM id, the offer id goes
+// back onto it, and when that offer later syncs from the commerce side it updates the same record, never
+// a second one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
-import { salesforceDump } from '../support/salesforce-state.ts';
+import { CRMS_UNDER_TEST } from '../support/crm-sandbox.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 
-let stack: CosellStack;
-let sandboxes: CosellStack['sandboxes'];
-let run: CosellStack['run'];
+describe.each(CRMS_UNDER_TEST)('private-offer drafts from %s', (kind) => {
+  let stack: CosellStack;
+  let sandboxes: CosellStack['sandboxes'];
+  let run: CosellStack['run'];
+  const FIELD = { salesforce: { name: 'Name', offerStatus: 'Offer_Status__c' }, hubspot: { name: 'dealname', offerStatus: 'offer_status' } }[kind];
 
-beforeAll(async () => {
-  stack = await startCosellStack({ name: 'drafts', entitlements: 20, seed: 67, entities: ['buyer', 'contact', 'offer'] });
-  ({ sandboxes, run } = stack);
+  beforeAll(async () => {
+    stack = await startCosellStack({ name: `drafts-${kind}`, entitlements: 20, seed: 67, entities: ['buyer', 'contact', 'offer'], crm: kind });
+    ({ sandboxes, run } = stack);
+  });
+  afterAll(() => stack?.stop());
+
+  const draftsOf = async (id: string) => (await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.[sandboxes.crm.opportunityIdField] === id);
+  const opportunity = async (id: string) => (await sandboxes.crm.opportunities()).find((row) => row.id === id)!;
+
+  it('a draft request makes one offer, the offer id goes back, and the offer later updates that same record', async () => {
+    const accounts = await sandboxes.crm.accounts();
+    // An account with a contact that came from the commerce side.
+    let account = accounts[0]!;
+    let contact: { id: string; commerceId: string } | undefined;
+    for (const candidate of accounts) {
+      [contact] = await sandboxes.crm.contactsOf(candidate.id);
+      if (contact) {
+        account = candidate;
+        break;
+      }
+    }
+    expect(contact).toBeDefined();
+    const [made] = await sandboxes.crm.createOpportunities([{ name: 'Private deal for the renewal', accountId: account.id, stage: sandboxes.crm.openStage, closeDate: '2027-02-28', amount: 48000, privateOfferRequested: true, productId: 'prod-000002' }]);
+    // The salesperson named one of the buyer's contacts (synced from the commerce side) on the deal.
+    await sandboxes.crm.addContact(made!, contact!.id);
+
+    const first = await run(WORKFLOW_TYPES.cosell);
+    expect(first.flows['opportunity-draft-offer']).toMatchObject({ asking: 1, created: 1, refused: 0 });
+    const drafts = await draftsOf(made!);
+    expect(drafts).toHaveLength(1);
+    const [draft] = drafts;
+    expect(draft).toMatchObject({ name: 'Private deal for the renewal', productID: 'prod-000002', buyerID: account.buyerId, offerType: 'PRIVATE', status: 'PENDING_CREATE', expireTime: '2027-02-28T23:59:59.000Z' });
+    expect(draft.info?.commitAmount).toBe(48000);
+    expect(draft.contactIds).toEqual([contact!.commerceId]);
+    expect((await opportunity(made!)).offerId).toBe(draft.id);
+
+    // Asked again (our own write-back read back): no second draft.
+    expect((await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer']).toMatchObject({ created: 0, adopted: 0 });
+    expect(await draftsOf(made!)).toHaveLength(1);
+
+    // The draft offer syncs to the CRM: the same record is updated, none is added.
+    await run(WORKFLOW_TYPES.incrementalSync);
+    const holding = [...(await sandboxes.crm.keyed('offer'))].filter(([key]) => key === draft.id);
+    expect(holding.map(([, record]) => record.id)).toEqual([made]);
+    expect(holding[0]![1].fields).toMatchObject({ [FIELD.name]: 'Private deal for the renewal', [FIELD.offerStatus]: 'PENDING_CREATE' });
+  }, 180_000);
+
+  it('a request without a product is refused on the record, in words a salesperson can act on', async () => {
+    const [account] = await sandboxes.crm.accounts();
+    const [made] = await sandboxes.crm.createOpportunities([{ name: 'No product yet', accountId: account!.id, stage: sandboxes.crm.openStage, closeDate: '2027-02-28', privateOfferRequested: true }]);
+    await run(WORKFLOW_TYPES.cosell);
+    const record = await opportunity(made!);
+    expect(record.cosellErrors).toBe('Private offer draft: productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
+    expect(record.offerId).toBeUndefined();
+    expect(await draftsOf(made!)).toHaveLength(0);
+  }, 180_000);
 });
-afterAll(() => stack?.stop());
-
-it('a draft request makes one offer, the offer id goes back, and the offer later updates that same Opportunity', async () => {
-  const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
-  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
-  const made = (await conn.sobject('Opportunity').create({ Name: 'Private deal for the renewal', AccountId: account.Id, StageName: 'Negotiation/Review', CloseDate: '2027-02-28', Amount: 48000, Private_Offer_Requested__c: true, Commerce_Product_Id__c: 'prod-000002' })) as { id: string };
-  // The salesperson named one of the buyer's contacts (synced from the commerce side) on the deal.
-  const contact = (await salesforceDump(sandboxes.salesforce, 'Contact')).find((row) => row.AccountId === account.Id && row.Commerce_Contact_Id__c)!;
-  await conn.sobject('OpportunityContactRole').create({ OpportunityId: made.id, ContactId: contact.Id, Role: 'Decision Maker' });
-
-  const first = await run(WORKFLOW_TYPES.cosell);
-  expect(first.flows['opportunity-draft-offer']).toMatchObject({ asking: 1, created: 1, refused: 0 });
-  const drafts = (await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id);
-  expect(drafts).toHaveLength(1);
-  const [draft] = drafts;
-  expect(draft).toMatchObject({ name: 'Private deal for the renewal', productID: 'prod-000002', buyerID: account.Commerce_Buyer_Id__c, offerType: 'PRIVATE', status: 'PENDING_CREATE', expireTime: '2027-02-28T23:59:59.000Z' });
-  expect(draft.info?.commitAmount).toBe(48000);
-  expect(draft.contactIds).toEqual([contact.Commerce_Contact_Id__c]);
-  const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
-  expect(opportunity.Commerce_Offer_Id__c).toBe(draft.id);
-
-  // Asked again (our own write-back read back): no second draft.
-  expect((await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer']).toMatchObject({ created: 0, adopted: 0 });
-  expect((await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id)).toHaveLength(1);
-
-  // The draft offer syncs to Salesforce: the same Opportunity is updated, none is added.
-  await run(WORKFLOW_TYPES.incrementalSync);
-  const holding = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).filter((row) => row.Commerce_Offer_Id__c === draft.id);
-  expect(holding.map((row) => row.Id)).toEqual([made.id]);
-  expect(holding[0]).toMatchObject({ Name: 'Private deal for the renewal', Offer_Status__c: 'PENDING_CREATE' });
-}, 180_000);
-
-it('a request without a product is refused on the record, in words a salesperson can act on', async () => {
-  const account = (await salesforceDump(sandboxes.salesforce, 'Account')).find((row) => row.Commerce_Buyer_Id__c)!;
-  const { conn } = await clientCredentialsConnection(sandboxes.salesforce);
-  const made = (await conn.sobject('Opportunity').create({ Name: 'No product yet', AccountId: account.Id, StageName: 'Prospecting', CloseDate: '2027-02-28', Private_Offer_Requested__c: true })) as { id: string };
-  await run(WORKFLOW_TYPES.cosell);
-  const opportunity = (await salesforceDump(sandboxes.salesforce, 'Opportunity')).find((row) => row.Id === made.id)!;
-  expect(opportunity.Cosell_Errors__c).toBe('Private offer draft: productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
-  expect(opportunity.Commerce_Offer_Id__c ?? null).toBeNull();
-  expect((await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.crmAOpportunityId === made.id)).toHaveLength(0);
-}, 180_000);

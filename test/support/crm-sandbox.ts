@@ -80,6 +80,10 @@ export type CrmUnderTest = {
   expireCredentials(): Promise<void>;
   /** The accounts (companies) synced from commerce buyers. */
   accounts(): Promise<{ id: string; buyerId: string }[]>;
+  /** The contacts on an account (company) that came from the commerce side: CRM id and commerce id. */
+  contactsOf(accountId: string): Promise<{ id: string; commerceId: string }[]>;
+  /** A seller names a contact on an opportunity (Salesforce: a contact role; HubSpot: an association). */
+  addContact(opportunityId: string, contactId: string): Promise<void>;
   /** An account (company) a seller makes by hand: no marketplace buyer behind it. */
   createAccount(name: string): Promise<string>;
   createOpportunities(inputs: OpportunityInput[]): Promise<string[]>;
@@ -139,6 +143,12 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
     expireCredentials: async () => void (await salesforceControl(salesforce, 'POST', '/sessions/expire')),
     accounts: async () =>
       (await salesforceDump(salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c).map((account) => ({ id: account.Id, buyerId: account.Commerce_Buyer_Id__c })),
+    contactsOf: async (accountId) =>
+      (await salesforceDump(salesforce, 'Contact')).filter((row) => row.AccountId === accountId && row.Commerce_Contact_Id__c).map((row) => ({ id: row.Id, commerceId: row.Commerce_Contact_Id__c })),
+    async addContact(opportunityId, contactId) {
+      const { conn } = await connection;
+      await conn.sobject('OpportunityContactRole').create({ OpportunityId: opportunityId, ContactId: contactId, Role: 'Decision Maker' });
+    },
     async createAccount(name) {
       const { conn } = await connection;
       return ((await conn.sobject('Account').create({ Name: name })) as unknown as { id: string }).id;
@@ -250,6 +260,14 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
         }
       }
       return ids;
+    },
+    async contactsOf(accountId) {
+      const associated = await client.crm.associations.v4.basicApi.getPage('companies', accountId, 'contacts', undefined, 500);
+      const ids = new Set(associated.results.map((row) => String(row.toObjectId)));
+      return (await records('contacts')).filter((contact) => ids.has(String(contact.id)) && props(contact).commerce_contact_id).map((contact) => ({ id: String(contact.id), commerceId: props(contact).commerce_contact_id! }));
+    },
+    async addContact(opportunityId, contactId) {
+      await client.crm.associations.v4.batchApi.createDefault('deals', 'contacts', { inputs: [{ _from: { id: opportunityId }, to: { id: contactId } }] });
     },
     async createAccount(name) {
       return (await client.crm.companies.basicApi.create({ properties: { name }, associations: [] })).id;
