@@ -30,6 +30,9 @@ export const CRMS_UNDER_TEST: CrmUnderTestKind[] = ['salesforce', 'hubspot'];
 export type OpportunityView = {
   id: string;
   name?: string;
+  /** The account (company) it is on: Salesforce's AccountId; HubSpot's first associated company. */
+  accountId?: string;
+  closeDate?: string;
   stage?: string;
   amount?: number;
   share?: boolean;
@@ -82,6 +85,10 @@ export type CrmUnderTest = {
   accounts(): Promise<{ id: string; buyerId: string }[]>;
   /** The contacts on an account (company) that came from the commerce side: CRM id and commerce id. */
   contactsOf(accountId: string): Promise<{ id: string; commerceId: string }[]>;
+  /** Which contacts each opportunity names, as `opportunityId:contactId` (contact roles, deal associations). */
+  opportunityContacts(): Promise<string[]>;
+  /** The CRM contact of each commerce contact (HubSpot: the contact holding its email when it was merged). */
+  contactIdsOf(commerceContacts: { id: string; email?: string }[]): Promise<Map<string, string>>;
   /** A seller names a contact on an opportunity (Salesforce: a contact role; HubSpot: an association). */
   addContact(opportunityId: string, contactId: string): Promise<void>;
   /** An account (company) a seller makes by hand: no marketplace buyer behind it. */
@@ -143,6 +150,11 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
     expireCredentials: async () => void (await salesforceControl(salesforce, 'POST', '/sessions/expire')),
     accounts: async () =>
       (await salesforceDump(salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c).map((account) => ({ id: account.Id, buyerId: account.Commerce_Buyer_Id__c })),
+    opportunityContacts: async () => (await salesforceDump(salesforce, 'OpportunityContactRole')).map((role) => `${role.OpportunityId}:${role.ContactId}`).sort(),
+    contactIdsOf: async (commerceContacts) => {
+      const byId = new Map((await salesforceDump(salesforce, 'Contact')).map((row) => [row.Commerce_Contact_Id__c, row.Id]));
+      return new Map(commerceContacts.flatMap((contact) => (byId.has(contact.id) ? [[contact.id, byId.get(contact.id)!]] : [])));
+    },
     contactsOf: async (accountId) =>
       (await salesforceDump(salesforce, 'Contact')).filter((row) => row.AccountId === accountId && row.Commerce_Contact_Id__c).map((row) => ({ id: row.Id, commerceId: row.Commerce_Contact_Id__c })),
     async addContact(opportunityId, contactId) {
@@ -167,6 +179,8 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
       (await salesforceDump(salesforce, 'Opportunity')).map((row) => ({
         id: row.Id,
         name: row.Name,
+        accountId: row.AccountId ?? undefined,
+        closeDate: row.CloseDate ?? undefined,
         stage: row.StageName,
         amount: row.Amount ?? undefined,
         share: row.Cosell_Share__c === true,
@@ -261,6 +275,21 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
       }
       return ids;
     },
+    async opportunityContacts() {
+      const all: { fromType: string; fromId: string; toType: string; toId: string }[] = await hubspotControl(hubspot, 'GET', '/associations');
+      return [...new Set(all.filter((a) => a.fromType === 'deals' && a.toType === 'contacts').map((a) => `${a.fromId}:${a.toId}`))].sort();
+    },
+    async contactIdsOf(commerceContacts) {
+      const stored = await records('contacts');
+      const byKey = new Map(stored.map((contact) => [props(contact).commerce_contact_id, String(contact.id)]));
+      const byEmail = new Map(stored.filter((contact) => props(contact).email).map((contact) => [props(contact).email!.toLowerCase(), String(contact.id)]));
+      return new Map(
+        commerceContacts.flatMap((contact) => {
+          const id = byKey.get(contact.id) ?? (contact.email ? byEmail.get(contact.email.toLowerCase()) : undefined);
+          return id ? [[contact.id, id]] : [];
+        }),
+      );
+    },
     async contactsOf(accountId) {
       const associated = await client.crm.associations.v4.basicApi.getPage('companies', accountId, 'contacts', undefined, 500);
       const ids = new Set(associated.results.map((row) => String(row.toObjectId)));
@@ -285,12 +314,17 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
     },
     async opportunities() {
       const labels = await stageLabels();
+      const associations: { fromType: string; fromId: string; toType: string; toId: string }[] = await hubspotControl(hubspot, 'GET', '/associations');
+      const companyOf = new Map<string, string>();
+      for (const a of associations) if (a.fromType === 'deals' && a.toType === 'companies' && !companyOf.has(a.fromId)) companyOf.set(a.fromId, a.toId);
       return (await records('deals')).map((deal) => {
         const p = props(deal);
         const flag = (value: string | undefined) => value === 'true';
         return {
           id: String(deal.id),
           name: p.dealname,
+          accountId: companyOf.get(String(deal.id)),
+          closeDate: p.closedate ? p.closedate.slice(0, 10) : undefined,
           stage: p.dealstage === undefined ? undefined : (labels.get(p.dealstage) ?? p.dealstage),
           amount: p.amount ? Number(p.amount) : undefined,
           share: flag(p.cosell_share),
