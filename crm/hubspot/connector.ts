@@ -93,7 +93,7 @@ export function createHubSpotConnector(
   }
 
   /** A mapped record as HubSpot properties and references, or why it cannot be written. */
-  async function toWireRecord(object: string, fields: CrmRecord): Promise<{ properties: Record<string, string>; references: Reference[] } | { problem: string }> {
+  async function toWireRecord(object: string, fields: CrmRecord, currentPipeline?: string): Promise<{ properties: Record<string, string>; references: Reference[] } | { problem: string }> {
     const schema = await describe(object);
     const properties: Record<string, string> = {};
     const references: Reference[] = [];
@@ -110,7 +110,13 @@ export function createHubSpotConnector(
       properties[name] = toWire(value);
     }
     if (missing.length) return { problem: `HubSpot's ${object} have no propert${missing.length > 1 ? 'ies' : 'y'} ${missing.join(', ')}: run crm-sync setup <connection> to create the project's properties` };
-    if (object === 'deals' && (properties[PIPELINE] !== undefined || properties[STAGE] !== undefined)) {
+    if (object === 'deals' && properties[STAGE] && !properties[PIPELINE] && currentPipeline) {
+      // A stage for a deal already in a pipeline: that pipeline's stage of that label. A label its
+      // pipeline does not have is left out (a seller's deal keeps its own pipeline's stage).
+      const ids = await pipelines.ids(currentPipeline, properties[STAGE]);
+      if (ids.stageId) properties[STAGE] = ids.stageId;
+      else delete properties[STAGE];
+    } else if (object === 'deals' && (properties[PIPELINE] !== undefined || properties[STAGE] !== undefined)) {
       const ids = await pipelines.ids(properties[PIPELINE] || undefined, properties[STAGE] || undefined);
       if (ids.missing) return { problem: `HubSpot has no ${ids.missing}: run crm-sync setup <connection> to create the project's deal pipelines, or fix the connection's stage map` };
       if (ids.pipelineId) properties[PIPELINE] = ids.pipelineId;
@@ -128,8 +134,11 @@ export function createHubSpotConnector(
     const results = new Map<string, UpsertResult>();
     const writes: WireWrite[] = [];
     const referencesOf = new Map<string, { references: Reference[]; known?: Record<string, string> }>();
+    // Deals moved to a stage by id: the pipeline each is in, so the stage is that pipeline's.
+    const staged = object === 'deals' ? items.filter((item) => item.crmId && item.fields[STAGE] !== undefined && item.fields[PIPELINE] === undefined).map((item) => item.crmId!) : [];
+    const pipelineOf = new Map(staged.length ? (await readByIds('deals', staged, [PIPELINE])).map((deal) => [String(deal[ID]), deal[PIPELINE] as string | undefined]) : []);
     for (const item of items) {
-      const wire = await toWireRecord(object, item.fields);
+      const wire = await toWireRecord(object, item.fields, item.crmId ? pipelineOf.get(item.crmId) : undefined);
       if ('problem' in wire) {
         results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code: 'SCHEMA_MISSING', message: wire.problem } });
         continue;

@@ -39,7 +39,7 @@ function referralDeal(entity: 'referral' | 'inbound-referral'): EntityMapping<Re
           fields: defined({
             dealname: referral.name || `Referral ${referral.id}`,
             pipeline: REFERRAL_PIPELINE,
-            dealstage: COSELL_TO_HUBSPOT_STAGE[referral.stage ?? 'Prospect'] ?? 'Prospect',
+            dealstage: COSELL_TO_HUBSPOT_STAGE[referral.stage ?? 'Prospect'] ?? COSELL_TO_HUBSPOT_STAGE.Prospect,
             amount: amount(referral.dealValue),
             closedate: isoDate(referral.expectedCloseDate, 'expectedCloseDate'),
             cosell_partner: marketplaceName(referral.partner),

@@ -96,15 +96,17 @@ export const HUBSPOT_PIPELINES: PipelineDeclaration[] = [
       { label: 'Lost', probability: 0, closed: true },
     ],
   },
+  // HubSpot's own default stage labels, so one stage table serves a referral's deal here and a seller's
+  // deal in the account's default pipeline alike (the co-sell stage itself shows in cosell_stage).
   {
     label: REFERRAL_PIPELINE,
     stages: [
-      { label: 'Prospect', probability: 0.1 },
-      { label: 'Qualified', probability: 0.2 },
-      { label: 'Technical Validation', probability: 0.4 },
-      { label: 'Business Validation', probability: 0.6 },
-      { label: 'Committed', probability: 0.8 },
-      { label: 'Launched', probability: 1, closed: true },
+      { label: 'Appointment Scheduled', probability: 0.2 },
+      { label: 'Qualified To Buy', probability: 0.4 },
+      { label: 'Presentation Scheduled', probability: 0.6 },
+      { label: 'Decision Maker Bought-In', probability: 0.8 },
+      { label: 'Contract Sent', probability: 0.9 },
+      { label: 'Closed Won', probability: 1, closed: true },
       { label: 'Closed Lost', probability: 0, closed: true },
     ],
   },

@@ -12,10 +12,10 @@ import { salesforceDump } from '../support/salesforce-state.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-/** The co-sell stage of a referral as the CRM's stage (Salesforce's standard stages; HubSpot's Co-sell referrals pipeline holds the co-sell stages). */
+/** The co-sell stage of a referral as the CRM's stage (Salesforce's standard stages; HubSpot's default stage labels, which the Co-sell referrals pipeline uses). */
 const STAGE = {
   salesforce: { Prospect: 'Prospecting', Qualified: 'Qualification', 'Technical Validation': 'Needs Analysis', 'Business Validation': 'Proposal/Price Quote', Committed: 'Negotiation/Review', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' } as Record<string, string>,
-  hubspot: { Prospect: 'Prospect', Qualified: 'Qualified', 'Technical Validation': 'Technical Validation', 'Business Validation': 'Business Validation', Committed: 'Committed', Launched: 'Launched', 'Closed Lost': 'Closed Lost' } as Record<string, string>,
+  hubspot: { Prospect: 'Appointment Scheduled', Qualified: 'Qualified To Buy', 'Technical Validation': 'Presentation Scheduled', 'Business Validation': 'Decision Maker Bought-In', Committed: 'Contract Sent', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' } as Record<string, string>,
 };
 
 describe.each(CRMS_UNDER_TEST)('inbound co-sell into %s', (kind) => {

@@ -274,7 +274,7 @@ describe('schema', () => {
     const schema = await connect().describe('deals');
     expect(schema.fields.get('commerce_offer_id')).toMatchObject({ unique: true, externalId: true });
     expect(schema.fields.get('hs_lastmodifieddate')).toMatchObject({ updateable: false });
-    expect(schema.fields.get('dealstage')!.picklistValues).toEqual(expect.arrayContaining(['Draft', 'Accepted', 'Launched', 'Closed Won']));
+    expect(schema.fields.get('dealstage')!.picklistValues).toEqual(expect.arrayContaining(['Draft', 'Accepted', 'Contract Sent', 'Closed Won']));
     expect(schema.fields.get('companies')).toMatchObject({ type: 'reference', relationshipName: 'companies' });
   });
 
