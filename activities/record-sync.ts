@@ -80,9 +80,9 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       followCarriedIds: rt.writesBack !== false,
     });
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
+    plan.writes = await withReferences(plan.writes, client);
     if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes, client);
     if (batch.holdOrphans) plan.writes = await withoutOrphans(plan.writes, client);
-    plan.writes = await withReferences(plan.writes, client);
     counts.unchanged = plan.unchanged.length + plan.superseded.length;
     counts.failed += letters.length;
 
@@ -201,6 +201,15 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
    */
   async function withReferences(writes: PlannedWrite[], client: pg.PoolClient): Promise<PlannedWrite[]> {
     const keyFields = Object.fromEntries(Object.entries(rt.mappings).map(([other, mapping]) => [other, mapping!.externalIdField]));
+    // A list of associations (a deal's contacts) to an entity this connection does not sync is left
+    // out: those records are not the sync's to find. A single parent reference stays (the CRM's business).
+    const unsynced = new Map(Object.entries(keyFields).filter(([other]) => !rt.settings.entities.includes(other as Entity)).map(([other, key]) => [key, other]));
+    writes = writes.map((write) => {
+      const dropped = Object.entries(write.item.fields).filter(([, value]) => Array.isArray(value) && value.some((item) => item && typeof item === 'object' && Object.keys(item).some((key) => unsynced.has(key))));
+      if (dropped.length === 0) return write;
+      const fields = Object.fromEntries(Object.entries(write.item.fields).filter(([name]) => !dropped.some(([gone]) => gone === name)));
+      return { ...write, item: { ...write.item, fields } };
+    });
     const referenced = writes.map((write) => referencedRecords(write.item.fields, keyFields));
     if (referenced.every((list) => list.length === 0)) return writes;
     const crmIds = new Map<string, string>();

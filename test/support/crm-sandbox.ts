@@ -111,8 +111,9 @@ const WRITE_CALL = /upsert|create|update|bulk2|ingest|patch|associat.*(default|c
 const countWrites = (calls: Record<string, number>) =>
   Object.entries(calls).filter(([name, count]) => WRITE_CALL.test(name) && !/token|total|read/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
 
-export async function startCrmSandbox(kind: CrmUnderTestKind): Promise<CrmUnderTest> {
-  return kind === 'salesforce' ? salesforceUnderTest(await startSalesforceSandbox()) : hubspotUnderTest(await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000 }));
+/** `auth`: how a HubSpot connection signs in (a private app's token, or OAuth whose tokens expire). */
+export async function startCrmSandbox(kind: CrmUnderTestKind, options: { auth?: 'private-app' | 'oauth' } = {}): Promise<CrmUnderTest> {
+  return kind === 'salesforce' ? salesforceUnderTest(await startSalesforceSandbox()) : hubspotUnderTest(await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000 }), options.auth ?? 'private-app');
 }
 
 function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
@@ -202,7 +203,7 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
   };
 }
 
-function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
+function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'): CrmUnderTest {
   const client = new HubSpotClient({ accessToken: hubspot.accessToken, basePath: hubspot.baseUrl });
   // `crm-sync setup` before anything syncs, as the README asks of a new HubSpot account.
   const ready = setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
@@ -239,8 +240,8 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
     name: 'HubSpot',
     opportunityIdField: OPPORTUNITY_ID_FIELD.hubspot,
     openStage: 'Appointment Scheduled',
-    settings: () => ({ kind: 'hubspot', baseUrl: hubspot.baseUrl, auth: 'private-app' }),
-    secrets: () => ({ crmAccessToken: hubspot.accessToken }),
+    settings: () => ({ kind: 'hubspot', baseUrl: hubspot.baseUrl, auth, ...(auth === 'oauth' && { clientId: hubspot.oauth.clientId }) }),
+    secrets: (): Record<string, string> => (auth === 'oauth' ? { crmClientSecret: hubspot.oauth.clientSecret, crmRefreshToken: hubspot.oauth.refreshToken } : { crmAccessToken: hubspot.accessToken }),
     calls: async () => {
       await ready;
       return hubspotControl(hubspot, 'GET', '/calls');
@@ -351,9 +352,9 @@ function hubspotUnderTest(hubspot: HubSpotSandbox): CrmUnderTest {
 }
 
 /** The commerce sandbox and one CRM sandbox, as a sync test starts them. */
-export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}) {
+export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}, crmOptions: { auth?: 'private-app' | 'oauth' } = {}) {
   const commerce = await startCommerceSandbox(commerceOptions);
-  const crm = await startCrmSandbox(kind);
+  const crm = await startCrmSandbox(kind, crmOptions);
   return { commerce, crm, stop: async () => { await commerce.stop(); await crm.stop(); } };
 }
 
