@@ -10,6 +10,7 @@ import { registerConnectionCommands } from './connection-commands.ts';
 import { registerSyncCommands } from './sync-commands.ts';
 import { registerEditCommands } from './edit-commands.ts';
 import { sandboxCommand } from './sandbox-command.ts';
+import { registerSetupCommand } from './setup-command.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crm-sync')
@@ -92,6 +93,7 @@ export function buildProgram(): Command {
 
   registerConnectionCommands(program, withConfig);
   registerEditCommands(program, withConfig);
+  registerSetupCommand(program, withConfig);
   registerSyncCommands(program, withConfig);
   return program;
 }

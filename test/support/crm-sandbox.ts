@@ -102,7 +102,7 @@ export type CrmUnderTest = {
   salesforce?: SalesforceSandbox;
   hubspot?: HubSpotSandbox;
   /** The CRM holds exactly what the witness says; returns the records it expects rejected (`entity:id`, sorted). */
-  expectMatchesCommerce(commerce: Pick<CommerceSandbox, 'apiUrl'>): Promise<string[]>;
+  expectMatchesCommerce(commerce: Pick<CommerceSandbox, 'apiUrl'>, synced?: SyncedEntity[]): Promise<string[]>;
   expectWriteBack(commerce: Pick<CommerceSandbox, 'apiUrl'>): Promise<void>;
   stop(): Promise<void>;
 };
@@ -197,7 +197,10 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
     keyed: async (entity) =>
       new Map((await salesforceDump(salesforce, TARGET[entity].object)).filter((row) => row[TARGET[entity].externalIdField]).map((row) => [row[TARGET[entity].externalIdField], { id: row.Id, fields: row, deleted: row.IsDeleted === true }])),
     salesforce,
-    expectMatchesCommerce: async (commerce) => expectedRejections(await expectSalesforceMatchesCommerce(commerce, salesforce)),
+    expectMatchesCommerce: async (commerce, synced) => {
+      if (synced) throw new Error('The Salesforce witness compares every entity: check a subset with expectedCrmState');
+      return expectedRejections(await expectSalesforceMatchesCommerce(commerce, salesforce));
+    },
     expectWriteBack: (commerce) => expectOfferWriteBack(commerce, salesforce),
     stop: () => salesforce.stop(),
   };
@@ -345,7 +348,7 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
       return new Map((await records(object)).filter((record) => props(record)[key]).map((record) => [props(record)[key]!, { id: String(record.id), fields: props(record), deleted: record.archived === true }]));
     },
     hubspot,
-    expectMatchesCommerce: async (commerce) => hubspotRejections(await expectHubSpotMatchesCommerce(commerce, hubspot)),
+    expectMatchesCommerce: async (commerce, synced) => hubspotRejections(await expectHubSpotMatchesCommerce(commerce, hubspot, synced)),
     expectWriteBack: (commerce) => expectDealWriteBack(commerce, hubspot),
     stop: () => hubspot.stop(),
   };
