@@ -2,6 +2,8 @@
 // recording proxy; every answer recorded on the wire must validate against its schema in HubSpot's
 // published OpenAPI specs (docs/hubspot-openapi), errors included (the `default` Error response).
 import { Client } from '@hubspot/api-client';
+import { createHubSpotConnector } from '../../crm/hubspot/connector.ts';
+import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubSpotSandbox, type HubSpotSandbox } from '../../sandbox/hubspot/index.ts';
 import { checkAgainstSpec } from '../../sandbox/hubspot/openapi-check.ts';
@@ -124,6 +126,56 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
     expect(expected.filter((e) => !seen.has(e))).toEqual([]);
     const limited = checked.filter((e) => e.status === 429).map((e) => (e.body as { policyName?: string; message: string }).policyName ?? e.body);
     expect(limited).toEqual(['SECONDLY', 'TEN_SECONDLY_ROLLING', 'DAILY']);
+  });
+
+  it("every answer to every kind of request the connector makes validates too (the connector's own workload through the proxy)", async () => {
+    const own = await startHubSpotSandbox({ searchPerSecond: 1000 });
+    const ownProxy = await startRecordingProxy(own.baseUrl);
+    try {
+      await setUpHubSpot({ baseUrl: ownProxy.url, accessToken: own.accessToken });
+      const crm = createHubSpotConnector({ baseUrl: ownProxy.url, auth: 'private-app', entitlementObject: 'marketplace_entitlement' }, { crmAccessToken: own.accessToken });
+      await crm.verify();
+      await crm.describe('deals');
+      await crm.upsert('companies', [{ sourceId: 'b1', externalIdField: 'commerce_buyer_id', externalId: 'b1', fields: { name: 'B1' } }]);
+      const contacts = await crm.upsert('contacts', [
+        { sourceId: 'c1', externalIdField: 'commerce_contact_id', externalId: 'c1', fields: { email: 'x@example.com', companies: { commerce_buyer_id: 'b1' } } },
+        { sourceId: 'c2', externalIdField: 'commerce_contact_id', externalId: 'c2', fields: { email: 'X@example.com', companies: { commerce_buyer_id: 'b1' } } }, // merged: 207, then an update
+      ]);
+      const [deal] = await crm.upsert('deals', [{ sourceId: 'o1', externalIdField: 'commerce_offer_id', externalId: 'o1', fields: { dealname: 'D', amount: 3, pipeline: 'Marketplace offers', dealstage: 'Draft', companies: { commerce_buyer_id: 'b1' }, contacts: [{ commerce_contact_id: 'c1' }] } }]);
+      await crm.upsert('deals', [{ sourceId: 'bad', externalIdField: 'commerce_offer_id', externalId: 'bad', fields: { amount: 'x' } }]); // 400, one record
+      await crm.upsert('marketplace_entitlement', [{ sourceId: 'e1', externalIdField: 'entitlement_id', externalId: 'e1', fields: { entitlement_name: 'E', deals: { commerce_offer_id: 'o1' } } }]);
+      const dealId = (deal as { crmId: string }).crmId;
+      await crm.update('deals', [{ sourceId: 'o1', crmId: dealId, fields: { dealstage: 'Accepted' } }, { sourceId: 'gone', crmId: '424242', fields: { dealname: 'x' } }]); // 200 read, 207 update
+      await crm.insert('deals', [{ sourceId: 'n1', fields: { dealname: 'New' } }]);
+      for await (const page of crm.changedSince('deals', { since: new Date(0), fields: ['dealname'] })) void page;
+      await crm.findWhereIn('contacts', 'email', ['x@example.com'], ['email']);
+      await crm.findWhereIn('deals', 'hs_object_id', [dealId, '424242']);
+      await crm.findByExternalIds('deals', 'commerce_offer_id', ['o1', 'missing']);
+      await crm.getById('deals', dealId);
+      await crm.getById('deals', '424242');
+      await crm.associated!('deals', [dealId, '424242'], 'companies');
+      expect(contacts.map((result) => result.ok)).toEqual([true, true]);
+
+      // Pipelines and the token endpoint have no spec among HubSpot's published ones (sandbox README).
+      const checked = ownProxy.exchanges.filter((e) => !e.path.startsWith('/_sandbox') && !e.path.startsWith('/crm/v3/pipelines'));
+      const failures = checked.flatMap((e) => {
+        if (e.status === 204) return [];
+        const { operation, schema, errors } = checkAgainstSpec(e.method, e.path, e.status, e.body);
+        return errors.map((error) => `${label(e)} (${operation} ${schema}): ${error}`);
+      });
+      expect(failures).toEqual([]);
+      const seen = new Set(checked.map((e) => `${e.method} ${e.path.split('?')[0]!.replace(/\/\d+(?=\/|$)/g, '/{id}')} ${e.status}`));
+      for (const call of [
+        'POST /crm/v3/objects/contacts/batch/upsert 207', 'POST /crm/v3/objects/contacts/batch/update 200', 'POST /crm/v3/objects/deals/batch/upsert 400',
+        'POST /crm/v4/associations/deals/companies/batch/associate/default 200', 'POST /crm/v4/associations/deals/contacts/batch/associate/default 200',
+        'POST /crm/v4/associations/deals/companies/batch/read 207', 'POST /crm/v3/objects/deals/batch/update 207', 'POST /crm/v3/objects/deals/batch/create 201',
+        'POST /crm/v3/objects/deals/search 200', 'POST /crm/v3/objects/contacts/search 200', 'POST /crm/v3/objects/deals/batch/read 207', 'GET /crm/v3/objects/deals/{id} 404',
+        'GET /crm/v3/properties/deals 200', 'POST /crm/v3/properties/deals 201',
+      ]) expect(seen.has(call), call).toBe(true);
+    } finally {
+      await ownProxy.stop();
+      await own.stop();
+    }
   });
 
   it('the check is not vacuous: a malformed answer fails it', () => {
