@@ -18,6 +18,7 @@ import { parentReferences, referencedRecords } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
 import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { FLOWS, type RelatedRead } from '../flows/index.ts';
+import { mappingsFor } from '../crm/registry.ts';
 import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
 import { activityLog, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
@@ -203,12 +204,15 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     const keyFields = Object.fromEntries(Object.entries(rt.mappings).map(([other, mapping]) => [other, mapping!.externalIdField]));
     // A list of associations (a deal's contacts) to an entity this connection does not sync is left
     // out: those records are not the sync's to find. A single parent reference stays (the CRM's business).
-    const unsynced = new Map(Object.entries(keyFields).filter(([other]) => !rt.settings.entities.includes(other as Entity)).map(([other, key]) => [key, other]));
+    const allKeys = Object.entries(mappingsFor(rt.crm.kind, rt.settings.crm)).map(([other, mapping]) => [other, mapping!.externalIdField] as const);
+    const syncedKeys = new Set(allKeys.filter(([other]) => rt.settings.entities.includes(other as Entity)).map(([, key]) => key));
+    const unsynced = new Set(allKeys.filter(([, key]) => !syncedKeys.has(key)).map(([, key]) => key));
     writes = writes.map((write) => {
       const dropped = Object.entries(write.item.fields).filter(([, value]) => Array.isArray(value) && value.some((item) => item && typeof item === 'object' && Object.keys(item).some((key) => unsynced.has(key))));
       if (dropped.length === 0) return write;
-      const fields = Object.fromEntries(Object.entries(write.item.fields).filter(([name]) => !dropped.some(([gone]) => gone === name)));
-      return { ...write, item: { ...write.item, fields } };
+      const keep = ([name]: [string, unknown]) => !dropped.some(([gone]) => gone === name);
+      // From the record as mapped too: a retry by external id writes it whole (with its create-only fields).
+      return { ...write, item: { ...write.item, fields: Object.fromEntries(Object.entries(write.item.fields).filter(keep)) }, record: { ...write.record, fields: Object.fromEntries(Object.entries(write.record.fields).filter(keep)) } };
     });
     const referenced = writes.map((write) => referencedRecords(write.item.fields, keyFields));
     if (referenced.every((list) => list.length === 0)) return writes;

@@ -12,15 +12,18 @@ import { createConnectionStore } from '../../store/connections.ts';
 import { createPool } from '../../store/database.ts';
 import { migrate } from '../../store/migrate.ts';
 import { SecretBox } from '../../store/secret-box.ts';
+import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { startChild, type BenchChild } from './ipc.ts';
 
 export type SandboxesDescription = {
   commerce: { apiUrl: string; authUrl: string; clientId: string; clientSecret: string; organizationId: string; controlUrl: string };
   salesforce: { loginUrl: string; instanceUrl: string; clientId: string; clientSecret: string; controlUrl: string };
+  hubspot: { baseUrl: string; accessToken: string; controlUrl: string };
 };
 
-export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[] }) {
+/** `crm`: the CRM sandbox the connection writes to (Salesforce unless told; HubSpot is set up first, as `crm-sync setup` would). */
+export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[]; crm?: 'salesforce' | 'hubspot' }) {
   const logger = createLogger({ level: 'warn', format: 'json' });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-${options.name}-`));
   chmodSync(dataDir, 0o755);
@@ -41,21 +44,23 @@ export async function startBenchStack(options: { name: string; entitlements: num
     ]);
     started.push(postgres, temporal);
     children.push(sandboxes);
-    const { commerce, salesforce } = sandboxes.info;
+    const { commerce, salesforce, hubspot } = sandboxes.info;
     const pool = createPool(postgres.url);
     started.push({ stop: () => pool.end() });
     await migrate(pool, logger);
+    const kind = options.crm ?? 'salesforce';
+    if (kind === 'hubspot') await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
     const settings = connectionSettingsSchema.parse({
       commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
+      crm: kind === 'hubspot' ? { kind, baseUrl: hubspot.baseUrl, auth: 'private-app' } : { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
       schedule: { lookbackSeconds: 0 },
       ...options.settings,
     });
     const { id: connectionId } = await createConnectionStore(pool, new SecretBox(options.secretKey)).create({
       name: options.name,
-      crmKind: 'salesforce',
+      crmKind: kind,
       settings,
-      secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
+      secrets: kind === 'hubspot' ? { commerceClientSecret: commerce.clientSecret, crmAccessToken: hubspot.accessToken } : { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
     });
     const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'worker.ts'), {
       env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
@@ -67,6 +72,7 @@ export async function startBenchStack(options: { name: string; entitlements: num
     return {
       commerce,
       salesforce,
+      hubspot,
       sandboxes,
       worker,
       pool,
