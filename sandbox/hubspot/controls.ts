@@ -4,6 +4,7 @@ import { notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { findObjectType } from './schema.ts';
 import { resetState } from './state.ts';
+import { checkProperties, updateRecord } from './writes.ts';
 
 const ok = (extra: Record<string, unknown> = {}): Reply => json(200, { ok: true, ...extra });
 const LIMIT_KEYS = ['dailyLimit', 'tenSecondlyLimit', 'searchPerSecond', 'dailyUsed'] as const;
@@ -45,4 +46,25 @@ export const controls = {
     return json(200, ctx.state.store.records(type.name).filter((r) => includeArchived || !r.archived));
   },
   associations: (ctx: Ctx) => json(200, ctx.state.store.allAssociations()),
+  /**
+   * The change driver for deals: what salespeople do in HubSpot's app. `{ids?, count?, properties}` sets
+   * `properties` (checked like any write: known properties, typed values, unique values) on the given
+   * deals, or on the `count` (default 1) oldest live deals; each write moves hs_lastmodifieddate and is
+   * journalled. Answers the deals as changed.
+   */
+  changeDeals(ctx: Ctx) {
+    const input = bodyObject(ctx);
+    const { store } = ctx.state;
+    const properties = input.properties;
+    if (!properties || typeof properties !== 'object' || Array.isArray(properties) || Object.keys(properties).length === 0) throw validation('properties must name at least one deal property to set, e.g. {"dealstage": "closedwon"}');
+    const ids = input.ids === undefined ? undefined : Array.isArray(input.ids) && input.ids.every((id) => typeof id === 'string') ? (input.ids as string[]) : undefined;
+    if (input.ids !== undefined && !ids) throw validation('ids must be a list of deal ids (text)');
+    const count = input.count ?? 1;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw validation('count must be a whole number of at least 1');
+    const live = store.records('deals').filter((deal) => !deal.archived);
+    const chosen = ids ? ids.map((id) => live.find((deal) => deal.id === id) ?? (() => { throw notFound(`No deal with id ${id}`); })()) : live.slice(0, count);
+    const values = checkProperties(store, 'deals', properties);
+    const changed = chosen.map((deal) => updateRecord(store, 'deals', deal, values, ctx.state.config.now()));
+    return json(200, { changed: changed.map((deal) => ({ id: deal.id, properties: deal.properties })) });
+  },
 };

@@ -49,6 +49,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/_sandbox/reset', 'control', 'control', controls.reset),
   route('GET', '/_sandbox/records/{objectType}', 'control', 'control', controls.records),
   route('GET', '/_sandbox/associations', 'control', 'control', controls.associations),
+  route('POST', '/_sandbox/deals/change', 'control', 'control', controls.changeDeals),
 ];
 
 function matchPath(pattern: string, path: string): Record<string, string> | undefined {
