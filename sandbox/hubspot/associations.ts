@@ -14,6 +14,8 @@ const DEFAULT_TYPES: Record<string, { typeId: number; primary?: number }> = {
   'companies>deals': { typeId: 342, primary: 6 },
   'contacts>companies': { typeId: 279, primary: 1 },
   'companies>contacts': { typeId: 280, primary: 2 },
+  'line_items>deals': { typeId: 20 },
+  'deals>line_items': { typeId: 19 },
   'marketplace_entitlement>companies': { typeId: 901 },
   'companies>marketplace_entitlement': { typeId: 902 },
   'marketplace_entitlement>deals': { typeId: 903 },
@@ -21,7 +23,7 @@ const DEFAULT_TYPES: Record<string, { typeId: number; primary?: number }> = {
 };
 /** The type id of the other direction, so an association reads from both ends. */
 const INVERSE = new Map<number, number>([
-  [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903],
+  [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903], [19, 20], [20, 19],
 ]);
 
 const typeName = (raw: string) => {

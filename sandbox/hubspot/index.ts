@@ -17,6 +17,8 @@ export type HubSpotSandboxOptions = {
   dailyLimit?: number; // default 650,000 (a Professional account's private app)
   tenSecondlyLimit?: number; // default 190
   searchPerSecond?: number; // default 5
+  /** false: an account without custom objects (marketplace_entitlement is an unknown object type). */
+  customObjects?: boolean;
 };
 
 export type HubSpotSandbox = {
@@ -48,6 +50,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
   const state = createState({
     now: options.now ?? (() => new Date()),
     credentials,
+    customObjects: options.customObjects,
     limits: {
       dailyLimit: whole('dailyLimit', options.dailyLimit, 650_000, 0),
       tenSecondlyLimit: whole('tenSecondlyLimit', options.tenSecondlyLimit, 190, 0),

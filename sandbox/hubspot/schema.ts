@@ -24,6 +24,7 @@ export const OBJECT_TYPES: readonly ObjectTypeDef[] = [
   { name: 'contacts', objectTypeId: '0-1', aliases: ['contact'] },
   { name: 'companies', objectTypeId: '0-2', aliases: ['company'] },
   { name: 'deals', objectTypeId: '0-3', aliases: ['deal'] },
+  { name: 'line_items', objectTypeId: '0-8', aliases: ['line_item'] },
   { name: 'marketplace_entitlement', objectTypeId: '2-1234567', aliases: ['p_marketplace_entitlement'] },
 ];
 
@@ -79,6 +80,8 @@ export function defaultProperties(type: string): PropertyDef[] {
         prop('dealstage', 'enumeration', 'radio'),
         prop('pipeline', 'enumeration', 'select'),
       ];
+    case 'line_items':
+      return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('price', 'number', 'number'), prop('quantity', 'number', 'number'), prop('hs_product_id', 'string', 'text'), prop('description', 'string', 'textarea')];
     case 'marketplace_entitlement':
       return [...system(['hs_lastmodifieddate']), prop('entitlement_name', 'string', 'text', { hubspotDefined: false }), prop('entitlement_id', 'string', 'text', { hubspotDefined: false, hasUniqueValue: true })];
     default:

@@ -4,9 +4,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../read-body.ts';
-import { HubSpotError } from './errors.ts';
+import { HubSpotError, validation } from './errors.ts';
 import type { Ctx, Handler, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
+import { findObjectType } from './schema.ts';
 import type { SandboxState } from './state.ts';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
@@ -68,6 +69,9 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   }
   const refusal = state.limits.consume(route.auth === 'search' ? 'search' : 'api');
   if (refusal) return send(res, { status: 429, json: refusal.body }, state.limits.headers());
+  // An account without custom objects does not know the custom type, as HubSpot answers an unknown one.
+  const custom = state.config.customObjects === false ? Object.values(params).find((value) => findObjectType(value ?? '')?.objectTypeId.startsWith('2-')) : undefined;
+  if (custom) return send(res, errorReply(validation(`Unable to infer object type from: ${custom}`)), state.limits.headers());
   const reply = await run(ctx, route.handler);
   return send(res, reply, state.limits.headers());
 }

@@ -5,7 +5,8 @@ import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings };
+/** `customObjects: false`: an account without custom objects (HubSpot sells them with Enterprise). */
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; customObjects?: boolean };
 
 export function createState(config: SandboxConfig) {
   return {

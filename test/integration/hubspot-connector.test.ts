@@ -285,3 +285,27 @@ describe('schema', () => {
     expect(report.present).toEqual(expect.arrayContaining(['deals.commerce_offer_id', 'companies.commerce_buyer_id', 'deal pipeline "Marketplace offers"', 'deal pipeline "Co-sell referrals"']));
   });
 });
+
+describe('an account without custom objects', () => {
+  it('setup says entitlements go to line items on the deal, creates their key, and the fallback mapping writes there', async () => {
+    const plain = await startHubSpotSandbox({ customObjects: false, searchPerSecond: 1000 });
+    try {
+      const report = await setUpHubSpot({ baseUrl: plain.baseUrl, accessToken: plain.accessToken });
+      expect(report.entitlementObject).toBe('line_items');
+      expect(report.problems).toEqual([]);
+      expect(report.created).toContain('line_items.commerce_entitlement_id');
+      expect(report.created.some((made) => made.startsWith('marketplace_entitlement.'))).toBe(false);
+      expect(report.present[0]).toMatch(/custom objects are not available on this account/);
+
+      const crm = createHubSpotConnector({ baseUrl: plain.baseUrl, auth: 'private-app', entitlementObject: 'line_items' }, { crmAccessToken: plain.accessToken });
+      await crm.upsert('deals', [{ sourceId: 'o1', externalIdField: 'commerce_offer_id', externalId: 'o1', fields: { dealname: 'Offer', pipeline: 'Marketplace offers', dealstage: 'Accepted' } }]);
+      const [line] = await crm.upsert('line_items', [{ sourceId: 'e1', externalIdField: 'commerce_entitlement_id', externalId: 'e1', fields: { name: 'Analytics', price: 1200, quantity: 1, description: 'status: ACTIVE', deals: { commerce_offer_id: 'o1' } } }]);
+      expect(line).toMatchObject({ ok: true, created: true });
+      const dealId = (await crm.findByExternalIds('deals', 'commerce_offer_id', ['o1'])).get('o1')!.hs_object_id as string;
+      expect((await crm.associated!('line_items', [(line as { crmId: string }).crmId], 'deals')).get((line as { crmId: string }).crmId)).toEqual([dealId]);
+      await expect(crm.describe('marketplace_entitlement')).rejects.toThrow(/Unable to infer object type from: marketplace_entitlement/);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
