@@ -73,7 +73,7 @@ export async function saveConnection(context: CommandContext, request: SaveReque
 
   if (forgotten) {
     notes.push(
-      `Started afresh with ${changes.map((change) => `${change.side === 'crm' ? 'Salesforce org' : 'commerce organization'} ${change.now} (was ${change.saved})`).join(' and ')}: ` +
+      `Started afresh with ${changes.map((change) => `${change.side === 'crm' ? `${change.crmName ?? 'Salesforce'} ${change.crmName === 'HubSpot' ? 'account' : 'org'}` : 'commerce organization'} ${change.now} (was ${change.saved})`).join(' and ')}: ` +
         `forgot ${forgotten.recordLinks} record link(s), ${forgotten.cursors} cursor(s) and ${forgotten.openDeadLetters} open dead letter(s); the next sync writes every record again.`,
     );
   }

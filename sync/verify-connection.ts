@@ -46,7 +46,7 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
 }
 
 /** A side of a saved connection that now reaches another organization than the one it was saved with. */
-export type OrganizationChange = { side: 'commerce' | 'crm'; saved: string; now: string };
+export type OrganizationChange = { side: 'commerce' | 'crm'; saved: string; now: string; crmName?: string };
 
 type SavedSides = { commerce?: { baseUrl?: unknown; organizationId?: unknown }; crm?: { organizationId?: unknown } };
 
@@ -65,7 +65,7 @@ export function organizationChanges(saved: unknown, next: ConnectionSettings, cr
   if (savedCommerce !== undefined && savedCommerce !== commerceOrganizationKey(next)) changes.push({ side: 'commerce', saved: commerceLabel(before!), now: commerceLabel(next) });
   const savedCrm = before?.crm?.organizationId;
   if (typeof savedCrm === 'string' && crmOrganizationId && !sameSalesforceOrg(savedCrm, crmOrganizationId)) {
-    changes.push({ side: 'crm', saved: savedCrm, now: crmOrganizationId });
+    changes.push({ side: 'crm', saved: savedCrm, now: crmOrganizationId, ...(next.crm.kind !== 'salesforce' && { crmName: CRM_NAMES[next.crm.kind] }) });
   }
   return changes;
 }
@@ -83,7 +83,7 @@ export class OrganizationChangedError extends Error {
     const lines = changes.map((change) =>
       change.side === 'commerce'
         ? `commerce: it was saved for organization ${change.saved}; now it names organization ${change.now}`
-        : `Salesforce: it was saved with org ${change.saved}; these credentials reach org ${change.now}`,
+        : `${change.crmName ?? 'Salesforce'}: it was saved with ${change.crmName === 'HubSpot' ? 'account' : 'org'} ${change.saved}; these credentials reach ${change.crmName === 'HubSpot' ? 'account' : 'org'} ${change.now}`,
     );
     super(
       `The connection ${connectionName} was not changed: it would now sync another organization.\n- ${lines.join('\n- ')}\n` +
