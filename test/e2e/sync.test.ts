@@ -100,6 +100,28 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
     expect(letters.map((letter) => `${letter.entity}:${letter.sourceId}`).sort()).toEqual(rejected);
   });
 
+  it.runIf(kind === 'hubspot')('a record HubSpot cannot associate is written, waits as a dead letter naming what is missing, and is associated once it can be', async () => {
+    await runSync(); // in step first
+    const now = new Date().toISOString();
+    const orphan = { id: 'contact-orphan-1', organizationID: sandboxes.commerce.organizationId, buyerID: 'buyer-arrives-later', firstName: 'Olive', lastName: 'Orphan', email: 'olive@late.example', lastUpdateTime: now };
+    await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ records: [orphan] }) });
+    await runSync();
+    // The witness expects it written and refused for its missing company; the rest in step.
+    expect(await assertCrmMatchesCommerce()).toContain('contact:contact-orphan-1');
+    const letters = await createDeadLetterStore(database.pool).listOpen(connectionId, 'contact');
+    expect(letters.map((letter) => letter.sourceId)).toEqual(['contact-orphan-1']);
+    expect(letters[0]!.reason).toMatch(/^ASSOCIATION_TARGET_MISSING: Written to HubSpot as contacts \d+, but it could not be associated: HubSpot holds no companies with commerce_buyer_id buyer-arrives-later/);
+    expect((await sandboxes.crm.keyed('contact')).get('contact-orphan-1')?.fields).toMatchObject({ firstname: 'Olive', email: 'olive@late.example' });
+
+    // The buyer arrives; the letter's retry associates the contact, and nothing is left waiting.
+    await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/buyers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ id: 'buyer-arrives-later', organizationID: sandboxes.commerce.organizationId, name: 'Late Buyer', partner: 'cloudC', status: 'ACTIVE', lastUpdateTime: new Date().toISOString() }] }) });
+    await runSync();
+    await createDeadLetterStore(database.pool).makeDue(connectionId);
+    await runSync();
+    expect(await createDeadLetterStore(database.pool).listOpen(connectionId, 'contact')).toEqual([]);
+    expect(await assertCrmMatchesCommerce()).not.toContain('contact:contact-orphan-1');
+  });
+
   // Salesforce's own rule (Opportunity.Name holds 120 characters); HubSpot's refusals per record are
   // tested against the connector (test/integration/hubspot-connector.test.ts).
   it.runIf(kind === 'salesforce')('a record the CRM rejects becomes a dead letter with its reason while the rest sync', async () => {
