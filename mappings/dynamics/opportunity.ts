@@ -1,0 +1,71 @@
+// Private offer -> opportunity, keyed by ccs_commerceofferid, on its buyer's account (parentaccountid).
+// An offer made from an existing opportunity carries its GUID (metaInfo.crmCOpportunityId), so that
+// opportunity is updated instead of a second one made. The stage is stepname (Pipeline Phase, text).
+import type { Offer } from '../../commerce/models.ts';
+import { fail, ok, type EntityMapping } from '../types.ts';
+import { amount, defined, dynamicsGuid, isoDate, isoDateTime, marketplaceName, UnparseableTimeError } from '../values.ts';
+
+/** Offer status (§3) -> stepname; overridable per connection (picklists.stepname). */
+export const OFFER_STATUS_TO_STEP: Record<string, string> = {
+  PENDING_CREATE: '1-Qualify',
+  PENDING_ACCEPTANCE: '3-Propose',
+  ACTIVE: '3-Propose',
+  UPDATE_FAILED: '4-Close',
+  PENDING_CANCEL: '4-Close',
+  ACCEPTED: 'Won',
+  USED: 'Won',
+  EXPIRED: 'Lost',
+  DELETED: 'Lost',
+};
+
+export const offerToOpportunity: EntityMapping<Offer> = {
+  entity: 'offer',
+  object: 'opportunity',
+  externalIdField: 'ccs_commerceofferid',
+  picklists: { stepname: OFFER_STATUS_TO_STEP },
+  describe: {
+    name: 'offer.name (else "Offer <id>")',
+    stepname: 'offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...)',
+    estimatedclosedate: 'offer.expireTime, else the acceptance date, else the creation date (date only)',
+    estimatedvalue: 'offer.info.commitAmount',
+    parentaccountid: "the buyer's account, by ccs_commercebuyerid = offer.buyerID",
+    ccs_marketplace: 'offer.partner as "Marketplace A".."Marketplace F"',
+    ccs_offertype: 'offer.offerType (PRIVATE, CPPO, CPPO_IN, CPPO_OUT, ...)',
+    ccs_offerstatus: 'offer.status as the service reports it',
+    ccs_offerurl: 'offer.info.privateOfferUrl',
+    ccs_offerexpiration: 'offer.expireTime (date-time; cleared when null)',
+  },
+  map(offer) {
+    if (!offer.id) return fail('the offer has no id');
+    try {
+      // Never from lastUpdateTime: our own write-back moves it, and the opportunity would be rewritten
+      // on every touch. Without any of these dates none is written.
+      const closeDate =
+        isoDate(offer.expireTime, 'expireTime') ??
+        isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ??
+        isoDate(offer.creationTime, 'creationTime');
+      const carried = offer.metaInfo?.crmCOpportunityId;
+      return ok({
+        object: 'opportunity',
+        externalIdField: 'ccs_commerceofferid',
+        externalId: offer.id,
+        carriedCrmId: carried ? dynamicsGuid(carried) : undefined,
+        fields: defined({
+          name: offer.name || `Offer ${offer.id}`,
+          stepname: offer.status ?? 'PENDING_CREATE',
+          estimatedclosedate: closeDate,
+          estimatedvalue: amount(offer.info?.commitAmount),
+          parentaccountid: offer.buyerID ? { ccs_commercebuyerid: offer.buyerID } : undefined,
+          ccs_marketplace: marketplaceName(offer.partner),
+          ccs_offertype: offer.offerType,
+          ccs_offerstatus: offer.status,
+          ccs_offerurl: offer.info?.privateOfferUrl,
+          ccs_offerexpiration: isoDateTime(offer.expireTime, 'expireTime'),
+        }),
+      });
+    } catch (error) {
+      if (error instanceof UnparseableTimeError) return fail(`offer ${offer.id}: ${error.message}`);
+      throw error;
+    }
+  },
+};
