@@ -114,7 +114,9 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
 
 /** The CRM side of `connect`'s options; a missing option is named. */
 function crmSettingsFromOptions(options: Record<string, string | undefined>): Record<string, unknown> {
-  const kind = options.crm ?? (options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com') ? 'hubspot' : 'salesforce');
+  const kind =
+    options.crm ??
+    (options.dynamicsUrl ? 'dynamics' : options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com') ? 'hubspot' : 'salesforce');
   if (!(CRM_KINDS as readonly string[]).includes(kind)) throw new Error(`--crm ${kind}: choose one of ${CRM_KINDS.join(', ')}`);
   if (kind === 'salesforce') {
     const missing = [!options.salesforceLoginUrl && '--salesforce-login-url', !options.salesforceClientId && '--salesforce-client-id'].filter(Boolean);
@@ -123,6 +125,18 @@ function crmSettingsFromOptions(options: Record<string, string | undefined>): Re
   }
   if (kind === 'hubspot') {
     return { kind, baseUrl: options.hubspotUrl, auth: options.hubspotClientId ? 'oauth' : 'private-app', clientId: options.hubspotClientId, portalId: options.hubspotPortalId };
+  }
+  if (kind === 'dynamics') {
+    const missing = [!options.dynamicsUrl && '--dynamics-url', !options.dynamicsTenantId && '--dynamics-tenant-id', !options.dynamicsClientId && '--dynamics-client-id'].filter(Boolean);
+    if (missing.length) throw new Error(`A Dynamics 365 connection needs ${missing.join(', ')}`);
+    return {
+      kind,
+      orgUrl: options.dynamicsUrl,
+      tenantId: options.dynamicsTenantId,
+      clientId: options.dynamicsClientId,
+      ...(options.dynamicsAuthority && { authority: options.dynamicsAuthority }),
+      ...(options.dynamicsConcurrency && { concurrency: Number(options.dynamicsConcurrency) }),
+    };
   }
   throw new Error(`${CRM_NAMES[kind as CrmKind]} connections are not supported yet`);
 }
@@ -138,6 +152,10 @@ function crmSecretsFromEnvironment(crm: Record<string, unknown>): Partial<Connec
     if (!env('HUBSPOT_ACCESS_TOKEN')) throw new Error("A HubSpot private app connection needs the app's access token in HUBSPOT_ACCESS_TOKEN (or --hubspot-client-id with HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN for OAuth)");
     return { crmAccessToken: env('HUBSPOT_ACCESS_TOKEN') };
   }
+  if (crm.kind === 'dynamics') {
+    if (!env('DYNAMICS_CLIENT_SECRET')) throw new Error("A Dynamics 365 connection needs the app registration's client secret in DYNAMICS_CLIENT_SECRET");
+    return { crmClientSecret: env('DYNAMICS_CLIENT_SECRET') };
+  }
   if (!env('SALESFORCE_CLIENT_SECRET')) throw new Error("A Salesforce connection needs the connected app's secret in SALESFORCE_CLIENT_SECRET");
   return { crmClientSecret: env('SALESFORCE_CLIENT_SECRET'), crmRefreshToken: env('SALESFORCE_REFRESH_TOKEN') };
 }
@@ -147,7 +165,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .command('connect')
     .description(
       'create (or update) a connection after testing both sides; secrets from the environment: COMMERCE_CLIENT_SECRET and, for Salesforce, ' +
-        'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth)',
+        'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth); for Dynamics 365, DYNAMICS_CLIENT_SECRET',
     )
     .requiredOption('--name <name>', 'a name for the connection')
     .requiredOption('--commerce-url <url>', 'commerce API base URL')
@@ -160,6 +178,11 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .option('--hubspot-url <url>', 'HubSpot API base URL', 'https://api.hubapi.com')
     .option('--hubspot-client-id <id>', 'HubSpot OAuth app client id (without it: a private app token)')
     .option('--hubspot-portal-id <id>', 'HubSpot account id (links to records use it)')
+    .option('--dynamics-url <url>', 'Dynamics 365 environment URL, e.g. https://contoso.crm.dynamics.com/')
+    .option('--dynamics-tenant-id <id>', 'Microsoft Entra tenant id (directory id) of the app registration')
+    .option('--dynamics-client-id <id>', 'app registration (client) id; the app must be an application user of the environment')
+    .option('--dynamics-authority <url>', 'identity platform authority', 'https://login.microsoftonline.com')
+    .option('--dynamics-concurrency <n>', 'requests in flight at once to this environment (Dataverse allows 52 per user)')
     .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`)
     .option('--every <interval>', 'sync interval, e.g. 5m', '5m')
     .option('--reconcile-every <interval>', 'reconciliation pass interval (everything re-read, only differences written), e.g. 24h')

@@ -4,6 +4,8 @@
 // up Salesforce"); setup checks the mappings against the org and names what is missing.
 import type { Command } from 'commander';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
+import { dynamicsCredentials } from '../crm/dynamics/connector.ts';
+import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { hubspotCredentials } from '../crm/hubspot/connector.ts';
 import { setUpHubSpot, type SetupReport } from '../crm/hubspot/setup.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
@@ -15,7 +17,7 @@ import type { withConfigType } from './with-config.ts';
 export function registerSetupCommand(program: Command, withConfig: withConfigType) {
   program
     .command('setup <connection>')
-    .description("make the connection's CRM ready: HubSpot properties and pipelines are created where missing (safe to run twice); Salesforce fields are checked")
+    .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce fields are checked")
     .option('--json', 'print the report as JSON')
     .action((name: string, options: { json?: boolean }) =>
       withConfig(async (config, logger) => {
@@ -32,6 +34,12 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
               notes.push(`${found.name} now writes entitlements to ${report.entitlementObject === 'line_items' ? "line items on the offer's deal (this account has no custom objects)" : 'the marketplace_entitlement custom object'}.`);
             }
             print(report, notes, options.json);
+            if (report.problems.length) process.exitCode = 1;
+            return;
+          }
+          if (settings.crm.kind === 'dynamics') {
+            const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) });
+            print({ ...report, crm: 'Dataverse' }, [], options.json);
             if (report.problems.length) process.exitCode = 1;
             return;
           }
@@ -62,7 +70,7 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
     );
 }
 
-function print(report: SetupReport, notes: string[], json?: boolean) {
+function print(report: Pick<SetupReport, 'created' | 'present' | 'problems'> & { crm?: string }, notes: string[], json?: boolean) {
   if (json) {
     process.stdout.write(JSON.stringify({ ...report, notes }, null, 2) + '\n');
     return;
@@ -70,7 +78,7 @@ function print(report: SetupReport, notes: string[], json?: boolean) {
   const lines = [
     report.created.length ? `Created (${report.created.length}):\n${report.created.map((item) => `  + ${item}`).join('\n')}` : 'Created nothing: everything was there already.',
     report.present.length ? `Already there (${report.present.length}):\n${report.present.map((item) => `  = ${item}`).join('\n')}` : '',
-    report.problems.length ? `Problems (${report.problems.length}), fix them in HubSpot and run setup again:\n${report.problems.map((item) => `  ! ${item}`).join('\n')}` : '',
+    report.problems.length ? `Problems (${report.problems.length}), fix them in ${report.crm ?? 'HubSpot'} and run setup again:\n${report.problems.map((item) => `  ! ${item}`).join('\n')}` : '',
     ...notes,
   ];
   process.stdout.write(lines.filter(Boolean).join('\n') + '\n');

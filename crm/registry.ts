@@ -6,6 +6,7 @@ import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSecrets, ConnectionSettings, CrmSettings } from '../sync/connection-settings.ts';
 import type { CrmConnector, CrmKind } from './connector.ts';
 import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
+import { createDynamicsConnector } from './dynamics/connector.ts';
 import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
 
@@ -19,6 +20,7 @@ const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
       { clientId: crm.clientId, clientSecret: requiredSecret(secrets.crmClientSecret, 'the connected app\'s client secret'), refreshToken: secrets.crmRefreshToken },
     ),
   hubspot: (crm, secrets, tuning) => createHubSpotConnector(crm, secrets, tuning),
+  dynamics: (crm, secrets, tuning) => createDynamicsConnector(crm, secrets, tuning),
 };
 
 /** Per CRM kind, mappings a connection's CRM settings choose instead of a flow's default one. */

@@ -1,13 +1,59 @@
-// An inbound referral's contacts, attached to the opportunity (deal) made for it. Salesforce: each commerce contact is
-// matched to a CRM Contact by email (never duplicated), made on the buyer's Account (keyed by its commerce
-// id, so the contact sync later updates that same Contact) only when none has that email, and linked by an
-// OpportunityContactRole unless one already links the two. Safe to run twice.
+// An inbound referral's contacts, attached to the opportunity (deal) made for it. Salesforce and Dynamics:
+// each commerce contact is matched to a CRM contact by email (never duplicated), made on the buyer's
+// account (keyed by its commerce id, so the contact sync later updates that same contact) only when none
+// has that email, and linked by a link row (Salesforce's OpportunityContactRole, the project's
+// ccs_opportunitycontact in Dataverse) unless one already links the two. HubSpot associates them.
+// Safe to run twice.
 import pLimit from 'p-limit';
 import type { Contact } from '../commerce/models.ts';
+import { recordId, type CrmKind, type CrmRecord } from '../crm/connector.ts';
 import type { AfterWriteContext } from './types.ts';
 
+/** Where a CRM keeps contacts and the rows linking them to opportunities. */
+export type ContactLinks = {
+  contact: { object: string; emailField: string; keyField: string; fields(contact: Contact, buyerId: string | undefined): CrmRecord };
+  link: { object: string; opportunityField: string; contactField: string; fields(opportunityId: string, contactId: string): CrmRecord };
+};
+
+export const CONTACT_LINKS: Partial<Record<CrmKind, ContactLinks>> = {
+  salesforce: {
+    contact: {
+      object: 'Contact',
+      emailField: 'Email',
+      keyField: 'Commerce_Contact_Id__c',
+      fields: (contact, buyerId) => ({
+        FirstName: contact.firstName ?? null,
+        LastName: contact.lastName || contact.email || contact.id,
+        Email: contact.email ?? null,
+        ...(buyerId && { Account: { Commerce_Buyer_Id__c: buyerId } }),
+      }),
+    },
+    link: { object: 'OpportunityContactRole', opportunityField: 'OpportunityId', contactField: 'ContactId', fields: (OpportunityId, ContactId) => ({ OpportunityId, ContactId }) },
+  },
+  dynamics: {
+    contact: {
+      object: 'contact',
+      emailField: 'emailaddress1',
+      keyField: 'ccs_commercecontactid',
+      fields: (contact, buyerId) => ({
+        firstname: contact.firstName ?? null,
+        lastname: contact.lastName || contact.email || contact.id,
+        emailaddress1: contact.email ?? null,
+        ...(buyerId && { parentcustomerid_account: { ccs_commercebuyerid: buyerId } }),
+      }),
+    },
+    link: {
+      object: 'ccs_opportunitycontact',
+      opportunityField: '_ccs_opportunityid_value',
+      contactField: '_ccs_contactid_value',
+      fields: (opportunityId, contactId) => ({ ccs_name: 'Co-sell referral contact', ccs_role: 'Referral contact', ccs_opportunityid: opportunityId, ccs_contactid: contactId }),
+    },
+  },
+};
+
 export async function attachReferralContacts(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]> {
-  return context.crm.kind === 'hubspot' ? associateReferralContacts(context) : attachByContactRoles(context);
+  const links = CONTACT_LINKS[context.crm.kind];
+  return links ? attachByLinks(context, links) : associateReferralContacts(context);
 }
 
 /**
@@ -69,8 +115,8 @@ async function readContacts(context: AfterWriteContext, ids: string[]): Promise<
   return contacts;
 }
 
-/** Salesforce: contacts matched by email or made, and linked by OpportunityContactRoles. */
-async function attachByContactRoles(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]> {
+/** Contacts matched by email or made, and linked by link rows. */
+async function attachByLinks(context: AfterWriteContext, links: ContactLinks): Promise<{ sourceId: string; reason: string }[]> {
   const problems: { sourceId: string; reason: string }[] = [];
   const referrals = new Map(context.records.map((referral) => [referral.id as string, referral as { id: string; buyerID?: string; contactIds?: string[] }]));
   const wanted = context.linked.flatMap(({ sourceId, crmId }) => (referrals.get(sourceId)?.contactIds ?? []).map((contactId) => ({ referralId: sourceId, opportunityId: crmId, contactId })));
@@ -82,7 +128,10 @@ async function attachByContactRoles(context: AfterWriteContext): Promise<{ sourc
   // Matched by email; a contact with no match is made on the buyer's Account.
   const emailOf = (contact: Contact | undefined) => (typeof contact?.email === 'string' ? contact.email.trim().toLowerCase() : '');
   const emails = [...new Set([...contacts.values()].map(emailOf).filter(Boolean))];
-  const crmIdByEmail = new Map((emails.length ? await context.crm.findWhereIn('Contact', 'Email', emails, ['Email']) : []).map((row) => [String(row.Email).toLowerCase(), String(row.Id)]));
+  const { contact: contactSide, link } = links;
+  const crmIdByEmail = new Map(
+    (emails.length ? await context.crm.findWhereIn(contactSide.object, contactSide.emailField, emails, [contactSide.emailField]) : []).map((row) => [String(row[contactSide.emailField]).toLowerCase(), recordId(context.crm, row)]),
+  );
   const toMake = [...contacts.values()].filter((contact) => !crmIdByEmail.has(emailOf(contact)));
   const crmIdByContact = new Map<string, string>();
   for (const contact of contacts.values()) {
@@ -92,18 +141,8 @@ async function attachByContactRoles(context: AfterWriteContext): Promise<{ sourc
   if (toMake.length > 0) {
     const buyerOf = new Map(wanted.map((want) => [want.contactId, referrals.get(want.referralId)?.buyerID]));
     const made = await context.crm.upsert(
-      'Contact',
-      toMake.map((contact) => ({
-        sourceId: contact.id,
-        externalIdField: 'Commerce_Contact_Id__c',
-        externalId: contact.id,
-        fields: {
-          FirstName: contact.firstName ?? null,
-          LastName: contact.lastName || contact.email || contact.id,
-          Email: contact.email ?? null,
-          ...(buyerOf.get(contact.id) && { Account: { Commerce_Buyer_Id__c: buyerOf.get(contact.id) } }),
-        },
-      })),
+      contactSide.object,
+      toMake.map((contact) => ({ sourceId: contact.id, externalIdField: contactSide.keyField, externalId: contact.id, fields: contactSide.fields(contact, buyerOf.get(contact.id)) })),
       { signal: context.signal },
     );
     for (const result of made) {
@@ -114,14 +153,14 @@ async function attachByContactRoles(context: AfterWriteContext): Promise<{ sourc
 
   // Roles that link the two already are not made again.
   const opportunityIds = [...new Set(wanted.map((want) => want.opportunityId))];
-  const existing = new Set((await context.crm.findWhereIn('OpportunityContactRole', 'OpportunityId', opportunityIds, ['ContactId'])).map((role) => `${role.OpportunityId}:${role.ContactId}`));
-  const roles = new Map<string, { referralId: string; fields: { OpportunityId: string; ContactId: string } }>();
+  const existing = new Set((await context.crm.findWhereIn(link.object, link.opportunityField, opportunityIds, [link.contactField])).map((row) => `${row[link.opportunityField]}:${row[link.contactField]}`));
+  const roles = new Map<string, { referralId: string; fields: CrmRecord }>();
   for (const want of wanted) {
     const contactId = crmIdByContact.get(want.contactId);
     const key = `${want.opportunityId}:${contactId}`;
-    if (contactId && !existing.has(key)) roles.set(key, { referralId: want.referralId, fields: { OpportunityId: want.opportunityId, ContactId: contactId } });
+    if (contactId && !existing.has(key)) roles.set(key, { referralId: want.referralId, fields: link.fields(want.opportunityId, contactId) });
   }
-  const created = roles.size ? await context.crm.insert('OpportunityContactRole', [...roles.values()].map((role, index) => ({ sourceId: String(index), fields: role.fields })), { signal: context.signal }) : [];
+  const created = roles.size ? await context.crm.insert(link.object, [...roles.values()].map((role, index) => ({ sourceId: String(index), fields: role.fields })), { signal: context.signal }) : [];
   const list = [...roles.values()];
   created.forEach((result, index) => {
     if (!result.ok) problems.push({ sourceId: list[index]!.referralId, reason: `a contact could not be attached to its Opportunity: ${result.error.code}: ${result.error.message}` });

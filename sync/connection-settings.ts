@@ -42,12 +42,31 @@ const hubspotSettingsSchema = z.object({
 }).refine((crm) => crm.auth !== 'oauth' || crm.clientId, { message: 'an OAuth HubSpot connection needs the app\'s clientId', path: ['clientId'] });
 
 /**
+ * Dynamics 365: a Dataverse environment reached with an app registration's client credentials
+ * (Microsoft identity platform; the client secret is sealed). `concurrency` bounds this connection's
+ * requests in flight (Dataverse allows 52 per user; other integrations share them).
+ */
+const dynamicsSettingsSchema = z.object({
+  kind: z.literal('dynamics'),
+  /** The environment's URL, e.g. https://contoso.crm.dynamics.com/ */
+  orgUrl: z.url(),
+  authority: z.url().default('https://login.microsoftonline.com'),
+  tenantId: z.string().min(1),
+  clientId: z.string().min(1),
+  /** The token's scope; default `<orgUrl>/.default`. */
+  scope: z.string().min(1).optional(),
+  apiVersion: z.string().regex(/^\d+\.\d+$/).default('9.2'),
+  concurrency: z.number().int().min(1).max(52).default(8),
+  organizationId: z.string().min(1).optional(),
+});
+
+/**
  * The CRM side of a connection, one member per CRM kind (HubSpot and Dynamics 365 add theirs).
  * Connections saved before the union carry no `kind`: they are Salesforce connections.
  */
 export const crmSettingsSchema = z.preprocess(
   (value) => (value && typeof value === 'object' && !('kind' in value) ? { kind: 'salesforce', ...value } : value),
-  z.discriminatedUnion('kind', [salesforceSettingsSchema, hubspotSettingsSchema]),
+  z.discriminatedUnion('kind', [salesforceSettingsSchema, hubspotSettingsSchema, dynamicsSettingsSchema]),
 );
 
 export type CrmSettings = z.infer<typeof crmSettingsSchema>;
@@ -67,6 +86,7 @@ export const DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: 'Cosell_Sh
 export const DEFAULT_SHARE_RULES: Record<CrmSettings['kind'], ShareRule> = {
   salesforce: DEFAULT_SHARE_RULE,
   hubspot: { by: 'checkbox', field: 'cosell_share' },
+  dynamics: { by: 'checkbox', field: 'ccs_cosellshare' },
 };
 
 export const connectionSettingsSchema = z.object({
@@ -115,7 +135,7 @@ export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
 
 export const connectionSecretsSchema = z.object({
   commerceClientSecret: z.string().min(1),
-  /** Salesforce connected app and HubSpot OAuth app secret. */
+  /** Salesforce connected app, HubSpot OAuth app and Dynamics app registration secret. */
   crmClientSecret: z.string().min(1).optional(),
   crmRefreshToken: z.string().min(1).optional(),
   /** HubSpot private app access token. */

@@ -1,0 +1,190 @@
+// The Dynamics 365 connector (crmC): dynamics-web-api 2, unmodified, against one Dataverse environment.
+// Records go out as Dataverse JSON (lookups as @odata.bind, binds.ts) in $batch requests of up to 1,000
+// operations (writes.ts), upserted by the commerce id's alternate key or updated by GUID; reads are typed
+// OData queries (reads.ts). Contacts are one per email, as Dynamics users keep them: a commerce contact
+// whose email a contact already has becomes that contact (the first buyer's account stays its parent).
+import type { CrmSettings, ConnectionSecrets } from '../../sync/connection-settings.ts';
+import { CrmError, type CrmConnector, type CrmRecord, type UpsertItem, type UpsertResult } from '../connector.ts';
+import type { DynamicsCredentials } from './auth.ts';
+import { toBody } from './binds.ts';
+import { createMetadata, type TableInfo } from './metadata.ts';
+import { asGuid, keySegment, ODataValueError } from './odata.ts';
+import { createReader, ID, STAMP } from './reads.ts';
+import { createDynamicsTransport, type TransportOptions } from './transport.ts';
+import { BATCH_LIMIT, createBatchWriter, type WireOperation } from './writes.ts';
+
+export type DynamicsSettings = Extract<CrmSettings, { kind: 'dynamics' }>;
+
+/** Tables whose records are one per value of a column: a second commerce record with that value joins the first. */
+const ONE_PER: Record<string, string> = { contact: 'emailaddress1' };
+
+export function dynamicsCredentials(settings: Pick<DynamicsSettings, 'orgUrl' | 'authority' | 'tenantId' | 'clientId' | 'scope'>, secrets: Partial<ConnectionSecrets>): DynamicsCredentials {
+  if (!secrets.crmClientSecret) throw new Error("This Dynamics connection lacks its app registration's client secret: save it again with crm-sync connect (DYNAMICS_CLIENT_SECRET)");
+  return { authority: settings.authority, tenantId: settings.tenantId, clientId: settings.clientId, clientSecret: secrets.crmClientSecret, scope: settings.scope ?? `${new URL(settings.orgUrl).origin}/.default` };
+}
+
+type Pending = { item: { sourceId: string; fields: CrmRecord; crmId?: string; key?: { column: string; value: string }; references?: Record<string, string> }; mode: WireOperation['mode'] };
+
+export function createDynamicsConnector(
+  settings: Omit<DynamicsSettings, 'kind'>,
+  secrets: Partial<ConnectionSecrets>,
+  tuning: { lookbackSeconds?: number } = {},
+  overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
+): CrmConnector & { figures(): ReturnType<ReturnType<typeof createDynamicsTransport>['figures']> } {
+  const transport = createDynamicsTransport({ orgUrl: settings.orgUrl, apiVersion: settings.apiVersion, credentials: dynamicsCredentials(settings, secrets), concurrency: settings.concurrency, ...overrides });
+  const metadata = createMetadata(transport);
+  const reader = createReader(transport, metadata);
+  const writer = createBatchWriter(transport);
+  const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
+
+  /** Writes what can be written; a record whose body or key Dataverse could not take fails alone. */
+  async function writeAll(table: TableInfo, pending: Pending[], signal?: AbortSignal): Promise<Map<string, UpsertResult>> {
+    const results = new Map<string, UpsertResult>();
+    const operations: WireOperation[] = [];
+    for (const { item, mode } of pending) {
+      const fail = (code: string, message: string) => results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code, message } });
+      const body = await toBody(metadata, table, item.fields, item.references);
+      if ('problem' in body) {
+        fail(body.problem.code, body.problem.message);
+        continue;
+      }
+      if (mode === 'create') {
+        operations.push({ sourceId: item.sourceId, mode, data: body.data });
+        continue;
+      }
+      if (item.crmId) {
+        const guid = asGuid(item.crmId);
+        if (!guid) fail('NOT_FOUND', `${JSON.stringify(item.crmId)} is not the GUID of a ${table.name} record`);
+        else operations.push({ sourceId: item.sourceId, mode: 'update', segment: guid, guid, data: body.data });
+        continue;
+      }
+      if (!item.key) {
+        fail('NO_KEY', `a ${table.name} record needs a GUID or an alternate key to be written`);
+        continue;
+      }
+      if (!table.keyColumns.has(item.key.column)) {
+        fail('SCHEMA_MISSING', `Dataverse's ${table.name} table has no active alternate key on ${item.key.column}: run crm-sync setup <connection> to create the project's keys`);
+        continue;
+      }
+      try {
+        operations.push({ sourceId: item.sourceId, mode: 'upsert', segment: keySegment(item.key), data: body.data });
+      } catch (error) {
+        if (!(error instanceof ODataValueError)) throw error;
+        fail('KEY_UNUSABLE', error.message);
+      }
+    }
+    for (const result of await writer.write(table.entitySetName, operations, signal)) results.set(result.sourceId, result);
+    return results;
+  }
+
+  /**
+   * One record per value of the table's ONE_PER column: a new commerce record whose value an existing
+   * row has (or an earlier record of this call has) updates that row by GUID instead. A row that came
+   * from another commerce record keeps its key and lookups; a row made by a person is adopted (takes the key).
+   */
+  async function upsertOnePer(table: TableInfo, column: string, items: UpsertItem[], signal?: AbortSignal): Promise<UpsertResult[]> {
+    const valueOf = (item: UpsertItem) => (typeof item.fields[column] === 'string' && item.fields[column] ? (item.fields[column] as string).toLowerCase() : undefined);
+    const keyColumn = items[0]!.externalIdField;
+    const values = [...new Set(items.filter((item) => !item.crmId).map(valueOf).filter((value): value is string => Boolean(value)))];
+    const existing = new Map<string, CrmRecord>();
+    for (const row of values.length ? await reader.whereIn(table.name, column, values, [column, keyColumn], signal) : []) {
+      const value = String(row[column] ?? '').toLowerCase();
+      if (!existing.has(value) || existing.get(value)![keyColumn]) existing.set(value, row);
+    }
+    const withoutLookups = (fields: CrmRecord) => Object.fromEntries(Object.entries(fields).filter(([name]) => !table.navigation.has(name)));
+    const first: Pending[] = [];
+    const later: UpsertItem[] = [];
+    const claimed = new Set<string>();
+    for (const item of items) {
+      const value = valueOf(item);
+      const row = value ? existing.get(value) : undefined;
+      if (item.crmId || !value || (row && row[keyColumn] === item.externalId)) {
+        first.push({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: 'upsert' });
+      } else if (row && !row[keyColumn] && !claimed.has(value)) {
+        claimed.add(value);
+        first.push({ item: { ...item, crmId: String(row[ID]), fields: { ...item.fields, [keyColumn]: item.externalId } }, mode: 'update' });
+      } else if (row) {
+        first.push({ item: { ...item, crmId: String(row[ID]), fields: withoutLookups(item.fields) }, mode: 'update' });
+      } else if (claimed.has(value)) {
+        later.push(item);
+      } else {
+        claimed.add(value);
+        first.push({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: 'upsert' });
+      }
+    }
+    const results = await writeAll(table, first, signal);
+    if (later.length) {
+      // The same email twice in one call: the later records join the row the first one made.
+      const madeFor = new Map<string, string>();
+      for (const pending of first) {
+        const value = valueOf(pending.item as UpsertItem);
+        const result = results.get(pending.item.sourceId);
+        if (value && result?.ok && !madeFor.has(value)) madeFor.set(value, result.crmId);
+      }
+      const joining: Pending[] = [];
+      for (const item of later) {
+        const crmId = madeFor.get(valueOf(item)!);
+        if (crmId) joining.push({ item: { ...item, crmId, fields: withoutLookups(item.fields) }, mode: 'update' });
+        else results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code: 'DUPLICATE_PENDING', message: `another record with ${column} ${String(item.fields[column])} was not written; this one waits for it` } });
+      }
+      for (const [sourceId, result] of await writeAll(table, joining, signal)) results.set(sourceId, { ...result, ...(result.ok && { created: false }) });
+    }
+    return items.map((item) => results.get(item.sourceId)!);
+  }
+
+  return {
+    kind: 'dynamics',
+    idField: ID,
+    stampField: STAMP,
+    // One $batch's worth per gather.
+    preferredBatch: BATCH_LIMIT,
+    figures: () => transport.figures(),
+
+    async verify() {
+      const whoAmI = (await transport.call('asking who the app is (WhoAmI)', (client) => client.callFunction({ name: 'WhoAmI' }))) as { UserId?: string; OrganizationId?: string };
+      return { organizationId: whoAmI.OrganizationId ? asGuid(whoAmI.OrganizationId) : undefined, userId: whoAmI.UserId ? asGuid(whoAmI.UserId) : undefined, instanceUrl: transport.orgUrl };
+    },
+    describe: (object) => metadata.table(object),
+
+    async upsert(object, items, options = {}) {
+      if (items.length === 0) return [];
+      const table = await metadata.table(object);
+      const column = ONE_PER[object];
+      if (column && table.fields.has(column)) return upsertOnePer(table, column, items, options.signal);
+      const results = await writeAll(table, items.map((item) => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: item.crmId ? 'update' : 'upsert' })), options.signal);
+      return items.map((item) => results.get(item.sourceId)!);
+    },
+    async update(object, items, options = {}) {
+      if (items.length === 0) return [];
+      const table = await metadata.table(object);
+      const results = await writeAll(table, items.map((item) => ({ item, mode: 'update' })), options.signal);
+      return items.map((item) => results.get(item.sourceId)!);
+    },
+    async insert(object, items, options = {}) {
+      if (items.length === 0) return [];
+      const table = await metadata.table(object);
+      const results = await writeAll(table, items.map((item) => ({ item, mode: 'create' })), options.signal);
+      return items.map((item) => results.get(item.sourceId)!);
+    },
+
+    changedSince(object, options) {
+      const start = options.afterId === undefined ? new Date(options.since.getTime() - lookbackMs) : options.since;
+      return reader.changedSince(object, { start, afterId: options.afterId, until: options.until, fields: options.fields, pageSize: options.pageSize });
+    },
+    getById: (object, id, fields = []) => reader.byId(object, id, fields),
+    async findByExternalIds(object, externalIdField, values, fields = []) {
+      const found = new Map<string, CrmRecord>();
+      for (const record of await reader.whereIn(object, externalIdField, values, fields)) found.set(String(record[externalIdField]), record);
+      return found;
+    },
+    findWhereIn: (object, field, values, fields = []) => (values.length ? reader.whereIn(object, field, values, fields) : Promise.resolve([])),
+    budget: () => ({ reserved: 0 }),
+
+    async recordUrl(crmId) {
+      // The records the worker links people to are opportunities.
+      const guid = asGuid(crmId);
+      if (!guid) throw new CrmError(`${JSON.stringify(crmId)} is not a Dataverse record id`, { code: 'NOT_FOUND', retryable: false });
+      return `${transport.orgUrl}main.aspx?pagetype=entityrecord&etn=opportunity&id=${guid}`;
+    },
+  };
+}

@@ -1,0 +1,199 @@
+// `crm-sync setup` for Dynamics: creates what the project needs in the Dataverse environment and is
+// missing (mappings/dynamics/schema.ts: custom tables, columns, lookups, alternate keys) and says what it
+// did. Safe to run twice: what exists is left as it is; a column of another type is reported as a
+// problem, never changed; a standard column the mappings write and the environment lacks is named.
+// Order: tables first (lookups point at them), then columns, lookups and keys (a key needs its column).
+import { DYNAMICS_TABLES, type ColumnDeclaration, type KeyDeclaration, type LookupDeclaration, type TableDeclaration } from '../../mappings/dynamics/schema.ts';
+import type { DynamicsCredentials } from './auth.ts';
+import { quoted } from './odata.ts';
+import { createDynamicsTransport, DynamicsCallError, type DynamicsTransport } from './transport.ts';
+
+export type SetupReport = { created: string[]; present: string[]; problems: string[] };
+
+type Existing = {
+  Attributes?: { LogicalName: string; AttributeType?: string }[];
+  Keys?: { LogicalName?: string; KeyAttributes?: string[] }[];
+  ManyToOneRelationships?: { ReferencingEntityNavigationPropertyName?: string; ReferencedEntity?: string }[];
+};
+
+const LANGUAGE = 1033;
+const label = (text: string) => ({
+  '@odata.type': 'Microsoft.Dynamics.CRM.Label',
+  LocalizedLabels: [{ '@odata.type': 'Microsoft.Dynamics.CRM.LocalizedLabel', Label: text, LanguageCode: LANGUAGE }],
+});
+const notRequired = { Value: 'None', CanBeChanged: true, ManagedPropertyLogicalName: 'canmodifyrequirementlevelsettings' };
+
+/** The attribute metadata Dataverse takes to create a column of a declared type (Microsoft's shapes). */
+export function attributeMetadata(column: ColumnDeclaration): Record<string, unknown> {
+  const common = { SchemaName: column.logicalName, DisplayName: label(column.label), RequiredLevel: notRequired };
+  switch (column.type) {
+    case 'String':
+      return { '@odata.type': 'Microsoft.Dynamics.CRM.StringAttributeMetadata', AttributeType: 'String', AttributeTypeName: { Value: 'StringType' }, MaxLength: column.maxLength ?? 100, FormatName: { Value: 'Text' }, ...common };
+    case 'Memo':
+      return { '@odata.type': 'Microsoft.Dynamics.CRM.MemoAttributeMetadata', AttributeType: 'Memo', AttributeTypeName: { Value: 'MemoType' }, MaxLength: column.maxLength ?? 100_000, Format: 'TextArea', ...common };
+    case 'Boolean':
+      return {
+        '@odata.type': 'Microsoft.Dynamics.CRM.BooleanAttributeMetadata',
+        AttributeType: 'Boolean',
+        AttributeTypeName: { Value: 'BooleanType' },
+        DefaultValue: false,
+        OptionSet: { TrueOption: { Value: 1, Label: label('Yes') }, FalseOption: { Value: 0, Label: label('No') }, OptionSetType: 'Boolean' },
+        ...common,
+      };
+    case 'Decimal':
+      return { '@odata.type': 'Microsoft.Dynamics.CRM.DecimalAttributeMetadata', AttributeType: 'Decimal', AttributeTypeName: { Value: 'DecimalType' }, Precision: column.precision ?? 2, MinValue: -100_000_000_000, MaxValue: 100_000_000_000, ...common };
+    case 'Integer':
+      return { '@odata.type': 'Microsoft.Dynamics.CRM.IntegerAttributeMetadata', AttributeType: 'Integer', AttributeTypeName: { Value: 'IntegerType' }, Format: 'None', MinValue: -2_147_483_648, MaxValue: 2_147_483_647, ...common };
+    case 'DateTime':
+    case 'DateOnly':
+      return {
+        '@odata.type': 'Microsoft.Dynamics.CRM.DateTimeAttributeMetadata',
+        AttributeType: 'DateTime',
+        AttributeTypeName: { Value: 'DateTimeType' },
+        Format: column.type === 'DateOnly' ? 'DateOnly' : 'DateAndTime',
+        DateTimeBehavior: { Value: column.type === 'DateOnly' ? 'DateOnly' : 'UserLocal' },
+        ...common,
+      };
+  }
+}
+
+/** The AttributeType Dataverse reports for a declared column type. */
+const REPORTED_TYPE: Record<ColumnDeclaration['type'], string> = { String: 'String', Memo: 'Memo', Boolean: 'Boolean', Decimal: 'Decimal', Integer: 'Integer', DateTime: 'DateTime', DateOnly: 'DateTime' };
+
+export async function setUpDynamics(target: { orgUrl: string; apiVersion?: string; credentials: DynamicsCredentials }, tables: TableDeclaration[] = DYNAMICS_TABLES): Promise<SetupReport> {
+  const transport = createDynamicsTransport({ orgUrl: target.orgUrl, apiVersion: target.apiVersion, credentials: target.credentials, concurrency: 1 });
+  const report: SetupReport = { created: [], present: [], problems: [] };
+  const attempt = async (where: string, create: () => Promise<unknown>) => {
+    try {
+      await create();
+      report.created.push(where);
+    } catch (error) {
+      // Made meanwhile (another setup run): present.
+      if (error instanceof DynamicsCallError && /already exists|duplicate/i.test(error.info.message)) report.present.push(where);
+      else if (error instanceof DynamicsCallError) report.problems.push(`${where} could not be created: ${error.info.message}`);
+      else throw error;
+    }
+  };
+
+  for (const table of tables) {
+    if ((await readTable(transport, table.logicalName)) !== undefined) {
+      report.present.push(`table ${table.logicalName}`);
+      continue;
+    }
+    if (!table.custom) {
+      report.problems.push(`table ${table.logicalName} is missing: this environment lacks a standard Dynamics 365 table the sync writes (install Dynamics 365 Sales)`);
+      continue;
+    }
+    await attempt(`table ${table.logicalName}`, () => transport.call(`creating the table ${table.logicalName}`, (client) => client.createEntity({ data: entityMetadata(table) })));
+  }
+
+  for (const table of tables) {
+    const existing = await readTable(transport, table.logicalName);
+    if (!existing) continue;
+    const attributes = new Map((existing.Attributes ?? []).map((attribute) => [attribute.LogicalName, attribute]));
+    for (const column of table.standardColumns ?? []) {
+      if (!attributes.has(column)) report.problems.push(`${table.logicalName}.${column} is missing: a standard column the mappings write`);
+    }
+    for (const column of table.columns) await ensureColumn(transport, table, column, attributes.get(column.logicalName), report, attempt);
+    const navigation = new Set((existing.ManyToOneRelationships ?? []).map((relationship) => relationship.ReferencingEntityNavigationPropertyName));
+    for (const lookup of table.lookups) {
+      const where = `${table.logicalName}.${lookup.logicalName} -> ${lookup.target}`;
+      if (navigation.has(lookup.logicalName)) report.present.push(where);
+      else await attempt(where, () => transport.call(`creating the lookup ${where}`, (client) => client.createRelationship({ data: relationshipMetadata(table, lookup) })));
+    }
+    const refreshed = (await readTable(transport, table.logicalName)) ?? existing;
+    for (const key of table.keys) await ensureKey(transport, table, key, refreshed, report, attempt);
+  }
+  return report;
+}
+
+async function readTable(transport: DynamicsTransport, logicalName: string): Promise<Existing | undefined> {
+  try {
+    return (await transport.call(`reading the definition of ${logicalName}`, (client) =>
+      client.retrieveEntity({ key: `LogicalName=${quoted(logicalName)}`, select: ['LogicalName', 'EntitySetName'], expand: [{ property: 'Attributes' }, { property: 'Keys' }, { property: 'ManyToOneRelationships' }] }),
+    )) as Existing;
+  } catch (error) {
+    if (error instanceof DynamicsCallError && error.info.status === 404) return undefined;
+    throw error;
+  }
+}
+
+async function ensureColumn(
+  transport: DynamicsTransport,
+  table: TableDeclaration,
+  column: ColumnDeclaration,
+  found: { AttributeType?: string } | undefined,
+  report: SetupReport,
+  attempt: (where: string, create: () => Promise<unknown>) => Promise<void>,
+) {
+  const where = `${table.logicalName}.${column.logicalName}`;
+  if (found) {
+    if (found.AttributeType && found.AttributeType !== REPORTED_TYPE[column.type]) report.problems.push(`${where} exists as a ${found.AttributeType} column; the sync writes it as ${column.type}: change or rename it in Dataverse`);
+    else report.present.push(where);
+    return;
+  }
+  await attempt(where, () => transport.call(`creating the column ${where}`, (client) => client.createAttribute({ entityKey: `LogicalName=${quoted(table.logicalName)}`, data: attributeMetadata(column) })));
+}
+
+async function ensureKey(
+  transport: DynamicsTransport,
+  table: TableDeclaration,
+  key: KeyDeclaration,
+  existing: Existing,
+  report: SetupReport,
+  attempt: (where: string, create: () => Promise<unknown>) => Promise<void>,
+) {
+  const where = `${table.logicalName} alternate key ${key.logicalName} (${key.columns.join(', ')})`;
+  const same = (existing.Keys ?? []).find((found) => found.LogicalName === key.logicalName || [...(found.KeyAttributes ?? [])].sort().join(',') === [...key.columns].sort().join(','));
+  if (same) {
+    report.present.push(where);
+    return;
+  }
+  await attempt(where, () =>
+    transport.call(`creating the ${where}`, (client) =>
+      client.create({
+        collection: 'EntityDefinitions',
+        key: `LogicalName=${quoted(table.logicalName)}`,
+        navigationProperty: 'Keys',
+        data: { SchemaName: key.logicalName, DisplayName: label(key.label), KeyAttributes: key.columns },
+      }),
+    ),
+  );
+}
+
+function entityMetadata(table: TableDeclaration): Record<string, unknown> {
+  const primary = table.primaryName ?? { logicalName: 'ccs_name', label: 'Name', maxLength: 200 };
+  return {
+    '@odata.type': 'Microsoft.Dynamics.CRM.EntityMetadata',
+    SchemaName: table.logicalName,
+    EntitySetName: table.entitySetName,
+    DisplayName: label(table.label),
+    DisplayCollectionName: label(table.pluralLabel),
+    Description: label(`${table.label}, kept in step with the Marketplace Commerce Service by commerce-crm-sync`),
+    OwnershipType: 'UserOwned',
+    IsActivity: false,
+    HasActivities: false,
+    HasNotes: false,
+    Attributes: [{ ...attributeMetadata({ logicalName: primary.logicalName, label: primary.label, type: 'String', maxLength: primary.maxLength }), IsPrimaryName: true }],
+  };
+}
+
+function relationshipMetadata(table: TableDeclaration, lookup: LookupDeclaration): Record<string, unknown> {
+  return {
+    '@odata.type': 'Microsoft.Dynamics.CRM.OneToManyRelationshipMetadata',
+    SchemaName: `${table.logicalName}_${lookup.logicalName}`,
+    ReferencedEntity: lookup.target,
+    ReferencedAttribute: `${lookup.target}id`,
+    ReferencingEntity: table.logicalName,
+    // Deleting the parent leaves the record and clears the link: nothing the sync wrote is deleted with it.
+    CascadeConfiguration: { Assign: 'NoCascade', Delete: 'RemoveLink', Merge: 'NoCascade', Reparent: 'NoCascade', Share: 'NoCascade', Unshare: 'NoCascade' },
+    Lookup: {
+      '@odata.type': 'Microsoft.Dynamics.CRM.LookupAttributeMetadata',
+      AttributeType: 'Lookup',
+      AttributeTypeName: { Value: 'LookupType' },
+      SchemaName: lookup.logicalName,
+      DisplayName: label(lookup.label),
+      RequiredLevel: notRequired,
+    },
+  };
+}
