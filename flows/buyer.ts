@@ -1,4 +1,5 @@
 // Buyers -> CRM accounts. No parents: every other record hangs off a buyer.
+import { buyerToAccount as buyerToDynamicsAccount } from '../mappings/dynamics/account.ts';
 import { buyerToCompany } from '../mappings/hubspot/company.ts';
 import { buyerToAccount } from '../mappings/salesforce/account.ts';
 import type { CommerceToCrmFlow } from './types.ts';
@@ -9,6 +10,6 @@ export const buyerFlow = {
   source: { window: (c, org, q) => c.buyers.query(org, q), byId: (c, org, id) => c.buyers.get(org, id) },
   events: ['BUYER'],
   parents: [],
-  mappings: { salesforce: buyerToAccount, hubspot: buyerToCompany },
+  mappings: { salesforce: buyerToAccount, hubspot: buyerToCompany, dynamics: buyerToDynamicsAccount },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer'>;

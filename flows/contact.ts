@@ -1,4 +1,5 @@
 // Contacts -> CRM contacts, on their buyer's account.
+import { contactToDynamicsContact } from '../mappings/dynamics/contact.ts';
 import { contactToHubSpotContact } from '../mappings/hubspot/contact.ts';
 import { contactToContact } from '../mappings/salesforce/contact.ts';
 import type { CommerceToCrmFlow } from './types.ts';
@@ -9,6 +10,6 @@ export const contactFlow = {
   source: { window: (c, org, q) => c.contacts.query(org, q), byId: (c, org, id) => c.contacts.get(org, id) },
   events: ['CONTACT'],
   parents: ['buyer'],
-  mappings: { salesforce: contactToContact, hubspot: contactToHubSpotContact },
+  mappings: { salesforce: contactToContact, hubspot: contactToHubSpotContact, dynamics: contactToDynamicsContact },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer' | 'contact'>;

@@ -1,6 +1,7 @@
 // Entitlements (with their terms) -> CRM entitlement records, on the buyer's account and the offer's
 // opportunity. The terms are read per entitlement (the contract has no bulk terms read); a term has its
 // own lastUpdateTime (§2.2) and may change while its entitlement's does not (A12).
+import { entitlementToDynamicsEntitlement } from '../mappings/dynamics/entitlement.ts';
 import { entitlementToHubSpotEntitlement } from '../mappings/hubspot/entitlement.ts';
 import pLimit from 'p-limit';
 import { toDate } from '../commerce/index.ts';
@@ -46,7 +47,7 @@ export const entitlementFlow = {
   events: ['ENTITLEMENT'],
   parents: ['buyer', 'offer'],
   related: readEntitlementTerms,
-  mappings: { salesforce: entitlementToMarketplaceEntitlement, hubspot: entitlementToHubSpotEntitlement },
+  mappings: { salesforce: entitlementToMarketplaceEntitlement, hubspot: entitlementToHubSpotEntitlement, dynamics: entitlementToDynamicsEntitlement },
   writeBack: {
     salesforce: async ({ crmId, accountId }, recordUrl) => ({ crmAEntitlementURL: await recordUrl(crmId), ...(accountId && { crmAAccountId: accountId }) }),
   },

@@ -3,7 +3,9 @@
 // (crmAOpportunityId, crmBDealId, ...), after which the referral is linked and this flow has nothing more to make.
 // Runs with co-sell (workflows/cosell.ts), not as one of a connection's entities.
 import { OPPORTUNITY_ID_FIELDS } from '../commerce/crm-ids.ts';
+import { dynamicsGuid } from '../mappings/values.ts';
 import { q } from '../commerce/index.ts';
+import { inboundReferralToOpportunity as inboundReferralToDynamicsOpportunity } from '../mappings/dynamics/referral.ts';
 import { inboundReferralToDeal } from '../mappings/hubspot/referral.ts';
 import { inboundReferralToOpportunity } from '../mappings/salesforce/inbound-referral.ts';
 import { referralFlow } from './referral.ts';
@@ -27,10 +29,11 @@ export const inboundReferralFlow = {
   parents: ['buyer'],
   // It runs with co-sell, apart from the full pass: a buyer never synced gets its Account first.
   parentIds: (referral) => ({ buyer: referral.buyerID ? [referral.buyerID] : [] }),
-  mappings: { salesforce: inboundReferralToOpportunity, hubspot: inboundReferralToDeal },
+  mappings: { salesforce: inboundReferralToOpportunity, hubspot: inboundReferralToDeal, dynamics: inboundReferralToDynamicsOpportunity },
   writeBack: {
     salesforce: async ({ crmId }) => ({ crmAOpportunityId: crmId }),
     hubspot: async ({ crmId }) => ({ crmBDealId: crmId }),
+    dynamics: async ({ crmId }) => ({ crmCOpportunityId: dynamicsGuid(crmId) }),
   },
   deletes: 'reflect-status',
   afterWrite: attachReferralContacts,

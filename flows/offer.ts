@@ -1,4 +1,5 @@
 // Private offers -> CRM opportunities (deals); the opportunity's id goes back onto the offer (§2.6).
+import { offerToOpportunity as offerToDynamicsOpportunity } from '../mappings/dynamics/opportunity.ts';
 import { offerToDeal } from '../mappings/hubspot/deal.ts';
 import { offerToOpportunity } from '../mappings/salesforce/opportunity.ts';
 import { dynamicsGuid } from '../mappings/values.ts';
@@ -14,7 +15,7 @@ export const offerFlow = {
   },
   events: ['OFFER'],
   parents: ['buyer'],
-  mappings: { salesforce: offerToOpportunity, hubspot: offerToDeal },
+  mappings: { salesforce: offerToOpportunity, hubspot: offerToDeal, dynamics: offerToDynamicsOpportunity },
   writeBack: {
     salesforce: async ({ crmId, accountId }) => ({ crmAOpportunityId: crmId, ...(accountId && { crmAAccountId: accountId }) }),
     hubspot: async ({ crmId }) => ({ crmBDealId: crmId }),

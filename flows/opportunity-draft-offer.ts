@@ -1,17 +1,18 @@
 // CRM opportunities asking for a private offer -> commerce draft offers (POST {O}/draftOffer, A9), exactly
 // once: the draft carries metaInfo.crmAOpportunityId (crmBDealId, ...), by which an earlier create whose answer was lost is found.
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
+import { opportunityDraftOfferSide as dynamicsOpportunityDraftOfferSide, type DynamicsDraftOfferRequest } from '../mappings/dynamics/opportunity-cosell.ts';
 import { dealDraftOfferSide, type HubSpotDraftOfferRequest } from '../mappings/hubspot/deal-cosell.ts';
 import { opportunityDraftOfferSide, type DraftOfferRequest as SalesforceDraftOfferRequest } from '../mappings/salesforce/opportunity-draft-offer.ts';
 
-type DraftOfferRequest = SalesforceDraftOfferRequest | HubSpotDraftOfferRequest;
+type DraftOfferRequest = SalesforceDraftOfferRequest | HubSpotDraftOfferRequest | DynamicsDraftOfferRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
 
 export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
   name: 'opportunity-draft-offer',
   direction: 'crm-to-commerce',
   enabled: (settings) => settings.cosell.enabled,
-  crm: { salesforce: opportunityDraftOfferSide, hubspot: dealDraftOfferSide },
+  crm: { salesforce: opportunityDraftOfferSide, hubspot: dealDraftOfferSide, dynamics: dynamicsOpportunityDraftOfferSide },
   target: {
     // The draft endpoint takes one offer a call.
     batch: 1,

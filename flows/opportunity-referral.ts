@@ -1,18 +1,19 @@
 // CRM opportunities shared for co-sell -> commerce co-sell referrals, exactly once (docs/commerce-api-assumptions.md A6, A13).
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { q } from '../commerce/index.ts';
+import { opportunityReferralSide as dynamicsOpportunityReferralSide, type DynamicsReferralRequest } from '../mappings/dynamics/opportunity-cosell.ts';
 import { dealReferralSide, type HubSpotReferralRequest } from '../mappings/hubspot/deal-cosell.ts';
 import { opportunityReferralSide, type ReferralRequest as SalesforceReferralRequest } from '../mappings/salesforce/opportunity-referral.ts';
 
 /** What the referral create takes, with the CRM id field of the CRM that asks. */
-export type ReferralRequest = SalesforceReferralRequest | HubSpotReferralRequest;
+export type ReferralRequest = SalesforceReferralRequest | HubSpotReferralRequest | DynamicsReferralRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
 
 export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
   name: 'opportunity-referral',
   direction: 'crm-to-commerce',
   enabled: (settings) => settings.cosell.enabled,
-  crm: { salesforce: opportunityReferralSide, hubspot: dealReferralSide },
+  crm: { salesforce: opportunityReferralSide, hubspot: dealReferralSide, dynamics: dynamicsOpportunityReferralSide },
   target: {
     async validate(commerce, orgId, request) {
       const verdict = await commerce.referrals.validate(orgId, request);

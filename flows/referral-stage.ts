@@ -3,6 +3,7 @@
 // and the default stage tables (a connection may replace entries); activities/stage-sync.ts runs it
 // under the connection's declared owner (sync/stage-policy.ts).
 import type { CrmKind } from '../crm/connector.ts';
+import { COSELL_TO_DYNAMICS_STAGE, DYNAMICS_TO_COSELL_STAGE } from '../mappings/dynamics/stages.ts';
 import { COSELL_TO_HUBSPOT_STAGE, HUBSPOT_TO_COSELL_STAGE } from '../mappings/hubspot/stages.ts';
 import { COSELL_TO_SALESFORCE_STAGE, SALESFORCE_TO_COSELL_STAGE } from '../mappings/salesforce/stages.ts';
 import type { StageTables } from '../sync/stage-policy.ts';
@@ -30,6 +31,12 @@ export const referralStageFlow: { name: 'referral-stage'; direction: 'both-ways'
       stageField: 'dealstage',
       mirror: { status: 'cosell_status', stage: 'cosell_stage' },
       tables: { toCommerce: HUBSPOT_TO_COSELL_STAGE, toCrm: COSELL_TO_HUBSPOT_STAGE },
+    },
+    dynamics: {
+      object: 'opportunity',
+      stageField: 'stepname',
+      mirror: { status: 'ccs_cosellstatus', stage: 'ccs_cosellstage' },
+      tables: { toCommerce: DYNAMICS_TO_COSELL_STAGE, toCrm: COSELL_TO_DYNAMICS_STAGE },
     },
   },
 };

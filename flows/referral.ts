@@ -1,5 +1,6 @@
 // Co-sell referrals -> CRM referral records, on the buyer's account and the offer's opportunity.
 // The referral list takes q and s like the query endpoints (A5) and pages by offset.
+import { referralToCosellReferral as referralToDynamicsReferral } from '../mappings/dynamics/referral.ts';
 import { referralToDeal } from '../mappings/hubspot/referral.ts';
 import { referralToCosellReferral } from '../mappings/salesforce/referral.ts';
 import type { CommerceToCrmFlow } from './types.ts';
@@ -15,7 +16,7 @@ export const referralFlow = {
   },
   events: ['REFERRAL'],
   parents: ['buyer', 'offer'],
-  mappings: { salesforce: referralToCosellReferral, hubspot: referralToDeal },
+  mappings: { salesforce: referralToCosellReferral, hubspot: referralToDeal, dynamics: referralToDynamicsReferral },
   // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId).
   writeBack: { hubspot: async ({ crmId }) => ({ crmBDealId: crmId }) },
   deletes: 'reflect-status',
