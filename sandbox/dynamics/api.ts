@@ -1,0 +1,31 @@
+// Dispatches one Web API request (top-level or inside a $batch) by its first path segment: an
+// entity set, EntityDefinitions / RelationshipDefinitions, WhoAmI or $batch.
+import { DataverseError, odataError } from './errors.ts';
+import { json, type ApiRequest, type Reply } from './http.ts';
+import { parseResourcePath } from './keys.ts';
+import { handleMetadata } from './metadata.ts';
+import { handleRecords } from './records.ts';
+import { nameGuid } from './schema.ts';
+
+/** What a request is counted under: "<METHOD> <segment>". */
+export function kindOf(method: string, path: string): string {
+  const segment = /^([A-Za-z_$][\w.$]*)/.exec(path)?.[1] ?? path;
+  return `${method} ${segment}`;
+}
+
+export function handleApi(req: ApiRequest): Reply {
+  try {
+    const { segment, key, rest } = parseResourcePath(req.path);
+    if (segment === 'EntityDefinitions' || segment === 'RelationshipDefinitions') return handleMetadata(req, segment, key, rest);
+    if (segment === 'WhoAmI' && req.method === 'GET') {
+      const c = req.state.config.credentials;
+      return json(200, { '@odata.context': `${req.base}$metadata#Microsoft.Dynamics.CRM.WhoAmIResponse`, BusinessUnitId: nameGuid(`bu:${c.tenantId}`), UserId: nameGuid(`user:${c.clientId}`), OrganizationId: nameGuid(`org:${c.tenantId}`) });
+    }
+    const entity = req.state.store.entityBySet(segment);
+    if (!entity) throw odataError(`Resource not found for the segment '${segment}'.`, 404);
+    return handleRecords(req, entity, key, rest);
+  } catch (error) {
+    if (error instanceof DataverseError) return { status: error.status, json: error.body(), headers: error.headers };
+    return { status: 500, json: { error: { code: '0x80040216', message: `The Dynamics sandbox failed: ${(error as Error).stack ?? String(error)}` } } };
+  }
+}

@@ -1,0 +1,79 @@
+// A local Dynamics 365 / Dataverse organisation that dynamics-web-api 2.5 runs against unmodified:
+// the Microsoft identity platform v2.0 token endpoint (client credentials), the Web API under
+// /api/data/v9.2/ (metadata-driven tables: account, contact, opportunity and whatever the metadata
+// API creates; CRUD, upsert by alternate key, binds, queries with paging, $batch with change sets),
+// service protection limits, and /_sandbox test controls. See README.md.
+import { randomUUID } from 'node:crypto';
+import { attachJournal } from './journal.ts';
+import { listen } from './server.ts';
+import { createState } from './state.ts';
+import type { Credentials } from './tokens.ts';
+
+export type DynamicsSandboxOptions = {
+  host?: string; port?: number;               // default 127.0.0.1, 0 = free port
+  journalPath?: string;                        // durable data (like the HubSpot sandbox); default memory only
+  seed?: number;                               // stable tenant/client id/secret across restarts
+  now?: () => Date;
+  requestsPer300s?: number;                    // service protection, default 6000 (per user = per client id)
+  executionMsPer300s?: number;                 // default 1_200_000
+  concurrency?: number;                        // default 52 concurrent requests per user
+};
+export type DynamicsSandbox = {
+  orgUrl: string;        // e.g. http://127.0.0.1:PORT/  (the "serverUrl"; Web API at `${orgUrl}api/data/v9.2/`)
+  authority: string;     // e.g. http://127.0.0.1:PORT  (token URL = `${authority}/${tenantId}/oauth2/v2.0/token`)
+  tokenUrl: string;
+  tenantId: string; clientId: string; clientSecret: string;
+  controlUrl: string;    // `${origin}/_sandbox`
+  stop(): Promise<void>;
+};
+
+function whole(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw new Error(`Dynamics sandbox: ${name} must be a whole number of at least ${min}, not ${String(value)}`);
+  return value;
+}
+
+function credentialsFor(seed: number | undefined): Credentials {
+  if (seed === undefined) return { tenantId: randomUUID(), clientId: randomUUID(), clientSecret: `${randomUUID().replace(/-/g, '').slice(0, 8)}~${randomUUID().replace(/-/g, '')}` };
+  if (!Number.isInteger(seed)) throw new Error(`Dynamics sandbox: seed must be a whole number, not ${String(seed)}`);
+  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
+  const uuid = (salt: number) => `${hex(seed ^ (salt * 0x9e3779b1))}-${hex(salt).slice(4)}-4${hex(seed).slice(5)}-8${hex(salt + seed).slice(5)}-${hex(seed + salt)}${hex(salt).slice(4)}`;
+  return { tenantId: uuid(21), clientId: uuid(22), clientSecret: `dyn~${hex(seed)}${uuid(23).replace(/-/g, '')}` };
+}
+
+export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {}): Promise<DynamicsSandbox> {
+  const credentials = credentialsFor(options.seed);
+  const state = createState({
+    now: options.now ?? (() => new Date()),
+    credentials,
+    limits: {
+      requestsPer300s: whole('requestsPer300s', options.requestsPer300s, 6000, 0),
+      executionMsPer300s: whole('executionMsPer300s', options.executionMsPer300s, 1_200_000, 0),
+      concurrency: whole('concurrency', options.concurrency, 52, 0),
+    },
+  });
+  const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
+  let listening: Awaited<ReturnType<typeof listen>>;
+  try {
+    listening = await listen(state, options.host ?? '127.0.0.1', options.port ?? 0);
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
+  const { server, origin } = listening;
+  state.origin = origin;
+  return {
+    orgUrl: `${origin}/`,
+    authority: origin,
+    tokenUrl: `${origin}/${credentials.tenantId}/oauth2/v2.0/token`,
+    tenantId: credentials.tenantId,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    controlUrl: `${origin}/_sandbox`,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      journal?.close();
+    },
+  };
+}

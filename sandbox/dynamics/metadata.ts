@@ -1,0 +1,268 @@
+// The metadata API: EntityDefinitions (one, all, filtered by LogicalName, with $select and $expand
+// of Attributes, Keys, ManyToOneRelationships), their Attributes and Keys, and creating tables,
+// columns, alternate keys (Active at once) and one-to-many relationships with their lookup, as
+// dynamics-web-api's createEntity / createAttribute / create on .../Keys / createRelationship send them.
+import { randomUUID } from 'node:crypto';
+import { DataverseError, odataError } from './errors.ts';
+import { json, queryOptions, type ApiRequest, type Reply } from './http.ts';
+import { parseKey, type KeySpec } from './keys.ts';
+import type { AttributeDef, AttributeType, EntityDef, KeyDef, RelationshipDef } from './schema.ts';
+
+const label = (text: string) => {
+  const l = { Label: text, LanguageCode: 1033, IsManaged: false, MetadataId: null, HasChanged: null };
+  return { LocalizedLabels: [l], UserLocalizedLabel: l };
+};
+const ATTRIBUTE_TYPE_NAME: Record<string, string> = { Memo: 'MemoType', String: 'StringType', Boolean: 'BooleanType', Decimal: 'DecimalType', Money: 'MoneyType', Integer: 'IntegerType', BigInt: 'BigIntType', Double: 'DoubleType', DateTime: 'DateTimeType', Lookup: 'LookupType', Customer: 'CustomerType', Owner: 'OwnerType', Picklist: 'PicklistType', Uniqueidentifier: 'UniqueidentifierType', State: 'StateType', Status: 'StatusType' };
+const ODATA_TYPE: Record<string, string> = { Memo: 'MemoAttributeMetadata', String: 'StringAttributeMetadata', Boolean: 'BooleanAttributeMetadata', Decimal: 'DecimalAttributeMetadata', Money: 'MoneyAttributeMetadata', Integer: 'IntegerAttributeMetadata', BigInt: 'BigIntAttributeMetadata', Double: 'DoubleAttributeMetadata', DateTime: 'DateTimeAttributeMetadata', Lookup: 'LookupAttributeMetadata', Customer: 'LookupAttributeMetadata', Owner: 'LookupAttributeMetadata', Picklist: 'PicklistAttributeMetadata', Uniqueidentifier: 'UniqueIdentifierAttributeMetadata', State: 'StateAttributeMetadata', Status: 'StatusAttributeMetadata' };
+const TYPE_OF_ODATA = Object.fromEntries(Object.entries(ODATA_TYPE).filter(([k]) => !['Customer', 'Owner'].includes(k)).map(([k, v]) => [v.toLowerCase(), k as AttributeType]));
+
+function renderAttribute(entity: EntityDef, a: AttributeDef) {
+  const { computed: _c, Options: _o, IsPrimaryId, IsPrimaryName, DateTimeBehavior, RequiredLevel, ...rest } = a;
+  return {
+    '@odata.type': `#Microsoft.Dynamics.CRM.${ODATA_TYPE[a.AttributeType] ?? 'AttributeMetadata'}`,
+    ...rest,
+    EntityLogicalName: entity.LogicalName,
+    AttributeTypeName: { Value: ATTRIBUTE_TYPE_NAME[a.AttributeType] ?? `${a.AttributeType}Type` },
+    IsPrimaryId: !!IsPrimaryId,
+    IsPrimaryName: !!IsPrimaryName,
+    IsValidForRead: true,
+    RequiredLevel: { Value: RequiredLevel, CanBeChanged: true, ManagedPropertyLogicalName: 'canmodifyrequirementlevelsettings' },
+    ...(DateTimeBehavior ? { DateTimeBehavior: { Value: DateTimeBehavior } } : {}),
+    DisplayName: label(a.SchemaName),
+  };
+}
+const renderKey = (entity: EntityDef, k: KeyDef) => ({ EntityLogicalName: entity.LogicalName, ...k, DisplayName: label(k.DisplayName) });
+const renderEntity = (e: EntityDef) => ({ ...e, ObjectTypeCode: 0, DisplayName: label(e.DisplayName), Attributes: e.Attributes.map((a) => renderAttribute(e, a)), Keys: e.Keys.map((k) => renderKey(e, k)), ManyToOneRelationships: e.ManyToOneRelationships.map((r) => ({ ...r, RelationshipType: 'OneToManyRelationship' })) });
+
+const EXPANDABLE = ['Attributes', 'Keys', 'ManyToOneRelationships'];
+function shapeEntity(e: EntityDef, options: Map<string, string>) {
+  const full = renderEntity(e) as Record<string, unknown>;
+  const select = options.get('$select')?.split(',').map((s) => s.trim()).filter(Boolean);
+  const expand = (options.get('$expand') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const x of expand) if (!EXPANDABLE.includes(x.replace(/\(.*$/, ''))) throw odataError(`Could not find a property named '${x}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(full)) {
+    if (EXPANDABLE.includes(k)) continue;
+    if (select && !select.includes(k) && k !== 'MetadataId') continue;
+    out[k] = v;
+  }
+  if (select) for (const s of select) if (!(s in full)) throw odataError(`Could not find a property named '${s}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
+  for (const x of expand) {
+    const name = x.replace(/\(.*$/, '');
+    out[name] = full[name];
+  }
+  return out;
+}
+
+const notFoundEntity = (name: string) =>
+  new DataverseError(404, '0x80040217', `Could not find entity with name '${name}'. The entity with a name = '${name}' with namemapping = 'Logical' was not found in the MetadataCache.`);
+
+function entityFor(req: ApiRequest, key: KeySpec): EntityDef {
+  const all = req.state.store.entities();
+  if ('guid' in key) return all.find((e) => e.MetadataId === key.guid) ?? (() => { throw new DataverseError(404, '0x80040217', `Could not find entity with MetadataId '${key.guid}'.`); })();
+  const name = key.values.LogicalName;
+  if (typeof name !== 'string') throw odataError('EntityDefinitions can be addressed by MetadataId or LogicalName only.');
+  return all.find((e) => e.LogicalName === name.toLowerCase()) ?? (() => { throw notFoundEntity(name); })();
+}
+
+const labelText = (value: unknown, fallback: string) => {
+  const v = value as { LocalizedLabels?: { Label?: string }[] } | undefined;
+  return v?.LocalizedLabels?.[0]?.Label ?? fallback;
+};
+
+/** An attribute definition from a metadata create body. */
+function attributeFrom(entityName: string, body: Record<string, unknown>): AttributeDef {
+  const schema = body.SchemaName;
+  if (typeof schema !== 'string' || !/^[A-Za-z_][\w]*$/.test(schema)) throw new DataverseError(400, '0x80044355', 'The SchemaName of the attribute is missing or not valid.');
+  const odataType = String(body['@odata.type'] ?? '').replace(/^#?Microsoft\.Dynamics\.CRM\./, '').toLowerCase();
+  const typeName = (body.AttributeTypeName as { Value?: string } | undefined)?.Value?.replace(/Type$/, '');
+  const type = (TYPE_OF_ODATA[odataType] ?? body.AttributeType ?? typeName) as AttributeType | undefined;
+  if (!type || !ATTRIBUTE_TYPE_NAME[type]) throw new DataverseError(400, '0x80044355', `Attribute type of '${schema}' is missing or not supported (@odata.type '${body['@odata.type'] ?? ''}').`);
+  const behavior = (body.DateTimeBehavior as { Value?: string } | undefined)?.Value as AttributeDef['DateTimeBehavior'];
+  const format = type === 'DateTime' ? (typeof body.Format === 'string' ? body.Format : behavior === 'DateOnly' ? 'DateOnly' : 'DateAndTime') : undefined;
+  const required = ((body.RequiredLevel as { Value?: string } | undefined)?.Value ?? 'None') as AttributeDef['RequiredLevel'];
+  return {
+    LogicalName: schema.toLowerCase(),
+    SchemaName: schema,
+    AttributeType: type,
+    MetadataId: randomUUID(),
+    ...(type === 'String' || type === 'Memo' ? { MaxLength: typeof body.MaxLength === 'number' ? body.MaxLength : type === 'String' ? 100 : 2000 } : {}),
+    ...(type === 'DateTime' ? { Format: format, DateTimeBehavior: behavior ?? (format === 'DateOnly' ? 'DateOnly' : 'UserLocal') } : {}),
+    ...(typeof body.Precision === 'number' ? { Precision: body.Precision } : {}),
+    ...(typeof body.MinValue === 'number' ? { MinValue: body.MinValue } : {}),
+    ...(typeof body.MaxValue === 'number' ? { MaxValue: body.MaxValue } : {}),
+    IsValidForCreate: true,
+    IsValidForUpdate: true,
+    RequiredLevel: required,
+    IsCustomAttribute: true,
+    ...(body.IsPrimaryName === true ? { IsPrimaryName: true } : {}),
+  };
+}
+
+const exists = (what: string, name: string) => new DataverseError(400, '0x80044363', `A ${what} with the specified name '${name}' already exists. Specify a unique name.`);
+
+function parseJson(req: ApiRequest): Record<string, unknown> {
+  try {
+    const v = JSON.parse(req.body || '{}');
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    /* below */
+  }
+  throw new DataverseError(400, '0x80048d19', 'The metadata payload is not a JSON object.');
+}
+
+function createEntity(req: ApiRequest): Reply {
+  const body = parseJson(req);
+  const schema = body.SchemaName;
+  if (typeof schema !== 'string' || !/^[A-Za-z_][\w]*$/.test(schema)) throw new DataverseError(400, '0x80044355', 'The SchemaName of the entity is missing or not valid.');
+  const logical = schema.toLowerCase();
+  if (req.state.store.entity(logical)) throw exists('entity', logical);
+  const attributes = Array.isArray(body.Attributes) ? (body.Attributes as Record<string, unknown>[]) : [];
+  const primary = attributes.find((a) => a.IsPrimaryName === true) ?? attributes[0];
+  if (!primary) throw new DataverseError(400, '0x80044355', 'A primary name attribute (IsPrimaryName) is required to create an entity.');
+  const name = attributeFrom(logical, { ...primary, IsPrimaryName: true });
+  const id = `${logical}id`;
+  const setName = typeof body.EntitySetName === 'string' && body.EntitySetName ? body.EntitySetName : `${logical}s`;
+  if (req.state.store.entityBySet(setName)) throw exists('entity set', setName);
+  const sys = (n: string, type: AttributeType, extra: Partial<AttributeDef> = {}): AttributeDef => ({ LogicalName: n, SchemaName: n, AttributeType: type, MetadataId: randomUUID(), IsValidForCreate: false, IsValidForUpdate: false, RequiredLevel: 'None', IsCustomAttribute: false, computed: true, ...extra });
+  const entity: EntityDef = {
+    LogicalName: logical, SchemaName: schema, EntitySetName: setName, PrimaryIdAttribute: id, PrimaryNameAttribute: name.LogicalName,
+    IsCustomEntity: true, MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema),
+    Attributes: [
+      sys(id, 'Uniqueidentifier', { IsPrimaryId: true, IsValidForCreate: true, computed: false, RequiredLevel: 'SystemRequired' }),
+      name,
+      sys('createdon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal' }),
+      sys('modifiedon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal' }),
+      sys('versionnumber', 'BigInt'),
+      sys('statecode', 'State', { Options: [0, 1], IsValidForUpdate: true, computed: false }),
+      sys('statuscode', 'Status', { Options: [1, 2], IsValidForCreate: true, IsValidForUpdate: true, computed: false }),
+    ],
+    Keys: [], ManyToOneRelationships: [],
+  };
+  req.state.store.putEntity(entity);
+  return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})` } };
+}
+
+function createAttribute(req: ApiRequest, entity: EntityDef): Reply {
+  const attribute = attributeFrom(entity.LogicalName, parseJson(req));
+  if (attribute.AttributeType === 'Lookup' || attribute.AttributeType === 'Customer') throw new DataverseError(400, '0x80044355', 'Lookup attributes are created with their relationship (POST RelationshipDefinitions).');
+  if (entity.Attributes.some((a) => a.LogicalName === attribute.LogicalName)) throw exists('attribute', attribute.LogicalName);
+  req.state.store.putEntity({ ...entity, Attributes: [...entity.Attributes, attribute] });
+  return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})/Attributes(${attribute.MetadataId})` } };
+}
+
+function createKey(req: ApiRequest, entity: EntityDef): Reply {
+  const body = parseJson(req);
+  const schema = body.SchemaName;
+  const attributes = body.KeyAttributes;
+  if (typeof schema !== 'string' || !Array.isArray(attributes) || attributes.length === 0 || !attributes.every((a) => typeof a === 'string')) {
+    throw new DataverseError(400, '0x80044355', 'An entity key needs a SchemaName and KeyAttributes (logical names of its columns).');
+  }
+  for (const a of attributes as string[]) {
+    const attr = entity.Attributes.find((x) => x.LogicalName === a);
+    if (!attr) throw new DataverseError(400, '0x80060888', `The attribute '${a}' does not exist on entity '${entity.LogicalName}'.`);
+    if (!['String', 'Integer', 'Decimal', 'DateTime', 'Lookup', 'Picklist', 'Uniqueidentifier'].includes(attr.AttributeType)) throw new DataverseError(400, '0x80060888', `The attribute '${a}' of type ${attr.AttributeType} cannot be part of an entity key.`);
+  }
+  const logical = schema.toLowerCase();
+  if (entity.Keys.some((k) => k.LogicalName === logical)) throw exists('entity key', logical);
+  if (entity.Keys.some((k) => k.KeyAttributes.length === attributes.length && k.KeyAttributes.every((a) => attributes.includes(a)))) throw new DataverseError(400, '0x80060893', `An entity key with the same attributes already exists on entity '${entity.LogicalName}'.`);
+  // Existing rows must already be unique on the key, or the index cannot be built.
+  const seen = new Set<string>();
+  const store = req.state.store;
+  for (const row of store.rows(entity.LogicalName)) {
+    const values = (attributes as string[]).map((a) => row[a]);
+    if (values.some((v) => v === null || v === undefined)) continue;
+    const sig = JSON.stringify(values.map((v) => (typeof v === 'string' ? v.toLowerCase() : v)));
+    if (seen.has(sig)) throw new DataverseError(400, '0x80060892', `The entity key ${schema} cannot be activated: existing ${entity.LogicalName} records hold duplicate values.`);
+    seen.add(sig);
+  }
+  const key: KeyDef = { LogicalName: logical, SchemaName: schema, KeyAttributes: attributes as string[], EntityKeyIndexStatus: 'Active', MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema) };
+  store.putEntity({ ...entity, Keys: [...entity.Keys, key] });
+  return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})/Keys(${key.MetadataId})` } };
+}
+
+function createRelationship(req: ApiRequest): Reply {
+  const body = parseJson(req);
+  const type = String(body['@odata.type'] ?? '#Microsoft.Dynamics.CRM.OneToManyRelationshipMetadata');
+  if (!/OneToManyRelationshipMetadata$/.test(type)) throw new DataverseError(400, '0x80044355', `Only OneToManyRelationshipMetadata is modelled by the sandbox, not '${type}'.`);
+  const { store } = req.state;
+  const referenced = store.entity(String(body.ReferencedEntity ?? ''));
+  const referencing = store.entity(String(body.ReferencingEntity ?? ''));
+  if (!referenced) throw notFoundEntity(String(body.ReferencedEntity));
+  if (!referencing) throw notFoundEntity(String(body.ReferencingEntity));
+  const schema = body.SchemaName;
+  if (typeof schema !== 'string' || !schema) throw new DataverseError(400, '0x80044355', 'The SchemaName of the relationship is missing.');
+  const lookupBody = (body.Lookup ?? {}) as Record<string, unknown>;
+  const lookupSchema = lookupBody.SchemaName;
+  if (typeof lookupSchema !== 'string' || !/^[A-Za-z_][\w]*$/.test(lookupSchema)) throw new DataverseError(400, '0x80044355', 'The Lookup attribute of the relationship needs a SchemaName.');
+  const all = store.entities().flatMap((e) => e.ManyToOneRelationships);
+  if (all.some((r) => r.SchemaName.toLowerCase() === schema.toLowerCase())) throw exists('relationship', schema);
+  if (referencing.Attributes.some((a) => a.LogicalName === lookupSchema.toLowerCase())) throw exists('attribute', lookupSchema.toLowerCase());
+  const lookup: AttributeDef = {
+    LogicalName: lookupSchema.toLowerCase(), SchemaName: lookupSchema, AttributeType: 'Lookup', MetadataId: randomUUID(), Targets: [referenced.LogicalName],
+    IsValidForCreate: true, IsValidForUpdate: true, RequiredLevel: ((lookupBody.RequiredLevel as { Value?: string } | undefined)?.Value ?? 'None') as AttributeDef['RequiredLevel'], IsCustomAttribute: true,
+  };
+  const rel: RelationshipDef = {
+    SchemaName: schema, ReferencingEntity: referencing.LogicalName, ReferencingAttribute: lookup.LogicalName, ReferencedEntity: referenced.LogicalName,
+    ReferencedAttribute: String(body.ReferencedAttribute ?? referenced.PrimaryIdAttribute),
+    // The single-valued navigation property is named after the lookup's SchemaName, as given.
+    ReferencingEntityNavigationPropertyName: lookupSchema,
+    ReferencedEntityNavigationPropertyName: schema,
+    MetadataId: randomUUID(), IsCustomRelationship: true,
+  };
+  store.putEntity({ ...referencing, Attributes: [...referencing.Attributes, lookup], ManyToOneRelationships: [...referencing.ManyToOneRelationships, rel] });
+  return { status: 204, headers: { 'OData-EntityId': `${req.base}RelationshipDefinitions(${rel.MetadataId})` } };
+}
+
+function listOf(req: ApiRequest, items: Record<string, unknown>[], context: string): Reply {
+  return json(200, { '@odata.context': `${req.base}$metadata#${context}`, value: items });
+}
+
+/** EntityDefinitions[...] and RelationshipDefinitions requests; `path` starts with the segment. */
+export function handleMetadata(req: ApiRequest, segment: string, key: KeySpec | undefined, rest: string): Reply {
+  const options = queryOptions(req.query);
+  const store = req.state.store;
+  if (segment === 'RelationshipDefinitions') {
+    if (req.method === 'POST' && !key && !rest) return createRelationship(req);
+    if (req.method === 'GET' && !key && !rest) return listOf(req, store.entities().flatMap((e) => e.ManyToOneRelationships.map((r) => ({ ...r }))), 'RelationshipDefinitions');
+    throw odataError(`The sandbox does not model ${req.method} RelationshipDefinitions${rest}.`, 405);
+  }
+  if (!key) {
+    if (rest) throw odataError(`Resource not found for the segment '${rest}'.`, 404);
+    if (req.method === 'POST') return createEntity(req);
+    if (req.method !== 'GET') throw odataError(`The requested resource does not support http method '${req.method}'.`, 405);
+    let entities = store.entities();
+    const filter = options.get('$filter');
+    if (filter) {
+      const m = /^\s*(LogicalName|EntitySetName|SchemaName)\s+eq\s+'((?:[^']|'')*)'\s*$/.exec(filter);
+      if (!m) throw odataError(`The sandbox filters EntityDefinitions by "LogicalName eq '...'" (or EntitySetName / SchemaName) only, not '${filter}'.`);
+      const want = m[2]!.replace(/''/g, "'");
+      entities = entities.filter((e) => String(e[m[1] as 'LogicalName']).toLowerCase() === want.toLowerCase());
+    }
+    return listOf(req, entities.map((e) => shapeEntity(e, options)), 'EntityDefinitions');
+  }
+  const entity = entityFor(req, key);
+  const sub = /^\/(Attributes|Keys|ManyToOneRelationships)(?:\((.*)\))?(\/.*)?$/.exec(rest);
+  if (!rest) {
+    if (req.method === 'GET') return json(200, { '@odata.context': `${req.base}$metadata#EntityDefinitions/$entity`, ...shapeEntity(entity, options) });
+    throw odataError(`The sandbox does not model ${req.method} on an EntityDefinition.`, 405);
+  }
+  if (!sub || sub[3]) throw odataError(`Resource not found for the segment '${rest.replace(/^\//, '')}'.`, 404);
+  const [, what, inner] = sub;
+  if (req.method === 'POST' && inner === undefined) {
+    if (what === 'Attributes') return createAttribute(req, entity);
+    if (what === 'Keys') return createKey(req, entity);
+  }
+  if (req.method !== 'GET') throw odataError(`The sandbox does not model ${req.method} ${what}.`, 405);
+  const items: Record<string, unknown>[] =
+    what === 'Attributes' ? entity.Attributes.map((a) => renderAttribute(entity, a)) : what === 'Keys' ? entity.Keys.map((k) => renderKey(entity, k)) : entity.ManyToOneRelationships.map((r) => ({ ...r }));
+  if (inner !== undefined) {
+    const k = parseKey(inner, rest);
+    const found = items.find((i) => ('guid' in k ? i.MetadataId === k.guid : i.LogicalName === k.values.LogicalName || i.SchemaName === k.values.SchemaName));
+    if (!found) throw new DataverseError(404, '0x80040217', `Could not find ${what.replace(/s$/, '')} ${inner} of entity '${entity.LogicalName}'.`);
+    return json(200, { '@odata.context': `${req.base}$metadata#EntityDefinitions(${entity.MetadataId})/${what}/$entity`, ...found });
+  }
+  const select = options.get('$select')?.split(',').map((s) => s.trim()).filter(Boolean);
+  const shaped = select ? items.map((i) => Object.fromEntries(Object.entries(i).filter(([k]) => k === '@odata.type' || k === 'MetadataId' || select.includes(k)))) : items;
+  return listOf(req, shaped, `EntityDefinitions(${entity.MetadataId})/${what}`);
+}

@@ -1,0 +1,180 @@
+// Table metadata: the standard tables the sandbox starts with (account, contact, opportunity), and
+// the shapes custom tables, columns, alternate keys and lookups take once created through the
+// metadata API. Everything the Web API does is driven by these definitions.
+export type AttributeType =
+  | 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'Money' | 'Integer' | 'BigInt' | 'Double' | 'DateTime'
+  | 'Lookup' | 'Customer' | 'Owner' | 'Picklist' | 'Uniqueidentifier' | 'State' | 'Status';
+
+export type AttributeDef = {
+  LogicalName: string;
+  SchemaName: string;
+  AttributeType: AttributeType;
+  MetadataId: string;
+  MaxLength?: number;
+  /** DateTime: 'DateOnly' or 'DateAndTime'. */
+  Format?: string;
+  DateTimeBehavior?: 'UserLocal' | 'DateOnly' | 'TimeZoneIndependent';
+  Targets?: string[];
+  Precision?: number;
+  MinValue?: number;
+  MaxValue?: number;
+  /** Picklist/State/Status option values. */
+  Options?: number[];
+  IsValidForCreate: boolean;
+  IsValidForUpdate: boolean;
+  RequiredLevel: 'None' | 'ApplicationRequired' | 'SystemRequired' | 'Recommended';
+  IsCustomAttribute: boolean;
+  IsPrimaryId?: boolean;
+  IsPrimaryName?: boolean;
+  /** Filled by the server, never written by clients (createdon, versionnumber, fullname...). */
+  computed?: boolean;
+};
+
+export type KeyDef = { LogicalName: string; SchemaName: string; KeyAttributes: string[]; EntityKeyIndexStatus: 'Active'; MetadataId: string; DisplayName: string };
+export type RelationshipDef = {
+  SchemaName: string;
+  ReferencingEntity: string;
+  ReferencingAttribute: string;
+  ReferencedEntity: string;
+  ReferencedAttribute: string;
+  ReferencingEntityNavigationPropertyName: string;
+  ReferencedEntityNavigationPropertyName: string;
+  MetadataId: string;
+  IsCustomRelationship: boolean;
+};
+
+export type EntityDef = {
+  LogicalName: string;
+  SchemaName: string;
+  EntitySetName: string;
+  PrimaryIdAttribute: string;
+  PrimaryNameAttribute: string;
+  IsCustomEntity: boolean;
+  MetadataId: string;
+  DisplayName: string;
+  Attributes: AttributeDef[];
+  Keys: KeyDef[];
+  ManyToOneRelationships: RelationshipDef[];
+};
+
+/** A stable GUID from a name, so standard metadata ids are the same in every sandbox. */
+export function nameGuid(name: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  const words: number[] = [];
+  for (let round = 0; round < 4; round += 1) {
+    for (const ch of `${round}:${name}`) {
+      h1 = Math.imul(h1 ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+      h2 = Math.imul(h2 + ch.charCodeAt(0), 0x5bd1e995) >>> 0;
+    }
+    words.push((h1 ^ h2) >>> 0);
+  }
+  const hex = words.map((w) => w.toString(16).padStart(8, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+type Extra = Partial<AttributeDef>;
+function attr(table: string, name: string, type: AttributeType, extra: Extra = {}): AttributeDef {
+  return {
+    LogicalName: name,
+    SchemaName: name.replace(/(^|_)([a-z])/g, (_m, p: string, c: string) => p + c.toUpperCase()),
+    AttributeType: type,
+    MetadataId: nameGuid(`${table}.${name}`),
+    IsValidForCreate: true,
+    IsValidForUpdate: true,
+    RequiredLevel: 'None',
+    IsCustomAttribute: false,
+    ...(type === 'String' ? { MaxLength: 100 } : {}),
+    ...(type === 'Memo' ? { MaxLength: 2000 } : {}),
+    ...extra,
+  };
+}
+
+const SYSTEM = (table: string, id: string): AttributeDef[] => [
+  attr(table, id, 'Uniqueidentifier', { IsPrimaryId: true, IsValidForUpdate: false, RequiredLevel: 'SystemRequired' }),
+  attr(table, 'createdon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal', IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
+  attr(table, 'modifiedon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal', IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
+  attr(table, 'versionnumber', 'BigInt', { IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
+  attr(table, 'statecode', 'State', { Options: [0, 1], IsValidForCreate: false, RequiredLevel: 'SystemRequired' }),
+  attr(table, 'statuscode', 'Status', { Options: [1, 2] }),
+];
+
+function relationship(from: string, attribute: string, to: string, nav: string, toId: string): RelationshipDef {
+  return {
+    SchemaName: `${from}_${attribute}_${to}`,
+    ReferencingEntity: from,
+    ReferencingAttribute: attribute,
+    ReferencedEntity: to,
+    ReferencedAttribute: toId,
+    ReferencingEntityNavigationPropertyName: nav,
+    ReferencedEntityNavigationPropertyName: `${from}_${attribute}_${to}`,
+    MetadataId: nameGuid(`rel:${from}.${attribute}.${to}`),
+    IsCustomRelationship: false,
+  };
+}
+
+export function standardEntities(): EntityDef[] {
+  const account: EntityDef = {
+    LogicalName: 'account', SchemaName: 'Account', EntitySetName: 'accounts', PrimaryIdAttribute: 'accountid', PrimaryNameAttribute: 'name',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:account'), DisplayName: 'Account',
+    Attributes: [
+      ...SYSTEM('account', 'accountid'),
+      attr('account', 'name', 'String', { MaxLength: 160, IsPrimaryName: true, RequiredLevel: 'ApplicationRequired' }),
+      attr('account', 'accountnumber', 'String', { MaxLength: 20 }),
+      attr('account', 'websiteurl', 'String', { MaxLength: 200 }),
+      attr('account', 'emailaddress1', 'String', { MaxLength: 100 }),
+      attr('account', 'telephone1', 'String', { MaxLength: 50 }),
+      attr('account', 'address1_country', 'String', { MaxLength: 80 }),
+      attr('account', 'description', 'Memo', { MaxLength: 2000 }),
+    ],
+    Keys: [], ManyToOneRelationships: [],
+  };
+  const contact: EntityDef = {
+    LogicalName: 'contact', SchemaName: 'Contact', EntitySetName: 'contacts', PrimaryIdAttribute: 'contactid', PrimaryNameAttribute: 'fullname',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:contact'), DisplayName: 'Contact',
+    Attributes: [
+      ...SYSTEM('contact', 'contactid'),
+      attr('contact', 'firstname', 'String', { MaxLength: 50 }),
+      attr('contact', 'lastname', 'String', { MaxLength: 50, RequiredLevel: 'ApplicationRequired' }),
+      attr('contact', 'fullname', 'String', { MaxLength: 160, IsPrimaryName: true, IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
+      attr('contact', 'emailaddress1', 'String', { MaxLength: 100 }),
+      attr('contact', 'telephone1', 'String', { MaxLength: 50 }),
+      attr('contact', 'jobtitle', 'String', { MaxLength: 100 }),
+      attr('contact', 'description', 'Memo', { MaxLength: 2000 }),
+      attr('contact', 'parentcustomerid', 'Customer', { Targets: ['account', 'contact'] }),
+    ],
+    Keys: [],
+    ManyToOneRelationships: [
+      relationship('contact', 'parentcustomerid', 'account', 'parentcustomerid_account', 'accountid'),
+      relationship('contact', 'parentcustomerid', 'contact', 'parentcustomerid_contact', 'contactid'),
+    ],
+  };
+  const opportunity: EntityDef = {
+    LogicalName: 'opportunity', SchemaName: 'Opportunity', EntitySetName: 'opportunities', PrimaryIdAttribute: 'opportunityid', PrimaryNameAttribute: 'name',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:opportunity'), DisplayName: 'Opportunity',
+    Attributes: [
+      ...SYSTEM('opportunity', 'opportunityid').map((a) => (a.LogicalName === 'statecode' ? { ...a, Options: [0, 1, 2] } : a.LogicalName === 'statuscode' ? { ...a, Options: [1, 2, 3, 4, 5] } : a)),
+      attr('opportunity', 'name', 'String', { MaxLength: 300, IsPrimaryName: true, RequiredLevel: 'ApplicationRequired' }),
+      attr('opportunity', 'description', 'Memo', { MaxLength: 2000 }),
+      attr('opportunity', 'estimatedvalue', 'Money', { Precision: 2, MinValue: -922337203685477, MaxValue: 922337203685477 }),
+      attr('opportunity', 'estimatedclosedate', 'DateTime', { Format: 'DateOnly', DateTimeBehavior: 'DateOnly' }),
+      attr('opportunity', 'stepname', 'String', { MaxLength: 200 }),
+      attr('opportunity', 'salesstage', 'Picklist', { Options: [0, 1, 2, 3] }),
+      attr('opportunity', 'closeprobability', 'Integer', { MinValue: 0, MaxValue: 100 }),
+      attr('opportunity', 'parentaccountid', 'Lookup', { Targets: ['account'] }),
+      attr('opportunity', 'parentcontactid', 'Lookup', { Targets: ['contact'] }),
+      attr('opportunity', 'customerid', 'Customer', { Targets: ['account', 'contact'] }),
+    ],
+    Keys: [],
+    ManyToOneRelationships: [
+      relationship('opportunity', 'parentaccountid', 'account', 'parentaccountid', 'accountid'),
+      relationship('opportunity', 'parentcontactid', 'contact', 'parentcontactid', 'contactid'),
+      relationship('opportunity', 'customerid', 'account', 'customerid_account', 'accountid'),
+      relationship('opportunity', 'customerid', 'contact', 'customerid_contact', 'contactid'),
+    ],
+  };
+  return [account, contact, opportunity];
+}
+
+export const isLookup = (a: AttributeDef) => a.AttributeType === 'Lookup' || a.AttributeType === 'Customer' || a.AttributeType === 'Owner';
+export const isGuidAttribute = (a: AttributeDef) => a.AttributeType === 'Uniqueidentifier' || isLookup(a);

@@ -1,0 +1,32 @@
+// Everything one running sandbox holds: its data, tokens, limits, counters and faults.
+import { createCallCounter } from './calls.ts';
+import { createFaults } from './faults.ts';
+import { createLimits, type LimitSettings } from './limits.ts';
+import { createStore } from './store.ts';
+import { createTokens, type Credentials } from './tokens.ts';
+
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings };
+
+export function createState(config: SandboxConfig) {
+  const state = {
+    config,
+    /** `http://host:port` once listening: the org URL without its trailing slash (the token's resource). */
+    origin: '',
+    store: createStore(),
+    tokens: createTokens(config.credentials, config.now, () => state.origin),
+    limits: createLimits(config.limits, config.now),
+    calls: createCallCounter(),
+    faults: createFaults(),
+  };
+  return state;
+}
+
+export type SandboxState = ReturnType<typeof createState>;
+
+/** Back to a fresh organisation: standard tables only, no rows, fresh budgets, no faults or counts. */
+export function resetState(state: SandboxState) {
+  state.store.clear();
+  state.limits.reset(state.config.limits);
+  state.calls.reset();
+  state.faults.clear();
+}
