@@ -75,7 +75,7 @@ describe.each(CRMS_UNDER_TEST)('slow APIs with %s', (kind) => {
     // Every changed offer reads in the CRM as it now reads on the commerce side.
     const offers = new Map((await commerceDump(sandboxes.commerce, 'offers')).map((offer) => [offer.id, offer]));
     const opportunities = await sandboxes.crm.keyed('offer');
-    const name = kind === 'salesforce' ? 'Name' : 'dealname';
+    const name = { salesforce: 'Name', hubspot: 'dealname', dynamics: 'name' }[kind];
     const changedOffers = [...new Set(changes.filter((change) => change.entityType.toUpperCase() === 'OFFER').map((change) => change.id))];
     expect(changedOffers.length).toBeGreaterThan(0);
     for (const id of changedOffers) expect(opportunities.get(id)?.fields[name], `offer ${id}`).toBe(offers.get(id)!.name);

@@ -44,7 +44,7 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
 
   const assertCrmMatchesCommerce = () => sandboxes.crm.expectMatchesCommerce(sandboxes.commerce);
   /** Where each CRM keeps what a test looks at. */
-  const FIELD = { salesforce: { buyerStatus: 'Marketplace_Status__c', title: 'Title' }, hubspot: { buyerStatus: 'marketplace_status', title: 'jobtitle' } }[kind];
+  const FIELD = { salesforce: { buyerStatus: 'Marketplace_Status__c', title: 'Title' }, hubspot: { buyerStatus: 'marketplace_status', title: 'jobtitle' }, dynamics: { buyerStatus: 'ccs_marketplacestatus', title: 'jobtitle' } }[kind];
 
   it('an initial sync produces exactly the expected CRM records; a second run writes nothing', async () => {
     const first = await runSync();

@@ -1,0 +1,69 @@
+// How the connector reads a table's definition (EntityDefinitions with Attributes, Keys and
+// ManyToOneRelationships, in the shapes Microsoft documents): columns typed for filters, lookups written
+// by their navigation property and read as _<column>_value, and only active one-column keys used to upsert.
+import { describe, expect, it } from 'vitest';
+import { tableInfo } from '../../crm/dynamics/metadata.ts';
+
+const contact = tableInfo({
+  LogicalName: 'contact',
+  EntitySetName: 'contacts',
+  PrimaryIdAttribute: 'contactid',
+  Attributes: [
+    { LogicalName: 'contactid', AttributeType: 'Uniqueidentifier', IsValidForCreate: true, IsValidForUpdate: false },
+    { LogicalName: 'emailaddress1', AttributeType: 'String', MaxLength: 100, RequiredLevel: { Value: 'None' } },
+    { LogicalName: 'lastname', AttributeType: 'String', MaxLength: 50, RequiredLevel: { Value: 'ApplicationRequired' } },
+    { LogicalName: 'parentcustomerid', AttributeType: 'Customer', Targets: ['account', 'contact'] },
+    { LogicalName: 'ccs_commercecontactid', AttributeType: 'String', MaxLength: 100 },
+    { LogicalName: 'ccs_legacyid', AttributeType: 'String', MaxLength: 100 },
+    { LogicalName: 'modifiedon', AttributeType: 'DateTime', Format: 'DateAndTime', IsValidForCreate: false, IsValidForUpdate: false },
+    { LogicalName: 'birthdate', AttributeType: 'DateTime', Format: 'DateOnly' },
+    { LogicalName: 'numberofchildren', AttributeType: 'Integer' },
+    { LogicalName: 'donotemail', AttributeType: 'Boolean' },
+  ],
+  Keys: [
+    { LogicalName: 'ccs_commercecontactid_key', KeyAttributes: ['ccs_commercecontactid'], EntityKeyIndexStatus: 'Active' },
+    { LogicalName: 'ccs_legacy_key', KeyAttributes: ['ccs_legacyid'], EntityKeyIndexStatus: 'Pending' },
+    { LogicalName: 'ccs_pair_key', KeyAttributes: ['lastname', 'emailaddress1'], EntityKeyIndexStatus: 'Active' },
+  ],
+  ManyToOneRelationships: [
+    { ReferencingAttribute: 'parentcustomerid', ReferencedEntity: 'account', ReferencingEntityNavigationPropertyName: 'parentcustomerid_account' },
+    { ReferencingAttribute: 'parentcustomerid', ReferencedEntity: 'contact', ReferencingEntityNavigationPropertyName: 'parentcustomerid_contact' },
+  ],
+});
+
+describe('a Dataverse table as the connector reads it', () => {
+  it('names its entity set and primary id', () => {
+    expect(contact.entitySetName).toBe('contacts');
+    expect(contact.primaryId).toBe('contactid');
+  });
+
+  it('types each column for filters', () => {
+    expect(contact.literalKind('emailaddress1')).toBe('string');
+    expect(contact.literalKind('contactid')).toBe('guid');
+    expect(contact.literalKind('_parentcustomerid_value')).toBe('guid');
+    expect(contact.literalKind('modifiedon')).toBe('datetime');
+    expect(contact.literalKind('birthdate')).toBe('date');
+    expect(contact.literalKind('numberofchildren')).toBe('number');
+    expect(contact.literalKind('donotemail')).toBe('boolean');
+    expect(contact.literalKind('nosuchcolumn')).toBeUndefined();
+  });
+
+  it('writes lookups by navigation property, each to its own table', () => {
+    expect(contact.navigation.get('parentcustomerid_account')).toBe('account');
+    expect(contact.navigation.get('parentcustomerid_contact')).toBe('contact');
+    expect(contact.fields.get('parentcustomerid_account')).toMatchObject({ type: 'reference', referenceTo: ['account'] });
+    expect(contact.fields.get('_parentcustomerid_value')).toMatchObject({ createable: false, referenceTo: ['account', 'contact'] });
+  });
+
+  it('upserts only by active one-column keys, and says which columns are keys', () => {
+    expect([...contact.keyColumns]).toEqual(['ccs_commercecontactid']);
+    expect(contact.fields.get('ccs_commercecontactid')).toMatchObject({ externalId: true, unique: true });
+    expect(contact.fields.get('ccs_legacyid')).toMatchObject({ externalId: false });
+  });
+
+  it('keeps lengths and what may be written', () => {
+    expect(contact.fields.get('lastname')).toMatchObject({ length: 50, required: true });
+    expect(contact.fields.get('modifiedon')).toMatchObject({ createable: false, updateable: false });
+    expect(contact.fields.get('contactid')).toMatchObject({ createable: true, updateable: false });
+  });
+});
