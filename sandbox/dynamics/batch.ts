@@ -97,8 +97,12 @@ function renderPart(reply: Reply, contentId?: string): string {
 }
 
 class ChangesetFailed extends Error {
-  constructor(readonly reply: Reply, readonly contentId?: string) {
+  readonly reply: Reply;
+  readonly contentId?: string;
+  constructor(reply: Reply, contentId?: string) {
     super('change set failed');
+    this.reply = reply;
+    this.contentId = contentId;
   }
 }
 

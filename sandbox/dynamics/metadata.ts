@@ -248,7 +248,8 @@ export function handleMetadata(req: ApiRequest, segment: string, key: KeySpec | 
     throw odataError(`The sandbox does not model ${req.method} on an EntityDefinition.`, 405);
   }
   if (!sub || sub[3]) throw odataError(`Resource not found for the segment '${rest.replace(/^\//, '')}'.`, 404);
-  const [, what, inner] = sub;
+  const what = sub[1]!;
+  const inner = sub[2];
   if (req.method === 'POST' && inner === undefined) {
     if (what === 'Attributes') return createAttribute(req, entity);
     if (what === 'Keys') return createKey(req, entity);

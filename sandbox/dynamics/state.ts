@@ -8,12 +8,18 @@ import { createTokens, type Credentials } from './tokens.ts';
 export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings };
 
 export function createState(config: SandboxConfig) {
+  const where = { origin: '' };
   const state = {
     config,
     /** `http://host:port` once listening: the org URL without its trailing slash (the token's resource). */
-    origin: '',
+    get origin(): string {
+      return where.origin;
+    },
+    set origin(value: string) {
+      where.origin = value;
+    },
     store: createStore(),
-    tokens: createTokens(config.credentials, config.now, () => state.origin),
+    tokens: createTokens(config.credentials, config.now, () => where.origin),
     limits: createLimits(config.limits, config.now),
     calls: createCallCounter(),
     faults: createFaults(),

@@ -28,7 +28,7 @@ describe('Dynamics sandbox records', () => {
   it('creates (204 + OData-EntityId), retrieves with $select, and returns a representation when asked', async () => {
     const id = await api.create({ collection: 'accounts', data: { name: 'Contoso', accountnumber: 'A-1' } });
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const row: any = await api.retrieve({ collection: 'accounts', key: id as string, select: ['name', 'accountnumber', 'createdon'] });
+    const row: any = await api.retrieve({ collection: 'accounts', key: id as unknown as string, select: ['name', 'accountnumber', 'createdon'] });
     expect(row.name).toBe('Contoso');
     expect(row.accountid).toBe(id);
     expect(row['@odata.etag']).toMatch(/^W\/"\d+"$/);
