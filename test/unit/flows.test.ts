@@ -29,7 +29,10 @@ describe('flow declarations', () => {
     expect(mappingsFor('hubspot').entitlement?.object).toBe('marketplace_entitlement');
     // An account without custom objects: entitlements as line items.
     expect(mappingsFor('hubspot', { kind: 'hubspot', baseUrl: 'https://api.hubapi.com', auth: 'private-app', entitlementObject: 'line_items' }).entitlement?.object).toBe('line_items');
-    expect(mappingsFor('dynamics')).toEqual({});
+    expect(Object.keys(mappingsFor('dynamics')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'offer', 'referral']);
+    expect(mappingsFor('dynamics').offer?.object).toBe('opportunity');
+    expect(mappingsFor('dynamics').entitlement?.object).toBe('ccs_marketplaceentitlement');
+    expect(mappingsFor('dynamics')['inbound-referral']?.object).toBe('opportunity');
   });
 });
 
@@ -48,5 +51,11 @@ describe('CRM settings, a union by kind', () => {
   it('builds the connector of the settings kind', () => {
     const settings = connectionSettingsSchema.parse({ commerce, crm: { kind: 'salesforce', loginUrl: 'https://acme.my.salesforce.com', clientId: 'k' } });
     expect(createConnector(settings, { commerceClientSecret: 's', crmClientSecret: 't' }).kind).toBe('salesforce');
+    const dynamics = connectionSettingsSchema.parse({ commerce, crm: { kind: 'dynamics', orgUrl: 'https://contoso.crm.dynamics.com/', tenantId: 't', clientId: 'c' } });
+    expect(dynamics.crm).toMatchObject({ authority: 'https://login.microsoftonline.com', apiVersion: '9.2', concurrency: 8 });
+    expect(dynamics.cosell.share).toEqual({ by: 'checkbox', field: 'ccs_cosellshare' });
+    expect(createConnector(dynamics, { commerceClientSecret: 's', crmClientSecret: 't' }).kind).toBe('dynamics');
+    // The app registration's secret is needed: its absence is named.
+    expect(() => createConnector(dynamics, { commerceClientSecret: 's' })).toThrow(/client secret/);
   });
 });
