@@ -8,7 +8,7 @@ export async function sandboxCommand(options: SandboxesOptions): Promise<void> {
   process.stdout.write(`${JSON.stringify(sandboxes.description)}\n`);
   process.stderr.write(
     `Commerce sandbox: API ${sandboxes.commerce.apiUrl}, controls ${sandboxes.description.commerce!.controlUrl}. ` +
-      `Salesforce sandbox: ${sandboxes.salesforce.instanceUrl}. HubSpot sandbox: ${sandboxes.hubspot.baseUrl}. Ctrl-C stops.\n`,
+      `Salesforce sandbox: ${sandboxes.salesforce.instanceUrl}. HubSpot sandbox: ${sandboxes.hubspot.baseUrl}. Dynamics sandbox: ${sandboxes.dynamics.orgUrl}. Ctrl-C stops.\n`,
   );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (received: NodeJS.Signals) => {

@@ -3,7 +3,7 @@
 // still reaches them.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-export type Ports = { commerceApi?: number; commerceAuth?: number; salesforce?: number; hubspot?: number };
+export type Ports = { commerceApi?: number; commerceAuth?: number; salesforce?: number; hubspot?: number; dynamics?: number };
 
 const isPort = (value: unknown): value is number => Number.isInteger(value) && (value as number) > 0 && (value as number) < 65536;
 

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startCommerceSandbox, type CommerceSandbox } from './commerce/index.ts';
 import { readPorts, startOnRememberedPorts, writePorts, type Ports } from './remembered-ports.ts';
+import { startDynamicsSandbox, type DynamicsSandbox } from './dynamics/index.ts';
 import { startHubSpotSandbox, type HubSpotSandbox } from './hubspot/index.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from './salesforce/index.ts';
 
@@ -13,6 +14,7 @@ export type SandboxesOptions = {
   commerceAuthPort?: number;
   salesforcePort?: number;
   hubspotPort?: number;
+  dynamicsPort?: number;
   seed?: number;
   entitlements?: number;
   changesPerSecond?: number;
@@ -22,7 +24,7 @@ export type SandboxesOptions = {
   salesforceSeed?: number;
   /**
    * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl,
-   * salesforce.jsonl and hubspot.jsonl, and the ports they chose are remembered in ports.json and taken again next
+   * salesforce.jsonl, hubspot.jsonl and dynamics.jsonl, and the ports they chose are remembered in ports.json and taken again next
    * time when free. Started again on the same dataDir (even after SIGKILL) they hold the data they
    * had. Default: in memory only, on free ports.
    */
@@ -33,6 +35,7 @@ export type Sandboxes = {
   commerce: CommerceSandbox;
   salesforce: SalesforceSandbox;
   hubspot: HubSpotSandbox;
+  dynamics: DynamicsSandbox;
   description: Record<string, Record<string, string>>;
   stop(): Promise<void>;
 };
@@ -81,9 +84,19 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
     await Promise.all([commerce.stop(), salesforce.stop()]);
     throw error;
   }
+  let dynamics: DynamicsSandbox;
+  try {
+    // A fixed seed: a restarted Dynamics sandbox has the same tenant, client id and secret.
+    dynamics = await startOnRememberedPorts({ dynamics: remembered(options.dynamicsPort, saved.dynamics) }, (ports) =>
+      startDynamicsSandbox({ host, port: options.dynamicsPort ?? ports.dynamics ?? 0, journalPath: dir && path.join(dir, 'dynamics.jsonl'), seed: options.seed ?? 1 }),
+    );
+  } catch (error) {
+    await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop()]);
+    throw error;
+  }
   if (portsFile) {
     const portOf = (url: string) => Number(new URL(url).port);
-    writePorts(portsFile, { commerceApi: portOf(commerce.apiUrl), commerceAuth: portOf(commerce.authUrl), salesforce: portOf(salesforce.instanceUrl), hubspot: portOf(hubspot.baseUrl) });
+    writePorts(portsFile, { commerceApi: portOf(commerce.apiUrl), commerceAuth: portOf(commerce.authUrl), salesforce: portOf(salesforce.instanceUrl), hubspot: portOf(hubspot.baseUrl), dynamics: portOf(dynamics.orgUrl) });
   }
   const description = {
     commerce: {
@@ -113,14 +126,24 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
       refreshToken: hubspot.oauth.refreshToken,
       controlUrl: hubspot.controlUrl,
     },
+    dynamics: {
+      orgUrl: dynamics.orgUrl,
+      tokenUrl: dynamics.tokenUrl,
+      authority: dynamics.authority,
+      tenantId: dynamics.tenantId,
+      clientId: dynamics.clientId,
+      clientSecret: dynamics.clientSecret,
+      controlUrl: dynamics.controlUrl,
+    },
   };
   return {
     commerce,
     salesforce,
     hubspot,
+    dynamics,
     description,
     async stop() {
-      await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop()]);
+      await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop(), dynamics.stop()]);
     },
   };
 }

@@ -134,7 +134,7 @@ describe('sandboxes in a data directory, killed with SIGKILL', () => {
       await first.stop();
       expect(statSync(path.join(dir, 'sandboxes')).mode & 0o777).toBe(0o700);
       const ports = JSON.parse(readFileSync(path.join(dir, 'sandboxes', 'ports.json'), 'utf8'));
-      expect(ports).toEqual({ commerceApi: expect.any(Number), commerceAuth: expect.any(Number), salesforce: Number(new URL(first.salesforce.instanceUrl).port), hubspot: Number(new URL(first.hubspot.baseUrl).port) });
+      expect(ports).toEqual({ commerceApi: expect.any(Number), commerceAuth: expect.any(Number), salesforce: Number(new URL(first.salesforce.instanceUrl).port), hubspot: Number(new URL(first.hubspot.baseUrl).port), dynamics: Number(new URL(first.dynamics.orgUrl).port) });
 
       const squatter = net.createServer();
       await new Promise<void>((resolve) => squatter.listen(ports.salesforce, '127.0.0.1', resolve));
