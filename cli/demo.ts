@@ -1,6 +1,6 @@
-// Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization, a Salesforce org and a
-// HubSpot account) and a connection to each CRM chosen by CRM_SYNC_DEMO_CRMS (default salesforce; the
-// HubSpot account is set up as `crm-sync setup` would), kept in step by the ordinary schedules. The sandboxes keep their
+// Demo mode of `crm-sync start`: the sandboxes (a changing commerce organization, a Salesforce org, a
+// HubSpot account and a Dataverse environment) and a connection to each CRM chosen by CRM_SYNC_DEMO_CRMS
+// (default salesforce; HubSpot and Dynamics are set up as `crm-sync setup` would), kept in step by the ordinary schedules. The sandboxes keep their
 // data in journals under <data dir>/sandboxes, so a restart (even after SIGKILL) finds the same org
 // and the sync resumes from its cursors and record links. Only when a demo CRM starts empty (first
 // start, or its journal removed) are that demo connection's links and cursors forgotten.
@@ -11,6 +11,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
+import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../crm/hubspot/setup.ts';
 import { startDemoPartner } from './demo-partner.ts';
 import { startAllSandboxes, type Sandboxes } from '../sandbox/start-all.ts';
@@ -22,7 +23,7 @@ import type pg from 'pg';
 
 export const DEMO_CONNECTION_NAME = 'demo';
 /** The demo connection of each sandbox CRM (Salesforce keeps the name it always had). */
-export const DEMO_CONNECTION_NAMES: Record<DemoCrm, string> = { salesforce: DEMO_CONNECTION_NAME, hubspot: 'demo-hubspot' };
+export const DEMO_CONNECTION_NAMES: Record<DemoCrm, string> = { salesforce: DEMO_CONNECTION_NAME, hubspot: 'demo-hubspot', dynamics: 'demo-dynamics' };
 type DemoCrm = AppConfig['demoCrms'][number];
 
 /** Sellers at work: one change every five seconds (new shared deals, shares, draft requests, stage moves). */
@@ -35,13 +36,13 @@ export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crm
 
 export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
   const saved = (name: string) => existsSync(path.join(config.dataDir, 'sandboxes', `${name}.jsonl`));
-  const resumed = { salesforce: saved('commerce') && saved('salesforce'), hubspot: saved('commerce') && saved('hubspot') };
+  const resumed = { salesforce: saved('commerce') && saved('salesforce'), hubspot: saved('commerce') && saved('hubspot'), dynamics: saved('commerce') && saved('dynamics') };
   const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2, salesforceChangesPerSecond: SELLER_CHANGES_PER_SECOND, salesforceSeed: 1, dataDir: config.dataDir });
   // First stdout line, as `crm-sync sandbox` prints it; also kept in the data directory for scripts.
   const line = JSON.stringify(sandboxes.description);
   process.stdout.write(`${line}\n`);
   writeFileSync(path.join(config.dataDir, 'sandboxes.json'), `${line}\n`, { mode: 0o600 });
-  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, hubspot: sandboxes.hubspot.baseUrl, crms: config.demoCrms, resumed }, 'Demo sandboxes running');
+  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, hubspot: sandboxes.hubspot.baseUrl, dynamics: sandboxes.dynamics.orgUrl, crms: config.demoCrms, resumed }, 'Demo sandboxes running');
   const stopPartner = startDemoPartner({
     commerceControlUrl: sandboxes.description.commerce!.controlUrl!,
     salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!,
@@ -66,25 +67,41 @@ export async function ensureDemoConnections(pool: pg.Pool, connections: Connecti
   return ids;
 }
 
+/** Each sandbox CRM's demo connection: its CRM settings and secret, and what `crm-sync setup` would do first. */
+const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; secrets(s: Sandboxes): Partial<ConnectionSecrets>; setUp?(s: Sandboxes): Promise<{ created: string[] }> }> = {
+  salesforce: {
+    crm: (s) => ({ kind: 'salesforce', loginUrl: s.salesforce.loginUrl, clientId: s.salesforce.clientId }),
+    secrets: (s) => ({ crmClientSecret: s.salesforce.clientSecret }),
+  },
+  hubspot: {
+    crm: (s) => ({ kind: 'hubspot', baseUrl: s.hubspot.baseUrl, auth: 'private-app' }),
+    secrets: (s) => ({ crmAccessToken: s.hubspot.accessToken }),
+    // The project's properties and pipelines (safe to repeat).
+    setUp: (s) => setUpHubSpot({ baseUrl: s.hubspot.baseUrl, accessToken: s.hubspot.accessToken }),
+  },
+  dynamics: {
+    crm: (s) => ({ kind: 'dynamics', orgUrl: s.dynamics.orgUrl, authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId }),
+    secrets: (s) => ({ crmClientSecret: s.dynamics.clientSecret }),
+    // The project's tables, columns, lookups and keys (safe to repeat).
+    setUp: (s) =>
+      setUpDynamics({
+        orgUrl: s.dynamics.orgUrl,
+        credentials: { authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId, clientSecret: s.dynamics.clientSecret, scope: `${new URL(s.dynamics.orgUrl).origin}/.default` },
+      }),
+  },
+};
+
 async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes, kind: DemoCrm, logger: Logger): Promise<string> {
-  if (kind === 'hubspot') {
-    // What `crm-sync setup` does for a real account: the project's properties and pipelines (safe to repeat).
-    const report = await setUpHubSpot({ baseUrl: sandboxes.hubspot.baseUrl, accessToken: sandboxes.hubspot.accessToken });
-    if (report.created.length) logger.info({ created: report.created }, 'Demo HubSpot account set up');
-  }
-  const crm =
-    kind === 'hubspot'
-      ? { kind, baseUrl: sandboxes.hubspot.baseUrl, auth: 'private-app' }
-      : { kind, loginUrl: sandboxes.salesforce.loginUrl, clientId: sandboxes.salesforce.clientId };
+  const demo = DEMO_CRMS[kind];
+  const report = await demo.setUp?.(sandboxes);
+  if (report?.created.length) logger.info({ created: report.created }, `Demo ${kind} set up`);
+  const crm = demo.crm(sandboxes);
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
     crm,
     schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500, cosellEvery: '30s' },
   });
-  const secrets: ConnectionSecrets =
-    kind === 'hubspot'
-      ? { commerceClientSecret: sandboxes.commerce.clientSecret, crmAccessToken: sandboxes.hubspot.accessToken }
-      : { commerceClientSecret: sandboxes.commerce.clientSecret, crmClientSecret: sandboxes.salesforce.clientSecret };
+  const secrets: ConnectionSecrets = { commerceClientSecret: sandboxes.commerce.clientSecret, ...demo.secrets(sandboxes) };
   const name = DEMO_CONNECTION_NAMES[kind];
   const existing = (await connections.list()).find((connection) => connection.name === name);
   const unchanged = existing && JSON.stringify(connectionSettingsSchema.parse(existing.settings)) === JSON.stringify(settings);

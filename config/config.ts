@@ -39,12 +39,12 @@ const environmentSchema = z.object({
     .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 1m or 2h')
     .default('1m'),
   CRM_SYNC_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
-  /** Which sandbox CRMs the demo connects (a connection each): salesforce, hubspot, or both. */
+  /** Which sandbox CRMs the demo connects (a connection each): salesforce, hubspot, dynamics, or several. */
   CRM_SYNC_DEMO_CRMS: z
     .string()
     .default('salesforce')
     .transform((value) => [...new Set(value.split(',').map((kind) => kind.trim()).filter(Boolean))])
-    .pipe(z.array(z.enum(['salesforce', 'hubspot'])).min(1)),
+    .pipe(z.array(z.enum(['salesforce', 'hubspot', 'dynamics'])).min(1)),
   CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: wholeNumber(1, 1000).default(8),
   // At least 2: the worker polls its sticky queue and the shared queue at once.
   CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
@@ -72,7 +72,7 @@ export type AppConfig = {
   worker: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
   /** Demo mode: sandboxes for the commerce API and the CRMs, and a connection to each CRM of `demoCrms`. */
   demo: boolean;
-  demoCrms: ('salesforce' | 'hubspot')[];
+  demoCrms: ('salesforce' | 'hubspot' | 'dynamics')[];
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
 };
 

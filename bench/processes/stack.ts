@@ -12,18 +12,20 @@ import { createConnectionStore } from '../../store/connections.ts';
 import { createPool } from '../../store/database.ts';
 import { migrate } from '../../store/migrate.ts';
 import { SecretBox } from '../../store/secret-box.ts';
+import { setUpDynamics } from '../../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
-import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
+import { connectionSettingsSchema, type ConnectionSecrets } from '../../sync/connection-settings.ts';
 import { startChild, type BenchChild } from './ipc.ts';
 
 export type SandboxesDescription = {
   commerce: { apiUrl: string; authUrl: string; clientId: string; clientSecret: string; organizationId: string; controlUrl: string };
   salesforce: { loginUrl: string; instanceUrl: string; clientId: string; clientSecret: string; controlUrl: string };
   hubspot: { baseUrl: string; accessToken: string; controlUrl: string };
+  dynamics: { orgUrl: string; authority: string; tenantId: string; clientId: string; clientSecret: string; controlUrl: string };
 };
 
-/** `crm`: the CRM sandbox the connection writes to (Salesforce unless told; HubSpot is set up first, as `crm-sync setup` would). */
-export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[]; crm?: 'salesforce' | 'hubspot' }) {
+/** `crm`: the CRM sandbox the connection writes to (Salesforce unless told; HubSpot and Dynamics are set up first, as `crm-sync setup` would). */
+export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[]; crm?: 'salesforce' | 'hubspot' | 'dynamics' }) {
   const logger = createLogger({ level: 'warn', format: 'json' });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-${options.name}-`));
   chmodSync(dataDir, 0o755);
@@ -44,15 +46,21 @@ export async function startBenchStack(options: { name: string; entitlements: num
     ]);
     started.push(postgres, temporal);
     children.push(sandboxes);
-    const { commerce, salesforce, hubspot } = sandboxes.info;
+    const { commerce, salesforce, hubspot, dynamics } = sandboxes.info;
     const pool = createPool(postgres.url);
     started.push({ stop: () => pool.end() });
     await migrate(pool, logger);
     const kind = options.crm ?? 'salesforce';
+    const dynamicsCrm = { kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId } as const;
     if (kind === 'hubspot') await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
+    if (kind === 'dynamics') {
+      await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials: { ...dynamicsCrm, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } });
+    }
+    const crm = { salesforce: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId }, hubspot: { kind, baseUrl: hubspot.baseUrl, auth: 'private-app' }, dynamics: dynamicsCrm }[kind];
+    const crmSecrets: Partial<ConnectionSecrets> = { salesforce: { crmClientSecret: salesforce.clientSecret }, hubspot: { crmAccessToken: hubspot.accessToken }, dynamics: { crmClientSecret: dynamics.clientSecret } }[kind];
     const settings = connectionSettingsSchema.parse({
       commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm: kind === 'hubspot' ? { kind, baseUrl: hubspot.baseUrl, auth: 'private-app' } : { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
+      crm,
       schedule: { lookbackSeconds: 0 },
       ...options.settings,
     });
@@ -60,7 +68,7 @@ export async function startBenchStack(options: { name: string; entitlements: num
       name: options.name,
       crmKind: kind,
       settings,
-      secrets: kind === 'hubspot' ? { commerceClientSecret: commerce.clientSecret, crmAccessToken: hubspot.accessToken } : { commerceClientSecret: commerce.clientSecret, crmClientSecret: salesforce.clientSecret },
+      secrets: { commerceClientSecret: commerce.clientSecret, ...crmSecrets },
     });
     const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'worker.ts'), {
       env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
@@ -73,6 +81,7 @@ export async function startBenchStack(options: { name: string; entitlements: num
       commerce,
       salesforce,
       hubspot,
+      dynamics,
       sandboxes,
       worker,
       pool,

@@ -12,7 +12,7 @@ describe.each(CRMS_UNDER_TEST)('private-offer drafts from %s', (kind) => {
   let stack: CosellStack;
   let sandboxes: CosellStack['sandboxes'];
   let run: CosellStack['run'];
-  const FIELD = { salesforce: { name: 'Name', offerStatus: 'Offer_Status__c' }, hubspot: { name: 'dealname', offerStatus: 'offer_status' } }[kind];
+  const FIELD = { salesforce: { name: 'Name', offerStatus: 'Offer_Status__c' }, hubspot: { name: 'dealname', offerStatus: 'offer_status' }, dynamics: { name: 'name', offerStatus: 'ccs_offerstatus' } }[kind];
 
   beforeAll(async () => {
     stack = await startCosellStack({ name: `drafts-${kind}`, entitlements: 20, seed: 67, entities: ['buyer', 'contact', 'offer'], crm: kind });

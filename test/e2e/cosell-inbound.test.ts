@@ -16,6 +16,7 @@ const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', heade
 const STAGE = {
   salesforce: { Prospect: 'Prospecting', Qualified: 'Qualification', 'Technical Validation': 'Needs Analysis', 'Business Validation': 'Proposal/Price Quote', Committed: 'Negotiation/Review', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' } as Record<string, string>,
   hubspot: { Prospect: 'Appointment Scheduled', Qualified: 'Qualified To Buy', 'Technical Validation': 'Presentation Scheduled', 'Business Validation': 'Decision Maker Bought-In', Committed: 'Contract Sent', Launched: 'Closed Won', 'Closed Lost': 'Closed Lost' } as Record<string, string>,
+  dynamics: { Prospect: '0-Prospect', Qualified: '1-Qualify', 'Technical Validation': '2-Develop', 'Business Validation': '3-Propose', Committed: '4-Close', Launched: 'Won', 'Closed Lost': 'Lost' } as Record<string, string>,
 };
 
 describe.each(CRMS_UNDER_TEST)('inbound co-sell into %s', (kind) => {

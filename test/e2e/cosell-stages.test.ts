@@ -14,9 +14,10 @@ import { commerceDump, TEST_SECRET_BOX } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-/** The CRM stages the tests move to, by what they mean (Salesforce's standard stages, HubSpot's default ones). */
+/** The CRM stages the tests move to, by what they mean (Salesforce's standard stages, HubSpot's default ones, Dynamics' Sales Process phases). */
 const STAGES = {
   salesforce: { prospect: 'Prospecting', qualified: 'Qualification', technical: 'Needs Analysis', business: 'Proposal/Price Quote', committed: 'Negotiation/Review', won: 'Closed Won', lost: 'Closed Lost' },
+  dynamics: { prospect: '0-Prospect', qualified: '1-Qualify', technical: '2-Develop', business: '3-Propose', committed: '4-Close', won: 'Won', lost: 'Lost' },
   hubspot: { prospect: 'Appointment Scheduled', qualified: 'Qualified To Buy', technical: 'Presentation Scheduled', business: 'Decision Maker Bought-In', committed: 'Contract Sent', won: 'Closed Won', lost: 'Closed Lost' },
 };
 

@@ -5,6 +5,11 @@
 // its witness comparison. Seller-side actions use each CRM's own client library, as a salesperson's
 // tools would; the opportunity view is normalized so a test states its expectations once.
 import { Client as HubSpotClient } from '@hubspot/api-client';
+import { DynamicsWebApi } from 'dynamics-web-api';
+import { setUpDynamics } from '../../crm/dynamics/setup.ts';
+import { startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
+import { control as dynamicsControl } from '../../sandbox/dynamics/testing.ts';
+import { DYNAMICS_TARGET, dynamicsRejections, expectDynamicsMatchesCommerce, expectOpportunityWriteBack } from './dynamics-state.ts';
 import { OPPORTUNITY_ID_FIELD } from '../../commerce/crm-ids.ts';
 import type { CrmKind } from '../../crm/connector.ts';
 import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
@@ -22,9 +27,9 @@ import { TARGET, type Entity as SyncedEntity } from './expected-crm.ts';
 import { expectHubSpotMatchesCommerce, expectDealWriteBack, HUBSPOT_TARGET, hubspotRejections } from './hubspot-state.ts';
 import { expectedRejections, expectOfferWriteBack, expectSalesforceMatchesCommerce, salesforceDump } from './salesforce-state.ts';
 
-export type CrmUnderTestKind = Extract<CrmKind, 'salesforce' | 'hubspot'>;
+export type CrmUnderTestKind = CrmKind;
 /** The CRMs every parametrized sync and co-sell test runs against. */
-export const CRMS_UNDER_TEST: CrmUnderTestKind[] = ['salesforce', 'hubspot'];
+export const CRMS_UNDER_TEST: CrmUnderTestKind[] = ['salesforce', 'hubspot', 'dynamics'];
 
 /** An opportunity (Salesforce) or deal (HubSpot) as a co-sell test sees it. */
 export type OpportunityView = {
@@ -101,6 +106,7 @@ export type CrmUnderTest = {
   /** The sandbox itself, for a test about one CRM's own behaviour. */
   salesforce?: SalesforceSandbox;
   hubspot?: HubSpotSandbox;
+  dynamics?: DynamicsSandbox;
   /** The CRM holds exactly what the witness says; returns the records it expects rejected (`entity:id`, sorted). */
   expectMatchesCommerce(commerce: Pick<CommerceSandbox, 'apiUrl'>, synced?: SyncedEntity[]): Promise<string[]>;
   expectWriteBack(commerce: Pick<CommerceSandbox, 'apiUrl'>): Promise<void>;
@@ -113,6 +119,7 @@ const countWrites = (calls: Record<string, number>) =>
 
 /** `auth`: how a HubSpot connection signs in (a private app's token, or OAuth whose tokens expire). */
 export async function startCrmSandbox(kind: CrmUnderTestKind, options: { auth?: 'private-app' | 'oauth' } = {}): Promise<CrmUnderTest> {
+  if (kind === 'dynamics') return dynamicsUnderTest(await startDynamicsSandbox());
   return kind === 'salesforce' ? salesforceUnderTest(await startSalesforceSandbox()) : hubspotUnderTest(await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000 }), options.auth ?? 'private-app');
 }
 
@@ -351,6 +358,131 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
     expectMatchesCommerce: async (commerce, synced) => hubspotRejections(await expectHubSpotMatchesCommerce(commerce, hubspot, synced)),
     expectWriteBack: (commerce) => expectDealWriteBack(commerce, hubspot),
     stop: () => hubspot.stop(),
+  };
+}
+
+function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
+  const scope = `${new URL(dynamics.orgUrl).origin}/.default`;
+  const credentials = { authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope };
+  // `crm-sync setup` before anything syncs, as the README asks of a new environment.
+  const ready = setUpDynamics({ orgUrl: dynamics.orgUrl, credentials });
+  // A salesperson's tool: dynamics-web-api with its own client-credentials token (not the connector's code).
+  const sellerToken = async () => {
+    const response = await fetch(dynamics.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: dynamics.clientId, client_secret: dynamics.clientSecret, scope }),
+    });
+    const body = (await response.json()) as { access_token?: string };
+    if (!body.access_token) throw new Error(`Dataverse sandbox token: ${JSON.stringify(body)}`);
+    return body.access_token;
+  };
+  const seller = () => new DynamicsWebApi({ serverUrl: dynamics.orgUrl, onTokenRefresh: sellerToken, propagateErrors: true });
+  const rows = async (entitySet: string): Promise<any[]> => {
+    const body = await dynamicsControl(dynamics, 'GET', `/records/${entitySet}`);
+    return Array.isArray(body) ? body : (body.records ?? body.value);
+  };
+  const toData = (input: OpportunityInput) =>
+    Object.fromEntries(
+      Object.entries({
+        name: input.name,
+        'parentaccountid@odata.bind': input.accountId ? `/accounts(${input.accountId})` : undefined,
+        stepname: input.stage,
+        estimatedclosedate: input.closeDate,
+        estimatedvalue: input.amount,
+        ccs_cosellshare: input.share,
+        ccs_cosellpartner: input.partner,
+        ccs_privateofferrequested: input.privateOfferRequested,
+        ccs_commerceproductid: input.productId,
+      }).filter(([, value]) => value !== undefined),
+    );
+  return {
+    kind: 'dynamics',
+    name: 'Dynamics 365',
+    opportunityIdField: OPPORTUNITY_ID_FIELD.dynamics,
+    openStage: '1-Qualify',
+    settings: () => ({ kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId }),
+    secrets: () => ({ crmClientSecret: dynamics.clientSecret }),
+    calls: async () => {
+      await ready;
+      return dynamicsControl(dynamics, 'GET', '/calls');
+    },
+    resetCalls: async () => void (await dynamicsControl(dynamics, 'DELETE', '/calls')),
+    // Writes are the $batch calls and single POST/PATCH/DELETEs on tables (not tokens, not metadata).
+    writeCalls: (calls) =>
+      Object.entries(calls)
+        .filter(([name, count]) => /^(POST|PATCH|DELETE) /.test(name) && !/token|Definitions/i.test(name) && count > 0)
+        .reduce((sum, [, count]) => sum + count, 0),
+    faults: async (rule) => void (await dynamicsControl(dynamics, 'POST', '/faults', { endpoint: '*', ...rule })),
+    clearFaults: async () => void (await dynamicsControl(dynamics, 'DELETE', '/faults')),
+    injected: async () => (await dynamicsControl(dynamics, 'GET', '/faults')).injected ?? {},
+    expireCredentials: async () => void (await dynamicsControl(dynamics, 'POST', '/tokens/expire')),
+    accounts: async () => (await rows('accounts')).filter((account) => account.ccs_commercebuyerid).map((account) => ({ id: account.accountid, buyerId: account.ccs_commercebuyerid })),
+    contactsOf: async (accountId) =>
+      (await rows('contacts')).filter((contact) => contact._parentcustomerid_value === accountId && contact.ccs_commercecontactid).map((contact) => ({ id: contact.contactid, commerceId: contact.ccs_commercecontactid })),
+    opportunityContacts: async () => (await rows('ccs_opportunitycontacts')).map((link) => `${link._ccs_opportunityid_value}:${link._ccs_contactid_value}`).sort(),
+    async contactIdsOf(commerceContacts) {
+      const stored = await rows('contacts');
+      const byKey = new Map(stored.map((contact) => [contact.ccs_commercecontactid, contact.contactid]));
+      const byEmail = new Map(stored.filter((contact) => contact.emailaddress1).map((contact) => [String(contact.emailaddress1).toLowerCase(), contact.contactid]));
+      return new Map(
+        commerceContacts.flatMap((contact) => {
+          const id = byKey.get(contact.id) ?? (contact.email ? byEmail.get(contact.email.toLowerCase()) : undefined);
+          return id ? [[contact.id, id]] : [];
+        }),
+      );
+    },
+    async addContact(opportunityId, contactId) {
+      await ready;
+      await seller().create({ collection: 'ccs_opportunitycontacts', data: { ccs_name: 'Stakeholder', 'ccs_opportunityid@odata.bind': `/opportunities(${opportunityId})`, 'ccs_contactid@odata.bind': `/contacts(${contactId})` } });
+    },
+    async createAccount(name) {
+      return (await seller().create({ collection: 'accounts', data: { name } })) as string;
+    },
+    async createOpportunities(inputs) {
+      await ready;
+      const ids: string[] = [];
+      for (let start = 0; start < inputs.length; start += 1000) {
+        const client = seller();
+        client.startBatch();
+        for (const input of inputs.slice(start, start + 1000)) await client.create({ collection: 'opportunities', data: toData({ stage: '1-Qualify', ...input }) });
+        const answers = await client.executeBatch({ inChangeSet: false });
+        for (const answer of answers) {
+          if (typeof answer !== 'string') throw new Error(`Dataverse refused a test opportunity: ${(answer as Error)?.message ?? JSON.stringify(answer)}`);
+          ids.push(answer.toLowerCase());
+        }
+      }
+      return ids;
+    },
+    async updateOpportunity(id, input) {
+      await seller().update({ collection: 'opportunities', key: id, data: toData(input) });
+    },
+    opportunities: async () =>
+      (await rows('opportunities')).map((row) => ({
+        id: row.opportunityid,
+        name: row.name ?? undefined,
+        accountId: row._parentaccountid_value ?? undefined,
+        closeDate: row.estimatedclosedate ? String(row.estimatedclosedate).slice(0, 10) : undefined,
+        stage: row.stepname ?? undefined,
+        amount: row.estimatedvalue ?? undefined,
+        share: row.ccs_cosellshare === true,
+        partner: row.ccs_cosellpartner || undefined,
+        referralId: row.ccs_commercereferralid || undefined,
+        cosellStatus: row.ccs_cosellstatus || undefined,
+        cosellStage: row.ccs_cosellstage || undefined,
+        cosellErrors: row.ccs_cosellerrors || undefined,
+        privateOfferRequested: row.ccs_privateofferrequested === true,
+        productId: row.ccs_commerceproductid || undefined,
+        offerId: row.ccs_commerceofferid || undefined,
+      })),
+    keyed: async (entity) => {
+      const { table, entitySet, key } = DYNAMICS_TARGET[entity];
+      return new Map((await rows(entitySet)).filter((row) => row[key]).map((row) => [row[key], { id: row[`${table}id`], fields: row, deleted: row.statecode === 1 }]));
+    },
+    dynamics,
+    expectMatchesCommerce: async (commerce, synced) => dynamicsRejections(await expectDynamicsMatchesCommerce(commerce, dynamics, synced)),
+    expectWriteBack: (commerce) => expectOpportunityWriteBack(commerce, dynamics),
+    stop: () => dynamics.stop(),
   };
 }
 

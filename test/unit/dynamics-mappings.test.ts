@@ -70,7 +70,7 @@ describe('Dynamics default mappings: whole records, marketplace by marketplace',
     // No expected close date: its creation date; no stage: Prospect's step.
     const bare = mapOk(inboundReferralToOpportunity, { ...MARKETPLACE_FIXTURES.B.referral, expectedCloseDate: undefined, creationTime: '2026-02-03T22:00:00.000Z', stage: undefined });
     expect(bare.fields.estimatedclosedate).toBe('2026-02-03');
-    expect(bare.fields.stepname).toBe('1-Qualify');
+    expect(bare.fields.stepname).toBe('0-Prospect');
   });
 
   it('every mapping documents exactly the columns and lookups the table expects it to write', () => {
@@ -260,15 +260,16 @@ describe('Dynamics stage tables', () => {
   it('every co-sell stage goes to a step and every step comes back as a co-sell stage', () => {
     expect(new Set(Object.keys(COSELL_TO_DYNAMICS_STAGE))).toEqual(new Set(COSELL_STAGES));
     expect(new Set(Object.keys(DYNAMICS_TO_COSELL_STAGE))).toEqual(new Set(DYNAMICS_STEPS));
-    expect([...DYNAMICS_STEPS]).toEqual(['1-Qualify', '2-Develop', '3-Propose', '4-Close', 'Won', 'Lost']);
+    expect([...DYNAMICS_STEPS]).toEqual(['0-Prospect', '1-Qualify', '2-Develop', '3-Propose', '4-Close', 'Won', 'Lost']);
     for (const step of Object.values(COSELL_TO_DYNAMICS_STAGE)) expect(DYNAMICS_STEPS, step).toContain(step);
     for (const stage of Object.values(DYNAMICS_TO_COSELL_STAGE)) expect(COSELL_STAGES, stage).toContain(stage);
   });
 
   it('a step goes to the commerce side and comes back as itself (no stage flips between runs)', () => {
     for (const step of DYNAMICS_STEPS) expect(COSELL_TO_DYNAMICS_STAGE[DYNAMICS_TO_COSELL_STAGE[step]!], step).toBe(step);
-    // The one co-sell stage that shares its step: Prospect starts at 1-Qualify, which is Qualified.
-    expect(COSELL_TO_DYNAMICS_STAGE.Prospect).toBe('1-Qualify');
+    // And each co-sell stage comes back as itself: seven steps for seven stages.
+    for (const stage of COSELL_STAGES) expect(DYNAMICS_TO_COSELL_STAGE[COSELL_TO_DYNAMICS_STAGE[stage]!], stage).toBe(stage);
+    expect(COSELL_TO_DYNAMICS_STAGE.Prospect).toBe('0-Prospect');
     expect(DYNAMICS_TO_COSELL_STAGE['1-Qualify']).toBe('Qualified');
   });
 
