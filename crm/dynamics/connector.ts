@@ -74,7 +74,20 @@ export function createDynamicsConnector(
       }
     }
     for (const result of await writer.write(table.entitySetName, operations, signal)) results.set(result.sourceId, result);
+    await readMissingIds(table, pending, results, signal);
     return results;
+  }
+
+  /** Upserted records whose GUID the batch answer did not carry: read by their keys, a query per 40. */
+  async function readMissingIds(table: TableInfo, pending: Pending[], results: Map<string, UpsertResult>, signal?: AbortSignal) {
+    const unread = pending.filter(({ item, mode }) => mode === 'upsert' && item.key && (results.get(item.sourceId) as { crmId?: string } | undefined)?.crmId === '');
+    if (unread.length === 0) return;
+    const column = unread[0]!.item.key!.column;
+    const found = new Map((await reader.whereIn(table.name, column, unread.map(({ item }) => item.key!.value), [column], signal)).map((row) => [String(row[column]), String(row[ID])]));
+    for (const { item } of unread) {
+      const crmId = found.get(item.key!.value);
+      results.set(item.sourceId, crmId ? { ...(results.get(item.sourceId) as UpsertResult & { ok: true }), crmId } : { sourceId: item.sourceId, ok: false, error: { code: 'NO_ANSWER', message: `Dataverse took the record but its id could not be read back by ${column}` } });
+    }
   }
 
   /**

@@ -68,7 +68,8 @@ function resultOf(operation: WireOperation, answer: unknown): UpsertResult {
     const info = dataverseErrorInfo(answer);
     return { sourceId: operation.sourceId, ok: false, error: { code: codeOf(info), message: info.message } };
   }
-  const guid = typeof answer === 'string' ? answer.toLowerCase() : operation.guid;
-  if (!guid) return { sourceId: operation.sourceId, ok: false, error: { code: 'NO_ANSWER', message: 'Dataverse answered the batch without a result for this record' } };
+  // A written record whose GUID the client could not read from the answer (its OData-EntityId parsing
+  // depends on the answer's line endings) is ok with an empty id: the connector reads it by its key.
+  const guid = typeof answer === 'string' ? answer.toLowerCase() : (operation.guid ?? '');
   return { sourceId: operation.sourceId, ok: true, crmId: guid, created: operation.mode !== 'update' && !operation.guid };
 }

@@ -150,6 +150,7 @@ export function handleBatch(req: ApiRequest): { reply: Reply; operations: number
     }
     if (failed && !continueOnError) break;
   }
-  const text = `${out.map((p) => `--${boundary}\n${p}\n`).join('')}--${boundary}--\n`;
+  const lf = `${out.map((p) => `--${boundary}\n${p}\n`).join('')}--${boundary}--\n`;
+  const text = req.state.config.batchLineEnding === '\r\n' ? lf.replace(/\n/g, '\r\n') : lf;
   return { reply: { status: 200, text, contentType: `multipart/mixed; boundary=${boundary}` }, operations };
 }

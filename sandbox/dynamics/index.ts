@@ -16,6 +16,8 @@ export type DynamicsSandboxOptions = {
   now?: () => Date;
   requestsPer300s?: number;                    // service protection, default 6000 (per user = per client id)
   executionMsPer300s?: number;                 // default 1_200_000
+  /** How $batch answers end their lines: LF (default) or the multipart standard's CRLF. */
+  batchLineEnding?: '\n' | '\r\n';
   concurrency?: number;                        // default 52 concurrent requests per user
 };
 export type DynamicsSandbox = {
@@ -51,6 +53,7 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
       executionMsPer300s: whole('executionMsPer300s', options.executionMsPer300s, 1_200_000, 0),
       concurrency: whole('concurrency', options.concurrency, 52, 0),
     },
+    batchLineEnding: options.batchLineEnding,
   });
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;

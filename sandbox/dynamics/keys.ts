@@ -48,7 +48,8 @@ export function parseKey(raw: string, path: string): KeySpec {
       } catch {
         throw keyCharacters(s);
       }
-      if (FORBIDDEN.test(s) || FORBIDDEN.test(decoded)) throw keyCharacters(decoded);
+      // ASP.NET checks the decoded path: an encoded space or comma is fine, a decoded / or % is not.
+      if (FORBIDDEN.test(decoded)) throw keyCharacters(decoded);
       value = decoded;
     } else {
       const lit = /^[^,\s)]+/.exec(text.slice(i));
@@ -93,6 +94,8 @@ export function parseResourcePath(path: string): ResourcePath {
     throw odataError(`Bad Request - Error in query syntax. The key segment of '${path}' is not closed.`);
   }
   const rawKey = path.slice(i + 1, j);
+  // `Name()`: a function called without parameters (WhoAmI()), not a key.
+  if (rawKey.trim() === '') return { segment, rest: path.slice(j + 1) };
   return { segment, key: parseKey(rawKey, path), rawKey, rest: path.slice(j + 1) };
 }
 

@@ -5,7 +5,8 @@ import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings };
+/** `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF). */
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n' };
 
 export function createState(config: SandboxConfig) {
   const where = { origin: '' };

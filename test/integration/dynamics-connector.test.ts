@@ -128,6 +128,22 @@ describe('writes', () => {
   });
 });
 
+describe('a $batch answered with CRLF line endings', () => {
+  it("still answers every record with its GUID: the ones the client could not read are read back by key", async () => {
+    const crlf = await startDynamicsSandbox({ batchLineEnding: '\r\n' });
+    try {
+      const report = await setUpDynamics({ orgUrl: crlf.orgUrl, credentials: { authority: crlf.authority, tenantId: crlf.tenantId, clientId: crlf.clientId, clientSecret: crlf.clientSecret, scope: `${new URL(crlf.orgUrl).origin}/.default` } });
+      expect(report.problems).toEqual([]);
+      const crm = createDynamicsConnector({ orgUrl: crlf.orgUrl, authority: crlf.authority, tenantId: crlf.tenantId, clientId: crlf.clientId, apiVersion: '9.2', concurrency: 8 }, { crmClientSecret: crlf.clientSecret });
+      const results = await crm.upsert('account', Array.from({ length: 3 }, (_, i) => ({ sourceId: `crlf-${i}`, externalIdField: 'ccs_commercebuyerid', externalId: `crlf-${i}`, fields: { name: `CRLF ${i}` } })));
+      const stored = new Map(((await control(crlf, 'GET', '/records/accounts')) as any[]).map((row) => [row.ccs_commercebuyerid, row.accountid]));
+      expect(results.map((result) => result.ok && result.crmId)).toEqual(['crlf-0', 'crlf-1', 'crlf-2'].map((key) => stored.get(key)));
+    } finally {
+      await crlf.stop();
+    }
+  });
+});
+
 describe('reads', () => {
   it('reads every row once by (modifiedon, id), pages of 1,000, though thousands share one second', async () => {
     const crm = connect();
