@@ -72,7 +72,7 @@ describe.each(CRMS_UNDER_TEST)('inbound co-sell into %s', (kind) => {
     expect((await sandboxes.crm.keyed('contact')).size).toBe(contactsBefore);
 
     // The referral's own record in the CRM is linked to the opportunity made for it (Salesforce: its
-    // Cosell_Referral__c points at it; HubSpot: the referral's deal is that deal).
+    // Cosell_Referral__c points at it; Dynamics: its ccs_cosellreferral row; HubSpot: the referral's deal is that deal).
     await run(WORKFLOW_TYPES.incrementalSync);
     const referralRecords = await sandboxes.crm.keyed('referral');
     for (const referral of inbound) {
@@ -80,6 +80,9 @@ describe.each(CRMS_UNDER_TEST)('inbound co-sell into %s', (kind) => {
       if (kind === 'salesforce') {
         const records = new Map((await salesforceDump(sandboxes.crm.salesforce!, 'Cosell_Referral__c')).map((row) => [row.Commerce_Referral_Id__c, row]));
         expect(records.get(referral.id)?.Opportunity__c, referral.id).toBe(crmId);
+      } else if (kind === 'dynamics') {
+        // The referral's own ccs_cosellreferral row points at the opportunity made for it.
+        expect(referralRecords.get(referral.id)?.fields._ccs_opportunityid_value, referral.id).toBe(crmId);
       } else expect(referralRecords.get(referral.id)?.id, referral.id).toBe(crmId);
     }
   }, 180_000);
