@@ -160,6 +160,31 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
     expect(opportunities.some((o) => o.Commerce_Offer_Id__c === created.id)).toBe(false);
   });
 
+  it.runIf(kind === 'dynamics')("a record Dataverse refuses inside a $batch becomes a dead letter with Dataverse's message while the rest sync", async () => {
+    const [buyer] = (await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/buyers`)).json()) as any[];
+    const token = await fetch(`${sandboxes.commerce.authUrl}/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: sandboxes.commerce.clientId, client_secret: sandboxes.commerce.clientSecret, resource: sandboxes.commerce.apiUrl }),
+    }).then((r) => r.json() as Promise<any>);
+    const offer = (name: string, partner: string) =>
+      fetch(`${sandboxes.commerce.apiUrl}/org/${sandboxes.commerce.organizationId}/offer`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, buyerID: buyer.id, productID: 'prod-000001', offerType: 'PRIVATE', partner }),
+      }).then((r) => r.json() as Promise<any>);
+    // A 400-character offer name does not fit opportunity.name (300 in Dataverse).
+    const tooLong = await offer('N'.repeat(400), 'cloudA');
+    const good = await offer('A fine offer', 'cloudB');
+    await runSync();
+    const [letter, ...others] = await createDeadLetterStore(database.pool).listOpen(connectionId, 'offer');
+    expect(others).toEqual([]);
+    expect(letter).toMatchObject({ entity: 'offer', sourceId: tooLong.id });
+    expect(letter!.reason).toMatch(/^0x[0-9a-f]{8}: .*name.*300/i);
+    const offers = await sandboxes.crm.keyed('offer');
+    expect(offers.get(good.id)?.fields).toMatchObject({ name: 'A fine offer', ccs_offertype: 'PRIVATE' });
+    expect(offers.has(tooLong.id)).toBe(false);
+  });
+
   it('a change that becomes visible late, stamped before the stored cursor but within the look-back, is caught by the next run', async () => {
     // What the look-back (600 s, production's default) is for: a record committed with a lastUpdateTime
     // the cursor has already passed. The sandbox stores the changed contact verbatim, stamped 2 minutes
