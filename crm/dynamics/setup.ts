@@ -128,7 +128,7 @@ async function ensureColumn(
 ) {
   const where = `${table.logicalName}.${column.logicalName}`;
   if (found) {
-    if (found.AttributeType && found.AttributeType !== REPORTED_TYPE[column.type]) report.problems.push(`${where} exists as a ${found.AttributeType} column; the sync writes it as ${column.type}: change or rename it in Dataverse`);
+    if (found.AttributeType && found.AttributeType !== REPORTED_TYPE[column.type]) report.problems.push(`${where} exists as a column of type ${found.AttributeType}; the sync writes it as ${column.type}: change or rename it in Dataverse`);
     else report.present.push(where);
     return;
   }
