@@ -1,6 +1,7 @@
 // `crm-sync edit`, `pause` and `resume`: changing a saved connection later. An edit is checked like a
 // new connection (both sides' credentials tested) before it is saved; the schedules follow the new
 // intervals. Pausing stops every schedule of a connection without losing them.
+import { crmSecretsSet } from './crm-secrets.ts';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
@@ -65,7 +66,7 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
 export function registerEditCommands(program: Command, withConfig: withConfigType) {
   program
     .command('edit <connection>')
-    .description('change a saved connection (tested again before saving); new secrets from COMMERCE_CLIENT_SECRET, SALESFORCE_CLIENT_SECRET when set')
+    .description('change a saved connection (tested again before saving); new secrets from COMMERCE_CLIENT_SECRET and the CRM\'s variables when set (SALESFORCE_CLIENT_SECRET, SALESFORCE_REFRESH_TOKEN; HUBSPOT_ACCESS_TOKEN, HUBSPOT_CLIENT_SECRET, HUBSPOT_REFRESH_TOKEN; DYNAMICS_CLIENT_SECRET)')
     .option('--every <interval>', 'incremental sync interval, e.g. 10m')
     .option('--realtime-every <interval>', 'notification feed interval, e.g. 30s')
     .option('--entities <list>', 'entities to sync')
@@ -85,10 +86,11 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
         try {
           const found = await context.connections.getWithSecrets((await context.findConnection(name)).id);
           const settings = editedSettings(found!.settings, options);
+          // The saved secrets, with any this CRM kind's variables (or COMMERCE_CLIENT_SECRET) replace.
           const secrets = connectionSecretsSchema.parse({
-            commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET || found!.secrets.commerceClientSecret,
-            crmClientSecret: process.env.SALESFORCE_CLIENT_SECRET || found!.secrets.crmClientSecret,
-            crmRefreshToken: process.env.SALESFORCE_REFRESH_TOKEN || found!.secrets.crmRefreshToken,
+            ...found!.secrets,
+            ...(process.env.COMMERCE_CLIENT_SECRET && { commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET }),
+            ...crmSecretsSet(settings.crm.kind),
           });
           const verified = await verifyConnection(settings, secrets);
           const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {

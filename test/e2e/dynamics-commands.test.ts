@@ -108,7 +108,7 @@ describe('crm-sync connect and setup for Dynamics 365 (real PostgreSQL, real Tem
       expect(first.stdout).toContain(`+ ${made}`);
     }
     // What Dataverse itself now says, read with the client a Dynamics admin would use.
-    const token = await (await fetch(dynamics.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: dynamics.clientId, client_secret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` }) })).json();
+    const token: any = await (await fetch(dynamics.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: dynamics.clientId, client_secret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` }) })).json();
     const admin = new DynamicsWebApi({ serverUrl: dynamics.orgUrl, onTokenRefresh: async () => token.access_token });
     const account = await admin.retrieveEntity({ key: "LogicalName='account'", select: ['LogicalName'], expand: [{ property: 'Keys' }] });
     expect(account.Keys.map((key: { KeyAttributes: string[] }) => key.KeyAttributes)).toContainEqual(['ccs_commercebuyerid']);
@@ -125,12 +125,19 @@ describe('crm-sync connect and setup for Dynamics 365 (real PostgreSQL, real Tem
     expect(Object.keys(connectionScheduleIds(saved.connection)).length).toBeGreaterThan(0);
     const listed = JSON.parse((await cli(['connections'])).stdout);
     expect(JSON.stringify(listed)).not.toContain(dynamics.clientSecret);
+
+    // edit takes a new app secret from DYNAMICS_CLIENT_SECRET and tests it before saving: a wrong one is
+    // refused with Microsoft's message and the saved one stays; without the variable the saved one is used.
+    const wrong = await cli(['edit', 'dynamics-acme', '--every', '10m'], { DYNAMICS_CLIENT_SECRET: 'rotated-but-wrong' }).then(() => undefined, (error: { stderr: string }) => error);
+    expect(wrong?.stderr).toMatch(/AADSTS7000215/);
+    const kept = await cli(['edit', 'dynamics-acme', '--every', '10m'], { DYNAMICS_CLIENT_SECRET: '' });
+    expect(JSON.parse(kept.stdout.trim().split('\n').at(-1)!)).toMatchObject({ name: 'dynamics-acme' });
   }, 120_000);
 
   it('a column of the wrong type is a problem setup names, and it changes nothing', async () => {
     const other = await startDynamicsSandbox();
     try {
-      const token = await (await fetch(other.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, scope: `${new URL(other.orgUrl).origin}/.default` }) })).json();
+      const token: any = await (await fetch(other.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: other.clientId, client_secret: other.clientSecret, scope: `${new URL(other.orgUrl).origin}/.default` }) })).json();
       const admin = new DynamicsWebApi({ serverUrl: other.orgUrl, onTokenRefresh: async () => token.access_token });
       // An environment whose account.ccs_marketplacestatus someone made a whole number before setup ran.
       await admin.createAttribute({

@@ -52,7 +52,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
     await database?.drop();
   });
 
-  const cli = (args: string[]) => run(process.execPath, [BIN, ...args], { env });
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv } });
   const connect = () =>
     cli([
       'connect', '--name', 'hubspot-acme', '--crm', 'hubspot', '--hubspot-url', hubspot.baseUrl, '--hubspot-portal-id', '4242',
@@ -101,6 +101,10 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
     expect(saved).toMatchObject({ name: 'hubspot-acme', writesBack: true });
     expect(saved.schedule).toBeDefined();
     expect(Object.keys(connectionScheduleIds(saved.connection)).length).toBeGreaterThan(0);
+
+    // edit keeps the private app's token (it is tested again before saving), with no variable set.
+    const edited = await cli(['edit', 'hubspot-acme', '--every', '10m'], { HUBSPOT_ACCESS_TOKEN: '' });
+    expect(JSON.parse(edited.stdout.trim().split('\n').at(-1)!)).toMatchObject({ name: 'hubspot-acme' });
   }, 120_000);
 
   it('a property of the wrong type is a problem setup names, and it changes nothing', async () => {
