@@ -176,6 +176,10 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
     const tooLong = await offer('N'.repeat(400), 'cloudA');
     const good = await offer('A fine offer', 'cloudB');
     await runSync();
+    // The witness expects exactly this offer refused, for its name's length; the rest in step.
+    await assertCrmMatchesCommerce();
+    const { view } = await expectedAgainstEnvironment(sandboxes.commerce, sandboxes.crm.dynamics!);
+    expect(view.offer.rejected.get(tooLong.id)).toBe('opportunity.name holds 300 characters, the record gives 400');
     const [letter, ...others] = await createDeadLetterStore(database.pool).listOpen(connectionId, 'offer');
     expect(others).toEqual([]);
     expect(letter).toMatchObject({ entity: 'offer', sourceId: tooLong.id });

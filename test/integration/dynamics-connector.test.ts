@@ -110,10 +110,10 @@ describe('writes', () => {
 
   it('keeps one contact per email: a second commerce contact with that email is that contact, and a hand-made one is adopted', async () => {
     const crm = connect();
-    const [handMade] = await crm.insert('contact', [{ sourceId: 'hand', fields: { lastname: 'Made by a salesperson', emailaddress1: 'shared.person@example.com' } }]);
+    const [handMade] = await crm.insert('contact', [{ sourceId: 'hand', fields: { lastname: 'Made by a salesperson', emailaddress1: 'same.person@example.com' } }]);
     const results = await crm.upsert('contact', [
-      { sourceId: 'p-1', externalIdField: 'ccs_commercecontactid', externalId: 'p-1', fields: { lastname: 'Person', emailaddress1: 'Shared.Person@example.com' } },
-      { sourceId: 'p-2', externalIdField: 'ccs_commercecontactid', externalId: 'p-2', fields: { lastname: 'Person', emailaddress1: 'shared.person@example.com' } },
+      { sourceId: 'p-1', externalIdField: 'ccs_commercecontactid', externalId: 'p-1', fields: { lastname: 'Person', emailaddress1: 'Same.Person@example.com' } },
+      { sourceId: 'p-2', externalIdField: 'ccs_commercecontactid', externalId: 'p-2', fields: { lastname: 'Person', emailaddress1: 'same.person@example.com' } },
       { sourceId: 'n-1', externalIdField: 'ccs_commercecontactid', externalId: 'n-1', fields: { lastname: 'New', emailaddress1: 'new.twice@example.com' } },
       { sourceId: 'n-2', externalIdField: 'ccs_commercecontactid', externalId: 'n-2', fields: { lastname: 'New', emailaddress1: 'NEW.twice@example.com' } },
     ]);
@@ -122,7 +122,7 @@ describe('writes', () => {
     expect(ids[0]).toBe((handMade as { crmId: string }).crmId);
     expect(ids[1]).toBe(ids[0]);
     expect(ids[3]).toBe(ids[2]);
-    const stored = (await rows('contacts')).filter((row) => /shared\.person|new\.twice/i.test(String(row.emailaddress1)));
+    const stored = (await rows('contacts')).filter((row) => /same\.person|new\.twice/i.test(String(row.emailaddress1)));
     expect(stored).toHaveLength(2);
     expect(stored.find((row) => row.contactid === ids[0])).toMatchObject({ ccs_commercecontactid: 'p-1' });
   });

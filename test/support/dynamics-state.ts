@@ -81,6 +81,25 @@ const LOOKUPS: Record<Entity, Record<string, Entity>> = {
 /** Date-only columns (README: "date only"); the other date columns are date-times. */
 const DATE_ONLY = new Set(['estimatedclosedate', 'ccs_expectedclosedate']);
 
+/**
+ * The lengths Dataverse documents for the standard text columns the sync writes (Microsoft's account,
+ * contact and opportunity table references): a longer value is refused, and that record waits as a
+ * dead letter. The project's own ccs_ columns are long enough for any commerce value.
+ */
+const MAX_LENGTH: Partial<Record<Entity, Record<string, number>>> = {
+  buyer: { name: 160, websiteurl: 200, address1_country: 80 },
+  contact: { firstname: 50, lastname: 50, emailaddress1: 100, telephone1: 50, jobtitle: 100 },
+  offer: { name: 300, stepname: 200 },
+};
+
+function tooLong(entity: Entity, expected: ExpectedDynamicsRecord): string | undefined {
+  for (const [column, max] of Object.entries(MAX_LENGTH[entity] ?? {})) {
+    const value = expected.columns[column] ?? expected.createOnly?.[column];
+    if (typeof value === 'string' && value.length > max) return `${DYNAMICS_TARGET[entity].table}.${column} holds ${max} characters, the record gives ${value.length}`;
+  }
+  return undefined;
+}
+
 /** Offer status (§3) -> stepname, the Sales Process steps of the README (see the header for the choice). */
 export const OFFER_STEP: Record<string, string> = {
   PENDING_CREATE: '1-Qualify',
@@ -264,7 +283,7 @@ export function expectedDynamics(snapshot: CommerceSnapshot, synced: Entity[] = 
         // A carried GUID of no row: the update by GUID answers 404 and the sync writes the record by its
         // key instead (as for Salesforce and HubSpot), so the row is one the sync made.
         if (expected.crmId && known[entity] && !known[entity]!.has(expected.crmId)) delete expected.crmId;
-        const reason = unboundLookup(expected, view, synced, environment.opportunityIds);
+        const reason = tooLong(entity, expected) ?? unboundLookup(expected, view, synced, environment.opportunityIds);
         if (reason) entry.rejected.set(expected.key, reason);
         else entry.records.set(expected.key, expected);
       } catch (error) {
