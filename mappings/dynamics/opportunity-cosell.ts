@@ -10,7 +10,8 @@
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dynamicsGuid, MARKETPLACE_NAMES } from '../values.ts';
+import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { dynamicsGuid } from '../values.ts';
 
 /** The Co-sell Errors column is a Memo of this many characters (schema.ts). */
 const ERRORS_LIMIT = 100_000;
@@ -50,37 +51,22 @@ export const REFERRAL_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalu
 /** Columns the draft flow reads from each opportunity. */
 export const DRAFT_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalue', 'estimatedclosedate', 'ccs_privateofferrequested', 'ccs_commerceproductid', 'ccs_commerceofferid', 'ccs_cosellerrors'];
 
-const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
 const NO_ACCOUNT = "buyerID: the opportunity has no Account; choose in its Account field an account synced from the marketplace (one with a Commerce Buyer Id), then save the opportunity again";
 const NOT_LINKED = 'buyerID: the opportunity\'s Account is not linked to a marketplace buyer (its Commerce Buyer Id is empty); choose an account synced from the marketplace, then save the opportunity again';
 const NO_PRODUCT = 'productID: no marketplace product is named; fill Commerce Product Id with the product to offer';
 
-const isTrue = (value: unknown) => value === true || value === 'true';
-const dateOf = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined);
-const amountOf = (value: unknown) => {
-  if (value === null || value === undefined || value === '' || typeof value === 'boolean') return undefined;
-  const number = Number(value);
-  return Number.isFinite(number) && number >= 0 ? number : undefined;
-};
 const textOf = (value: unknown) => (value === null || value === undefined ? '' : String(value).trim());
 /** The opportunity's GUID as the contract wants it (lowercase, no braces). */
 const opportunityGuid = (opportunity: CrmRecord) => dynamicsGuid(String(opportunity.id));
 
 /** Whether the connection's share rule shares this opportunity (a stage rule reads stepname). */
 export function isOpportunityShared(opportunity: CrmRecord, rule: ShareRule): boolean {
-  switch (rule.by) {
-    case 'checkbox':
-      return isTrue(opportunity[rule.field]);
-    case 'picklist':
-      return rule.values.includes(String(opportunity[rule.field] ?? ''));
-    case 'stage':
-      return rule.stages.includes(String(opportunity.stepname ?? ''));
-  }
+  return isSharedUnder(opportunity, rule, 'stepname');
 }
 
 /** The columns a share rule reads. */
 export function shareRuleFields(rule: ShareRule): string[] {
-  return rule.by === 'stage' ? ['stepname'] : [rule.field];
+  return fieldsReadByShareRule(rule, 'stepname');
 }
 
 function buyerProblem(opportunity: CrmRecord, relations: OpportunityRelations): string | undefined {
@@ -92,13 +78,13 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, r
   if (!isOpportunityShared(opportunity, rule)) return { asks: false };
   const problems: string[] = [];
   const partnerName = textOf(opportunity.ccs_cosellpartner);
-  const partner = PARTNER_BY_NAME.get(partnerName.toLowerCase());
+  const partner = marketplacePartnerByName(partnerName);
   if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; enter one of Marketplace A to Marketplace F in Co-sell Partner`);
   const buyer = buyerProblem(opportunity, relations);
   if (buyer) problems.push(buyer);
   if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const dealValue = amountOf(opportunity.estimatedvalue);
-  const expectedCloseDate = dateOf(opportunity.estimatedclosedate);
+  const dealValue = nonNegativeAmount(opportunity.estimatedvalue);
+  const expectedCloseDate = dateOnly(opportunity.estimatedclosedate);
   return {
     asks: true,
     request: {
@@ -115,15 +101,15 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, r
 }
 
 export function opportunityToDraftOffer(opportunity: CrmRecord, relations: OpportunityRelations = { contactIds: [] }): CosellAsk<DynamicsDraftOfferRequest> {
-  if (!isTrue(opportunity.ccs_privateofferrequested)) return { asks: false };
+  if (!isCrmTrue(opportunity.ccs_privateofferrequested)) return { asks: false };
   const problems: string[] = [];
   const productID = textOf(opportunity.ccs_commerceproductid);
   if (!productID) problems.push(NO_PRODUCT);
   const buyer = buyerProblem(opportunity, relations);
   if (buyer) problems.push(buyer);
   if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const commitAmount = amountOf(opportunity.estimatedvalue);
-  const close = dateOf(opportunity.estimatedclosedate);
+  const commitAmount = nonNegativeAmount(opportunity.estimatedvalue);
+  const close = dateOnly(opportunity.estimatedclosedate);
   return {
     asks: true,
     request: {
@@ -198,7 +184,7 @@ export const opportunityDraftOfferSide: CrmSide<DynamicsDraftOfferRequest> = {
   object: 'opportunity',
   fields: () => DRAFT_FIELDS,
   // Only the opportunities asking for a draft need their contacts read.
-  related: (crm, records) => opportunityRelations(crm, records.filter((record) => isTrue(record.ccs_privateofferrequested)), { contacts: true }),
+  related: (crm, records) => opportunityRelations(crm, records.filter((record) => isCrmTrue(record.ccs_privateofferrequested)), { contacts: true }),
   ask: (record, _settings, related) => opportunityToDraftOffer(record, related as OpportunityRelations | undefined),
   madeField: 'ccs_commerceofferid',
   made: (offer) => ({ ccs_commerceofferid: offer.id }),

@@ -3,7 +3,7 @@
 // opportunity is updated instead of a second one made. The stage is stepname (Pipeline Phase, text).
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, dynamicsGuid, isoDate, isoDateTime, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { amount, defined, dynamicsGuid, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
 
 /** Offer status (§3) -> stepname; overridable per connection (picklists.stepname). */
 export const OFFER_STATUS_TO_STEP: Record<string, string> = {
@@ -38,12 +38,7 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   map(offer) {
     if (!offer.id) return fail('the offer has no id');
     try {
-      // Never from lastUpdateTime: our own write-back moves it, and the opportunity would be rewritten
-      // on every touch. Without any of these dates none is written.
-      const closeDate =
-        isoDate(offer.expireTime, 'expireTime') ??
-        isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ??
-        isoDate(offer.creationTime, 'creationTime');
+      const closeDate = offerCloseDate(offer);
       const carried = offer.metaInfo?.crmCOpportunityId;
       return ok({
         object: 'opportunity',

@@ -5,7 +5,7 @@
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { MARKETPLACE_NAMES } from '../values.ts';
+import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
 const TEXT_LIMIT = 65_536;
@@ -36,38 +36,23 @@ export type HubSpotDraftOfferRequest = {
 
 const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
 const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id', 'cosell_errors'];
-const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
 const NOT_LINKED = 'buyerID: the deal is not associated to a company synced from the marketplace (it has a Commerce Buyer Id); associate one, then save the deal again';
-const isTrue = (value: unknown) => value === true || value === 'true';
-const dateOf = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined);
-const amountOf = (value: unknown) => {
-  if (value === null || value === undefined || value === '') return undefined;
-  const number = Number(value);
-  return Number.isFinite(number) && number >= 0 ? number : undefined;
-};
-
+/** Whether the connection's share rule shares this deal (a stage rule reads dealstage). */
 export function isDealShared(deal: CrmRecord, rule: ShareRule): boolean {
-  switch (rule.by) {
-    case 'checkbox':
-      return isTrue(deal[rule.field]);
-    case 'picklist':
-      return rule.values.includes(String(deal[rule.field] ?? ''));
-    case 'stage':
-      return rule.stages.includes(String(deal.dealstage ?? ''));
-  }
+  return isSharedUnder(deal, rule, 'dealstage');
 }
 
 export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotReferralRequest } | { asks: true; refused: string } {
   if (!isDealShared(deal, rule)) return { asks: false };
   const problems: string[] = [];
   const partnerName = String(deal.cosell_partner ?? '').trim();
-  const partner = PARTNER_BY_NAME.get(partnerName.toLowerCase());
+  const partner = marketplacePartnerByName(partnerName);
   if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; choose Marketplace A to Marketplace F in Co-sell Partner`);
   const buyerID = relations.buyerId?.trim();
   if (!buyerID) problems.push(NOT_LINKED);
   if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const dealValue = amountOf(deal.amount);
-  const expectedCloseDate = dateOf(deal.closedate);
+  const dealValue = nonNegativeAmount(deal.amount);
+  const expectedCloseDate = dateOnly(deal.closedate);
   return {
     asks: true,
     request: {
@@ -84,15 +69,15 @@ export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: Deal
 }
 
 export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotDraftOfferRequest } | { asks: true; refused: string } {
-  if (!isTrue(deal.private_offer_requested)) return { asks: false };
+  if (!isCrmTrue(deal.private_offer_requested)) return { asks: false };
   const problems: string[] = [];
   const productID = String(deal.commerce_product_id ?? '').trim();
   if (!productID) problems.push('productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
   const buyerID = relations.buyerId?.trim();
   if (!buyerID) problems.push(NOT_LINKED);
   if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const commitAmount = amountOf(deal.amount);
-  const close = dateOf(deal.closedate);
+  const commitAmount = nonNegativeAmount(deal.amount);
+  const close = dateOnly(deal.closedate);
   return {
     asks: true,
     request: {
@@ -130,7 +115,7 @@ export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Prom
 
 export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   object: 'deals',
-  fields: (settings) => [...new Set([...DEAL_FIELDS, ...(settings.cosell.share.by === 'stage' ? ['dealstage'] : [settings.cosell.share.field])])],
+  fields: (settings) => [...new Set([...DEAL_FIELDS, ...fieldsReadByShareRule(settings.cosell.share, 'dealstage')])],
   // HubSpot's own deal description; read where the account shows it.
   optionalFields: ['description'],
   related: dealRelations,

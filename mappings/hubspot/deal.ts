@@ -4,7 +4,7 @@
 // (metaInfo.crmBDealId) and updates that deal.
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, isoDate, isoDateTime, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { amount, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
 import { OFFER_PIPELINE } from './schema.ts';
 
 /** Offer status (§3) -> stage of the Marketplace offers pipeline. */
@@ -44,7 +44,7 @@ export const offerToDeal: EntityMapping<Offer> = {
   map(offer) {
     if (!offer.id) return fail('the offer has no id');
     try {
-      const closeDate = isoDate(offer.expireTime, 'expireTime') ?? isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ?? isoDate(offer.creationTime, 'creationTime');
+      const closeDate = offerCloseDate(offer);
       return ok({
         object: 'deals',
         externalIdField: 'commerce_offer_id',

@@ -4,6 +4,7 @@
 // external id), so when the offer later syncs to Salesforce it updates this same Opportunity.
 import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
+import { dateOnly, isCrmTrue, nonNegativeAmount } from '../cosell-values.ts';
 
 export type DraftOfferRequest = {
   name: string;
@@ -20,14 +21,15 @@ export type DraftOfferRequest = {
 const FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Private_Offer_Requested__c', 'Commerce_Product_Id__c', 'Commerce_Offer_Id__c', 'Cosell_Errors__c'];
 
 export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: string[] = []): { asks: false } | { asks: true; request: DraftOfferRequest } | { asks: true; refused: string } {
-  if (opportunity.Private_Offer_Requested__c !== true && opportunity.Private_Offer_Requested__c !== 'true') return { asks: false };
+  if (!isCrmTrue(opportunity.Private_Offer_Requested__c)) return { asks: false };
   const problems: string[] = [];
   const productID = String(opportunity.Commerce_Product_Id__c ?? '').trim();
   if (!productID) problems.push('productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
   const buyerID = String((opportunity.Account as CrmRecord | null | undefined)?.Commerce_Buyer_Id__c ?? '').trim();
   if (!buyerID) problems.push('buyerID: the account is not linked to a marketplace buyer; choose an account synced from the marketplace (it has a Commerce Buyer Id), then save the opportunity again');
   if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const amount = Number(opportunity.Amount);
+  const commitAmount = nonNegativeAmount(opportunity.Amount);
+  const close = dateOnly(opportunity.CloseDate);
   return {
     asks: true,
     request: {
@@ -35,8 +37,8 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: stri
       offerType: 'PRIVATE',
       productID,
       buyerID,
-      ...(typeof opportunity.CloseDate === 'string' && /^\d{4}-\d{2}-\d{2}/.test(opportunity.CloseDate) && { expireTime: `${opportunity.CloseDate.slice(0, 10)}T23:59:59.000Z` }),
-      ...(opportunity.Amount !== null && opportunity.Amount !== undefined && Number.isFinite(amount) && amount >= 0 && { info: { commitAmount: amount, currency: 'USD' } }),
+      ...(close && { expireTime: `${close}T23:59:59.000Z` }),
+      ...(commitAmount !== undefined && { info: { commitAmount, currency: 'USD' } }),
       ...(contactIds.length > 0 && { contactIds: [...new Set(contactIds)].sort() }),
       metaInfo: { crmAOpportunityId: String(opportunity.Id) },
     },

@@ -3,7 +3,7 @@
 import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { MARKETPLACE_NAMES } from '../values.ts';
+import { dateOnly, fieldsReadByShareRule, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
 
 /** Fields the flow reads from each Opportunity (beside those the share rule names). */
 export const OPPORTUNITY_FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Description', 'StageName', 'Cosell_Partner__c', 'Commerce_Referral_Id__c', 'Cosell_Status__c', 'Cosell_Stage__c', 'Cosell_Errors__c'];
@@ -22,22 +22,14 @@ export type ReferralRequest = {
 
 export type ShareDecision = { shared: false } | { shared: true; request: ReferralRequest } | { shared: true; refused: string };
 
-const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
-
+/** Whether the connection's share rule shares this Opportunity (a stage rule reads StageName). */
 export function isShared(opportunity: CrmRecord, rule: ShareRule): boolean {
-  switch (rule.by) {
-    case 'checkbox':
-      return opportunity[rule.field] === true || opportunity[rule.field] === 'true';
-    case 'picklist':
-      return rule.values.includes(String(opportunity[rule.field] ?? ''));
-    case 'stage':
-      return rule.stages.includes(String(opportunity.StageName ?? ''));
-  }
+  return isSharedUnder(opportunity, rule, 'StageName');
 }
 
 /** The fields a share rule reads. */
 export function shareRuleFields(rule: ShareRule): string[] {
-  return rule.by === 'stage' ? ['StageName'] : [rule.field];
+  return fieldsReadByShareRule(rule, 'StageName');
 }
 
 /**
@@ -48,21 +40,22 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, c
   if (!isShared(opportunity, rule)) return { shared: false };
   const problems: string[] = [];
   const partnerName = String(opportunity.Cosell_Partner__c ?? '').trim();
-  const partner = PARTNER_BY_NAME.get(partnerName.toLowerCase());
+  const partner = marketplacePartnerByName(partnerName);
   if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; choose Marketplace A to Marketplace F in Co-sell Partner`);
   const buyerID = String((opportunity.Account as CrmRecord | null | undefined)?.Commerce_Buyer_Id__c ?? '').trim();
   if (!buyerID) problems.push('buyerID: the account is not linked to a marketplace buyer; choose an account synced from the marketplace (it has a Commerce Buyer Id), then save the opportunity again');
   if (problems.length > 0) return { shared: true, refused: problems.join('\n') };
-  const amount = typeof opportunity.Amount === 'number' ? opportunity.Amount : Number(opportunity.Amount);
+  const dealValue = nonNegativeAmount(opportunity.Amount);
+  const expectedCloseDate = dateOnly(opportunity.CloseDate);
   return {
     shared: true,
     request: {
       name: String(opportunity.Name ?? opportunity.Id),
       partner: partner!,
       buyerID,
-      ...(Number.isFinite(amount) && amount >= 0 && opportunity.Amount !== null && opportunity.Amount !== undefined && { dealValue: amount }),
+      ...(dealValue !== undefined && { dealValue }),
       currency: String(opportunity.CurrencyIsoCode ?? currency),
-      ...(typeof opportunity.CloseDate === 'string' && /^\d{4}-\d{2}-\d{2}/.test(opportunity.CloseDate) && { expectedCloseDate: opportunity.CloseDate.slice(0, 10) }),
+      ...(expectedCloseDate && { expectedCloseDate }),
       ...(typeof opportunity.Description === 'string' && opportunity.Description && { description: opportunity.Description }),
       crmAOpportunityId: String(opportunity.Id),
     },

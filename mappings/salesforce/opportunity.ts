@@ -2,7 +2,7 @@
 // (metaInfo.crmAOpportunityId), so that Opportunity is updated instead of a second one created.
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, isoDate, isoDateTime, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { amount, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
 
 /** Offer status (§3) -> StageName; overridable per connection. */
 export const OFFER_STATUS_TO_STAGE: Record<string, string> = {
@@ -37,13 +37,9 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   map(offer) {
     if (!offer.id) return fail('the offer has no id');
     try {
-      // Never from lastUpdateTime: a volatile source (our own write-back moves it) would rewrite the
-      // Opportunity on every touch. Without any of these dates none is written: Salesforce refuses a new
-      // Opportunity without one, and that offer waits as a dead letter saying so.
-      const closeDate =
-        isoDate(offer.expireTime, 'expireTime') ??
-        isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ??
-        isoDate(offer.creationTime, 'creationTime');
+      // Without a close date none is written: Salesforce refuses a new Opportunity without one, and that
+      // offer waits as a dead letter saying so.
+      const closeDate = offerCloseDate(offer);
       return ok({
         object: 'Opportunity',
         externalIdField: 'Commerce_Offer_Id__c',

@@ -1,0 +1,48 @@
+// Small pure helpers the co-sell sides share (CRM to commerce: referral and private-offer draft asks).
+// Salesforce, HubSpot and Dynamics send checkboxes, dates and amounts in the same few forms and name
+// marketplaces the same way, so each side reads them here; what differs per CRM (field names, the words
+// of a refusal) stays in the side.
+import type { CrmRecord } from '../crm/connector.ts';
+import type { ShareRule } from '../sync/connection-settings.ts';
+import { MARKETPLACE_NAMES } from './values.ts';
+
+/** A checkbox as CRMs send it: true, or the text 'true' (HubSpot's booleans are text). */
+export function isCrmTrue(value: unknown): boolean {
+  return value === true || value === 'true';
+}
+
+/** YYYY-MM-DD of a date or date-time text; anything else is no date. */
+export function dateOnly(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined;
+}
+
+/** An amount of zero or more, as a number or numeric text; empty, a boolean, negative or not a number is none. */
+export function nonNegativeAmount(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === '' || typeof value === 'boolean') return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) && number >= 0 ? number : undefined;
+}
+
+const PARTNER_BY_NAME = new Map(Object.entries(MARKETPLACE_NAMES).map(([partner, name]) => [name.toLowerCase(), partner]));
+
+/** The partner code (cloudA) of a marketplace named as a salesperson sees it ('Marketplace A', any case). */
+export function marketplacePartnerByName(name: string): string | undefined {
+  return PARTNER_BY_NAME.get(name.toLowerCase());
+}
+
+/** Whether a share rule shares a record: its checkbox is set, its picklist has a sharing value, or its stage (`stageField`) is a sharing stage. */
+export function isSharedUnder(record: CrmRecord, rule: ShareRule, stageField: string): boolean {
+  switch (rule.by) {
+    case 'checkbox':
+      return isCrmTrue(record[rule.field]);
+    case 'picklist':
+      return rule.values.includes(String(record[rule.field] ?? ''));
+    case 'stage':
+      return rule.stages.includes(String(record[stageField] ?? ''));
+  }
+}
+
+/** The fields a share rule reads: its own field, or the record's stage field. */
+export function fieldsReadByShareRule(rule: ShareRule, stageField: string): string[] {
+  return rule.by === 'stage' ? [stageField] : [rule.field];
+}
