@@ -1,4 +1,4 @@
-// A backfill of 20,000 entitlements (5,000 for HubSpot; with their buyers and offers) while the worker process is
+// A backfill of 20,000 entitlements (5,000 for HubSpot and Dynamics; with their buyers and offers) while the worker process is
 // SIGKILLed at several points and restarted, for each CRM: the final CRM state is exactly the expected
 // one, with no duplicate and no missing record.
 import type { ChildProcess } from 'node:child_process';
@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Entity } from '../support/expected-crm.ts';
-import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
+import { backfillWorkflowId, readProgress } from '../../temporal/sync-schedules.ts';
+import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { CRMS_UNDER_TEST, createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
@@ -50,7 +51,14 @@ describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGK
     const taskQueue = `backfill-kill-${kind}-${Date.now()}`;
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
     workers.push(await startWorkerProcess('w0', env));
-    const handle = await startBackfill(new Client({ connection }), taskQueue, { connectionId, entities: TARGETS.map(([entity]) => entity) });
+    // A killed worker's activity is retried once its heartbeat times out: 10 seconds here instead of
+    // production's 2 minutes, so three kills cost seconds (what is tested is convergence, not the wait).
+    const request = { connectionId, entities: TARGETS.map(([entity]) => entity) };
+    const handle = await new Client({ connection }).workflow.start(WORKFLOW_TYPES.backfill, {
+      taskQueue,
+      workflowId: backfillWorkflowId(request),
+      args: [{ ...request, activityTimeouts: { heartbeat: '10 seconds' } }],
+    });
 
     // Kill the worker outright at three points of the run: among the buyers, the offers, the entitlements.
     for (const [index, killAt] of SCALE[kind].killAt.entries()) {
@@ -66,6 +74,12 @@ describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGK
     }
     const result = await handle.result();
     expect(result.finished).toBe(true);
+    // The kills hit running work: activities of the killed workers timed out on their heartbeats and were
+    // retried (a retried attempt shows in its started event, with the timeout as its last failure).
+    const { events } = await handle.fetchHistory();
+    const retried = events!.filter((event) => Number(event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+    expect(retried.length, 'activities retried after the kills').toBeGreaterThan(0);
+    expect(retried.some((event) => /heartbeat/i.test(JSON.stringify(event.activityTaskStartedEventAttributes?.lastFailure ?? {}))), 'a retry after a heartbeat timeout').toBe(true);
     expect(result.totals.failed).toBe(0);
 
     // No duplicate, no missing record: one CRM record per commerce record of each entity.
