@@ -33,9 +33,10 @@ export async function writeToCrm(
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
   await releaseRelinked(crm, object, writes, outcome, context.signal);
-  // Writes by CRM id and upserts by external id are different calls: grouped apart. The connector cuts
-  // a group into the CRM's own batches (tests may ask for smaller chunks to watch the seams).
-  const groups = { upsert: writes.filter((write) => !write.item.crmId), byId: writes.filter((write) => write.item.crmId) };
+  // Writes by CRM id and upserts by external id are different calls on most CRMs: grouped apart (one
+  // group where the connector takes them together). The connector cuts a group into the CRM's own
+  // batches (tests may ask for smaller chunks to watch the seams).
+  const groups: Record<string, typeof writes> = crm.mixedWrites ? { mixed: writes } : { upsert: writes.filter((write) => !write.item.crmId), byId: writes.filter((write) => write.item.crmId) };
   const chunks = Object.entries(groups).flatMap(([kind, group]) => {
     const size = context.chunkSize ?? Math.max(group.length, 1);
     return Array.from({ length: Math.ceil(group.length / size) }, (_, index) => ({ key: `${object}:${kind}:${index}`, writes: group.slice(index * size, (index + 1) * size) }));

@@ -151,6 +151,8 @@ export function createDynamicsConnector(
     stampField: STAMP,
     // One $batch's worth per gather.
     preferredBatch: BATCH_LIMIT,
+    // Updates by GUID and upserts by key share a $batch.
+    mixedWrites: true,
     figures: () => transport.figures(),
 
     async verify() {

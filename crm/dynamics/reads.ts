@@ -7,12 +7,15 @@ import type { RetrieveMultipleRequest } from 'dynamics-web-api';
 import { CrmError, type CrmRecord } from '../connector.ts';
 import type { Metadata, TableInfo } from './metadata.ts';
 import { anyOf, asGuid, literal, ODataValueError } from './odata.ts';
+import { dataverseErrorInfo } from './errors.ts';
 import { DynamicsCallError, type DynamicsTransport } from './transport.ts';
 
 export const ID = 'id';
 export const STAMP = 'modifiedon';
-/** Values per `or` filter: keeps a query's URL short of the client's 2,000-character batch conversion. */
-const VALUES_PER_QUERY = 40;
+/** Values per `or` filter, each query one GET part of a $batch (a URL there is not held to 2,000 characters). */
+const VALUES_PER_QUERY = 100;
+/** GET parts per $batch (Dataverse takes 1,000 operations). */
+const QUERIES_PER_BATCH = 1000;
 export const MAX_PAGE_SIZE = 5000;
 
 export function normalize(table: Pick<TableInfo, 'primaryId'>, row: Record<string, unknown>): CrmRecord {
@@ -87,11 +90,46 @@ export function createReader(transport: DynamicsTransport, metadata: Metadata) {
           throw error;
         }
       });
-      const found: CrmRecord[] = [];
+      const select = selectFor(table, [...fields, ...(field === ID ? [] : [column])]);
+      const requests: RetrieveMultipleRequest[] = [];
       for (let start = 0; start < usable.length; start += VALUES_PER_QUERY) {
-        const chunk = usable.slice(start, start + VALUES_PER_QUERY);
-        const request = { collection: table.entitySetName, select: selectFor(table, [...fields, ...(field === ID ? [] : [column])]), filter: anyOf(column, chunk, kind), maxPageSize: MAX_PAGE_SIZE };
-        for await (const page of pages(`reading ${table.entitySetName} by ${column}`, table, request, signal)) found.push(...page);
+        requests.push({ collection: table.entitySetName, select, filter: anyOf(column, usable.slice(start, start + VALUES_PER_QUERY), kind), maxPageSize: MAX_PAGE_SIZE });
+      }
+      const what = `reading ${table.entitySetName} by ${column}`;
+      if (requests.length === 1) {
+        const found: CrmRecord[] = [];
+        for await (const page of pages(what, table, requests[0]!, signal)) found.push(...page);
+        return found;
+      }
+      // Several queries: one $batch of GET parts (one call instead of one per query).
+      const found: CrmRecord[] = [];
+      for (let start = 0; start < requests.length; start += QUERIES_PER_BATCH) {
+        const group = requests.slice(start, start + QUERIES_PER_BATCH);
+        const answers = await transport.call(
+          what,
+          async (client) => {
+            client.startBatch();
+            for (const request of group) await client.retrieveMultiple(request);
+            return client.executeBatch({ inChangeSet: false });
+          },
+          { signal, operations: group.length },
+        );
+        for (const [index, answer] of (answers ?? []).entries()) {
+          if (answer instanceof Error || !answer || !Array.isArray((answer as { value?: unknown }).value)) throw new DynamicsCallError(what, dataverseErrorInfo(answer), answer);
+          const { value, oDataNextLink } = answer as { value: Record<string, unknown>[]; oDataNextLink?: string; '@odata.nextLink'?: string };
+          found.push(...value.map((row) => normalize(table, row)));
+          const next = oDataNextLink ?? (answer as { '@odata.nextLink'?: string })['@odata.nextLink'];
+          // A part with more rows than a page: the rest by its next links.
+          if (next) {
+            let link: string | undefined = next;
+            while (link) {
+              const current: string = link;
+              const more = await transport.call(what, (client) => client.retrieveMultiple(group[index]!, current), { signal });
+              found.push(...(more.value ?? []).map((row) => normalize(table, row as Record<string, unknown>)));
+              link = more.oDataNextLink ?? more['@odata.nextLink'];
+            }
+          }
+        }
       }
       return found;
     },

@@ -163,6 +163,20 @@ describe('reads', () => {
     expect(new Set(seen).size).toBe(all.length);
   });
 
+  it('looks up 250 values in one $batch of GET parts, each part typed, every match returned once', async () => {
+    const crm = connect();
+    const wanted = Array.from({ length: 250 }, (_, i) => `buyer-${i * 10}`);
+    await crm.describe('account');
+    await control(dynamics, 'DELETE', '/calls');
+    const found = await crm.findByExternalIds('account', 'ccs_commercebuyerid', [...wanted, "nope') or (1 eq 1"], ['name']);
+    const counted = await calls();
+    expect(counted['POST $batch']).toBe(1);
+    expect(counted['$batch operations']).toBe(3);
+    expect(Object.keys(counted).filter((name) => name.startsWith('GET ') && counted[name]! > 0)).toEqual([]);
+    expect([...found.keys()].sort()).toEqual([...wanted].sort());
+    expect(found.get('buyer-10')).toMatchObject({ name: 'Buyer 10' });
+  });
+
   it('types every filter value: hostile strings match only themselves', async () => {
     const crm = connect();
     await crm.upsert('account', [
