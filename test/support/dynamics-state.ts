@@ -29,14 +29,13 @@ import { control } from '../../sandbox/dynamics/testing.ts';
 import { commerceDump, commerceSnapshot, type CommerceSnapshot, type Entity } from './expected-crm.ts';
 import {
   ACCOUNT_STATUS,
-  expectedCurrentTerm,
   expectedDate,
   expectedDateTime,
-  expectedMarketplaceIds,
   ExpectedRejection,
   marketplaceOf,
   money,
   withoutAbsent,
+  expectedEntitlementFacts,
 } from './expected-rules.ts';
 
 type Commerce = Pick<CommerceSandbox, 'apiUrl'>;
@@ -211,27 +210,25 @@ function opportunity(offer: any): ExpectedDynamicsRecord {
 
 function entitlementRow(entitlement: any, terms: any[]): ExpectedDynamicsRecord {
   const id = requireId('entitlement', entitlement);
-  const where = (field: string) => `entitlement ${id}: ${field}`;
-  const term = expectedCurrentTerm(entitlement.entitlementTermID, terms);
-  const ids = expectedMarketplaceIds(entitlement.partner, entitlement.info ?? {});
+  const facts = expectedEntitlementFacts(entitlement, terms, id);
   return {
     key: id,
     columns: withoutAbsent({
-      ccs_name: entitlement.name || id,
-      ccs_status: entitlement.status,
-      ccs_startdate: expectedDateTime(entitlement.startTime, where('startTime')),
-      ccs_enddate: expectedDateTime(entitlement.endTime, where('endTime')),
-      ccs_commitamount: money(term?.commitAmount) ?? money(entitlement.info?.commitAmount),
-      ccs_usedcommitamount: money(term?.usedCommitAmount),
-      ccs_creditamount: money(term?.creditAmount),
-      ccs_usedcreditamount: money(term?.usedCreditAmount),
-      ccs_annualizedamount: money(entitlement.info?.annualizedAmount),
-      ccs_currency: entitlement.info?.currency || 'USD',
-      ccs_marketplace: marketplaceOf(entitlement.partner),
-      ccs_marketplaceagreementid: ids.agreement,
-      ccs_marketplacesubscriptionid: ids.subscription,
-      ccs_productid: entitlement.productID,
-      ccs_offerid: entitlement.offerID,
+      ccs_name: facts.name,
+      ccs_status: facts.status,
+      ccs_startdate: facts.start,
+      ccs_enddate: facts.end,
+      ccs_commitamount: facts.commitAmount,
+      ccs_usedcommitamount: facts.usedCommitAmount,
+      ccs_creditamount: facts.creditAmount,
+      ccs_usedcreditamount: facts.usedCreditAmount,
+      ccs_annualizedamount: facts.annualizedAmount,
+      ccs_currency: facts.currency,
+      ccs_marketplace: facts.marketplace,
+      ccs_marketplaceagreementid: facts.agreementId,
+      ccs_marketplacesubscriptionid: facts.subscriptionId,
+      ccs_productid: facts.productId,
+      ccs_offerid: facts.offerId,
     }),
     lookups: links({ ccs_accountid: link('buyer', entitlement.buyerID), ccs_opportunityid: link('offer', entitlement.offerID) }),
   };

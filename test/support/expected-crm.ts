@@ -4,15 +4,14 @@
 import type { CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import {
   ACCOUNT_STATUS,
-  expectedCurrentTerm,
   expectedDate,
   expectedDateTime,
-  expectedMarketplaceIds,
   ExpectedRejection,
   marketplaceOf,
   money,
   STAGE_OF_STATUS,
   withoutAbsent,
+  expectedEntitlementFacts,
 } from './expected-rules.ts';
 import { orgObject, relationshipField } from './salesforce-org-schema.ts';
 
@@ -112,25 +111,23 @@ export function expectedOpportunity(offer: any): ExpectedRecord {
 /** Entitlement describe: amounts from the current term (commit falls back to info.commitAmount), ids per marketplace. */
 export function expectedEntitlement(entitlement: any, terms: any[]): ExpectedRecord {
   const id = requireId('entitlement', entitlement);
-  const where = (field: string) => `entitlement ${id}: ${field}`;
-  const term = expectedCurrentTerm(entitlement.entitlementTermID, terms);
-  const ids = expectedMarketplaceIds(entitlement.partner, entitlement.info ?? {});
+  const facts = expectedEntitlementFacts(entitlement, terms, id);
   return record('entitlement', id, {
-    Name: entitlement.name || id,
-    Status__c: entitlement.status,
-    Start_Date__c: expectedDateTime(entitlement.startTime, where('startTime')),
-    End_Date__c: expectedDateTime(entitlement.endTime, where('endTime')),
-    Commit_Amount__c: money(term?.commitAmount) ?? money(entitlement.info?.commitAmount),
-    Used_Commit_Amount__c: money(term?.usedCommitAmount),
-    Credit_Amount__c: money(term?.creditAmount),
-    Used_Credit_Amount__c: money(term?.usedCreditAmount),
-    Annualized_Amount__c: money(entitlement.info?.annualizedAmount),
-    Currency__c: entitlement.info?.currency || 'USD',
-    Marketplace__c: marketplaceOf(entitlement.partner),
-    Marketplace_Agreement_Id__c: ids.agreement,
-    Marketplace_Subscription_Id__c: ids.subscription,
-    Product_Id__c: entitlement.productID,
-    Offer_Id__c: entitlement.offerID,
+    Name: facts.name,
+    Status__c: facts.status,
+    Start_Date__c: facts.start,
+    End_Date__c: facts.end,
+    Commit_Amount__c: facts.commitAmount,
+    Used_Commit_Amount__c: facts.usedCommitAmount,
+    Credit_Amount__c: facts.creditAmount,
+    Used_Credit_Amount__c: facts.usedCreditAmount,
+    Annualized_Amount__c: facts.annualizedAmount,
+    Currency__c: facts.currency,
+    Marketplace__c: facts.marketplace,
+    Marketplace_Agreement_Id__c: facts.agreementId,
+    Marketplace_Subscription_Id__c: facts.subscriptionId,
+    Product_Id__c: facts.productId,
+    Offer_Id__c: facts.offerId,
     Account__r: entitlement.buyerID ? { Commerce_Buyer_Id__c: entitlement.buyerID } : undefined,
     Opportunity__r: entitlement.offerID ? { Commerce_Offer_Id__c: entitlement.offerID } : undefined,
   });

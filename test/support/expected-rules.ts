@@ -119,3 +119,31 @@ export function expectedMarketplaceIds(partner: unknown, info: Record<string, an
 export function withoutAbsent(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
+
+/**
+ * What an entitlement and its terms say, by the documented rules (each CRM's witness names the fields
+ * its CRM uses): the current term's amounts (the entitlement's commit amount when no term gives one),
+ * its dates to the second, the marketplace and its own agreement and subscription ids.
+ */
+export function expectedEntitlementFacts(entitlement: any, terms: Term[], id: string) {
+  const where = (field: string) => `entitlement ${id}: ${field}`;
+  const term = expectedCurrentTerm(entitlement.entitlementTermID, terms) as Record<string, unknown> | undefined;
+  const ids = expectedMarketplaceIds(entitlement.partner, entitlement.info ?? {});
+  return {
+    name: entitlement.name || id,
+    status: entitlement.status,
+    start: expectedDateTime(entitlement.startTime, where('startTime')),
+    end: expectedDateTime(entitlement.endTime, where('endTime')),
+    commitAmount: money(term?.commitAmount) ?? money(entitlement.info?.commitAmount),
+    usedCommitAmount: money(term?.usedCommitAmount),
+    creditAmount: money(term?.creditAmount),
+    usedCreditAmount: money(term?.usedCreditAmount),
+    annualizedAmount: money(entitlement.info?.annualizedAmount),
+    currency: entitlement.info?.currency || 'USD',
+    marketplace: marketplaceOf(entitlement.partner),
+    agreementId: ids.agreement,
+    subscriptionId: ids.subscription,
+    productId: entitlement.productID,
+    offerId: entitlement.offerID,
+  };
+}

@@ -12,14 +12,13 @@ import { control } from '../../sandbox/hubspot/testing.ts';
 import { commerceDump, commerceSnapshot, type CommerceSnapshot, type Entity } from './expected-crm.ts';
 import {
   ACCOUNT_STATUS,
-  expectedCurrentTerm,
   expectedDate,
   expectedDateTime,
-  expectedMarketplaceIds,
   ExpectedRejection,
   marketplaceOf,
   money,
   withoutAbsent,
+  expectedEntitlementFacts,
 } from './expected-rules.ts';
 
 type Commerce = Pick<CommerceSandbox, 'apiUrl'>;
@@ -116,27 +115,25 @@ function offerDeal(offer: any): ExpectedHubSpotRecord {
 
 function entitlementRecord(entitlement: any, terms: any[]): ExpectedHubSpotRecord {
   const id = requireId('entitlement', entitlement);
-  const where = (field: string) => `entitlement ${id}: ${field}`;
-  const term = expectedCurrentTerm(entitlement.entitlementTermID, terms);
-  const ids = expectedMarketplaceIds(entitlement.partner, entitlement.info ?? {});
+  const facts = expectedEntitlementFacts(entitlement, terms, id);
   return {
     key: id,
     properties: withoutAbsent({
-      entitlement_name: entitlement.name || id,
-      status: entitlement.status,
-      start_date: expectedDateTime(entitlement.startTime, where('startTime')),
-      end_date: expectedDateTime(entitlement.endTime, where('endTime')),
-      commit_amount: money(term?.commitAmount) ?? money(entitlement.info?.commitAmount),
-      used_commit_amount: money(term?.usedCommitAmount),
-      credit_amount: money(term?.creditAmount),
-      used_credit_amount: money(term?.usedCreditAmount),
-      annualized_amount: money(entitlement.info?.annualizedAmount),
-      currency: entitlement.info?.currency || 'USD',
-      marketplace: marketplaceOf(entitlement.partner),
-      marketplace_agreement_id: ids.agreement,
-      marketplace_subscription_id: ids.subscription,
-      product_id: entitlement.productID,
-      offer_id: entitlement.offerID,
+      entitlement_name: facts.name,
+      status: facts.status,
+      start_date: facts.start,
+      end_date: facts.end,
+      commit_amount: facts.commitAmount,
+      used_commit_amount: facts.usedCommitAmount,
+      credit_amount: facts.creditAmount,
+      used_credit_amount: facts.usedCreditAmount,
+      annualized_amount: facts.annualizedAmount,
+      currency: facts.currency,
+      marketplace: facts.marketplace,
+      marketplace_agreement_id: facts.agreementId,
+      marketplace_subscription_id: facts.subscriptionId,
+      product_id: facts.productId,
+      offer_id: facts.offerId,
     }),
     associations: { companies: entitlement.buyerID ? [entitlement.buyerID] : [], deals: entitlement.offerID ? [entitlement.offerID] : [] },
   };
