@@ -208,6 +208,29 @@ describe('service protection and credentials', () => {
     expect(crm.figures().rateLimitWaits).toBe(waits.length);
   });
 
+  it("keeps its requests in flight within its concurrency, so Dataverse's concurrency limit is not hit; past it, 429s are waited out", async () => {
+    // Dataverse allows this app 3 requests at once here, each taking 100 ms; 12 lookups are asked at once.
+    await control(dynamics, 'POST', '/limits', { concurrency: 3 });
+    await control(dynamics, 'POST', '/faults', { endpoint: 'accounts', latencyMs: 100 });
+    const lookups = (crm: ReturnType<typeof connect>) => Promise.all(Array.from({ length: 12 }, (_, i) => crm.findWhereIn('account', 'ccs_commercebuyerid', [`buyer-${i}`], ['name'])));
+    try {
+      const bounded = createDynamicsConnector({ ...settings(), concurrency: 3 }, { crmClientSecret: dynamics.clientSecret });
+      await bounded.describe('account');
+      const found = await lookups(bounded);
+      expect(found.map((rows) => rows.length)).toEqual(Array(12).fill(1));
+      expect(bounded.figures().rateLimitWaits).toBe(0);
+
+      const eager = createDynamicsConnector({ ...settings(), concurrency: 12 }, { crmClientSecret: dynamics.clientSecret });
+      await eager.describe('account');
+      const alsoFound = await lookups(eager);
+      expect(alsoFound.map((rows) => rows.length)).toEqual(Array(12).fill(1));
+      expect(eager.figures().rateLimitWaits).toBeGreaterThan(0);
+    } finally {
+      await control(dynamics, 'DELETE', '/faults');
+      await control(dynamics, 'POST', '/limits', { concurrency: 52 });
+    }
+  });
+
   it('renews an expired token once and goes on', async () => {
     const crm = connect();
     await crm.describe('account');
