@@ -91,52 +91,63 @@ export function createDynamicsConnector(
   }
 
   /**
-   * One record per value of the table's ONE_PER column: a new commerce record whose value an existing
-   * row has (or an earlier record of this call has) updates that row by GUID instead. A row that came
-   * from another commerce record keeps its key and lookups; a row made by a person is adopted (takes the key).
+   * One record per value of the table's ONE_PER column (contacts: email). Each record's row, by what the
+   * environment holds with its value:
+   * - its own row (keyed by its commerce id, or the GUID it is linked to and that row is keyed by it): written as it is;
+   * - a row another commerce record made: it joins that row (the row keeps its key and its lookups, so
+   *   the contact stays on the first buyer's account; later writes by the link keep them too);
+   * - only rows a person made: the first is adopted (takes the commerce key);
+   * - none: made, and a later record of this call with the same value joins it.
    */
   async function upsertOnePer(table: TableInfo, column: string, items: UpsertItem[], signal?: AbortSignal): Promise<UpsertResult[]> {
     const valueOf = (item: UpsertItem) => (typeof item.fields[column] === 'string' && item.fields[column] ? (item.fields[column] as string).toLowerCase() : undefined);
     const keyColumn = items[0]!.externalIdField;
-    const values = [...new Set(items.filter((item) => !item.crmId).map(valueOf).filter((value): value is string => Boolean(value)))];
-    const existing = new Map<string, CrmRecord>();
+    const values = [...new Set(items.map(valueOf).filter((value): value is string => Boolean(value)))];
+    const rowsOf = new Map<string, CrmRecord[]>();
     for (const row of values.length ? await reader.whereIn(table.name, column, values, [column, keyColumn], signal) : []) {
       const value = String(row[column] ?? '').toLowerCase();
-      if (!existing.has(value) || existing.get(value)![keyColumn]) existing.set(value, row);
+      rowsOf.set(value, [...(rowsOf.get(value) ?? []), row]);
     }
     const withoutLookups = (fields: CrmRecord) => Object.fromEntries(Object.entries(fields).filter(([name]) => !table.navigation.has(name)));
+    const byKey = (item: UpsertItem): Pending => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: 'upsert' });
     const first: Pending[] = [];
     const later: UpsertItem[] = [];
-    const claimed = new Set<string>();
+    const made = new Set<string>();
     for (const item of items) {
       const value = valueOf(item);
-      const row = value ? existing.get(value) : undefined;
-      if (item.crmId || !value || (row && row[keyColumn] === item.externalId)) {
-        first.push({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: 'upsert' });
-      } else if (row && !row[keyColumn] && !claimed.has(value)) {
-        claimed.add(value);
-        first.push({ item: { ...item, crmId: String(row[ID]), fields: { ...item.fields, [keyColumn]: item.externalId } }, mode: 'update' });
-      } else if (row) {
-        first.push({ item: { ...item, crmId: String(row[ID]), fields: withoutLookups(item.fields) }, mode: 'update' });
-      } else if (claimed.has(value)) {
+      const rows = value ? (rowsOf.get(value) ?? []) : [];
+      if (item.crmId) {
+        // Linked: a row keyed by another commerce record is that record's; this one leaves its lookups alone.
+        const linked = rows.find((row) => row[ID] === item.crmId);
+        const othersRow = linked && linked[keyColumn] && linked[keyColumn] !== item.externalId;
+        first.push({ item: othersRow ? { ...item, fields: withoutLookups(item.fields) } : item, mode: 'update' });
+      } else if (!value || rows.some((row) => row[keyColumn] === item.externalId)) {
+        first.push(byKey(item));
+      } else if (made.has(value)) {
         later.push(item);
+      } else if (rows.some((row) => row[keyColumn])) {
+        const owner = rows.find((row) => row[keyColumn])!;
+        first.push({ item: { ...item, crmId: String(owner[ID]), fields: withoutLookups(item.fields) }, mode: 'update' });
+      } else if (rows.length) {
+        made.add(value);
+        first.push({ item: { ...item, crmId: String(rows[0]![ID]), fields: { ...item.fields, [keyColumn]: item.externalId } }, mode: 'update' });
       } else {
-        claimed.add(value);
-        first.push({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: 'upsert' });
+        made.add(value);
+        first.push(byKey(item));
       }
     }
     const results = await writeAll(table, first, signal);
     if (later.length) {
-      // The same email twice in one call: the later records join the row the first one made.
-      const madeFor = new Map<string, string>();
+      // The same value twice in one call: the later records join the row the first one made or adopted.
+      const rowFor = new Map<string, string>();
       for (const pending of first) {
         const value = valueOf(pending.item as UpsertItem);
         const result = results.get(pending.item.sourceId);
-        if (value && result?.ok && !madeFor.has(value)) madeFor.set(value, result.crmId);
+        if (value && made.has(value) && result?.ok && !rowFor.has(value)) rowFor.set(value, result.crmId);
       }
       const joining: Pending[] = [];
       for (const item of later) {
-        const crmId = madeFor.get(valueOf(item)!);
+        const crmId = rowFor.get(valueOf(item)!);
         if (crmId) joining.push({ item: { ...item, crmId, fields: withoutLookups(item.fields) }, mode: 'update' });
         else results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code: 'DUPLICATE_PENDING', message: `another record with ${column} ${String(item.fields[column])} was not written; this one waits for it` } });
       }

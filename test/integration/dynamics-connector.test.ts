@@ -128,6 +128,34 @@ describe('writes', () => {
   });
 });
 
+describe('one contact per email, across runs', () => {
+  it("a merged contact's later writes, by its link, leave the row on the first buyer's account", async () => {
+    const crm = connect();
+    const [a, b] = await crm.upsert('account', ['buyer-a', 'buyer-b'].map((id) => ({ sourceId: id, externalIdField: 'ccs_commercebuyerid', externalId: id, fields: { name: id } })));
+    const contact = (id: string, buyer: string, crmId?: string) => ({ sourceId: id, externalIdField: 'ccs_commercecontactid', externalId: id, ...(crmId && { crmId }), fields: { lastname: id, emailaddress1: 'two.buyers@example.com', parentcustomerid_account: { ccs_commercebuyerid: buyer } } });
+    const [first, second] = await crm.upsert('contact', [contact('q-1', 'buyer-a'), contact('q-2', 'buyer-b')]);
+    const row = (first as { crmId: string }).crmId;
+    expect((second as { crmId: string }).crmId).toBe(row);
+    // The next run: both are linked to the row; q-2 changes.
+    const again = await crm.upsert('contact', [{ ...contact('q-2', 'buyer-b', row), fields: { ...contact('q-2', 'buyer-b').fields, jobtitle: 'Buyer at two companies' } }]);
+    expect(again[0]).toMatchObject({ ok: true, crmId: row });
+    const stored = (await rows('contacts')).filter((found) => found.emailaddress1 === 'two.buyers@example.com');
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ contactid: row, ccs_commercecontactid: 'q-1', jobtitle: 'Buyer at two companies', _parentcustomerid_value: (a as { crmId: string }).crmId });
+    expect(stored[0]._parentcustomerid_value).not.toBe((b as { crmId: string }).crmId);
+  });
+
+  it('a record whose own row exists is written to it, though a hand-made row shares its email', async () => {
+    const crm = connect();
+    const [own] = await crm.upsert('contact', [{ sourceId: 'r-1', externalIdField: 'ccs_commercecontactid', externalId: 'r-1', fields: { lastname: 'Own', emailaddress1: 'twice.here@example.com' } }]);
+    await crm.insert('contact', [{ sourceId: 'hand', fields: { lastname: 'Hand-made', emailaddress1: 'twice.here@example.com' } }]);
+    const [written] = await crm.upsert('contact', [{ sourceId: 'r-1', externalIdField: 'ccs_commercecontactid', externalId: 'r-1', fields: { lastname: 'Own, renamed', emailaddress1: 'twice.here@example.com' } }]);
+    expect(written).toMatchObject({ ok: true, crmId: (own as { crmId: string }).crmId });
+    const stored = (await rows('contacts')).filter((found) => found.emailaddress1 === 'twice.here@example.com');
+    expect(stored.map((found) => [found.ccs_commercecontactid ?? null, found.lastname]).sort()).toEqual([[null, 'Hand-made'], ['r-1', 'Own, renamed']]);
+  });
+});
+
 describe('a $batch answered with CRLF line endings', () => {
   it("still answers every record with its GUID: the ones the client could not read are read back by key", async () => {
     const crlf = await startDynamicsSandbox({ batchLineEnding: '\r\n' });
