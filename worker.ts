@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type pg from 'pg';
+import type { SyncMetrics } from './metrics/sync-metrics.ts';
 import type { SecretBox } from './store/secret-box.ts';
 import { createActivities } from './activities/index.ts';
 import { bundleWorkflowsInChild } from './temporal/workflow-bundle.ts';
@@ -23,6 +24,8 @@ export type SyncWorkerOptions = {
   extraActivities?: Record<string, (...args: any[]) => Promise<unknown>>;
   /** How much this worker runs at once (default DEFAULT_WORKER_LIMITS); from CRM_SYNC_MAX_CONCURRENT_* in production. */
   limits?: Partial<WorkerLimits>;
+  /** Where the activities count pages and runs (served on the admin server's /metrics). */
+  metrics?: SyncMetrics;
 };
 
 export type WorkerLimits = {
@@ -54,7 +57,7 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     taskQueue: options.taskQueue,
     identity,
     workflowBundle: await bundleWorkflowsInChild(options.workflowsPath ?? WORKFLOWS_PATH, (level, message) => Runtime.instance().logger[level](message, { sdkComponent: 'bundler' })),
-    activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity }), ...options.extraActivities },
+    activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity, metrics: options.metrics }), ...options.extraActivities },
     shutdownGraceTime: '10 seconds',
     ...workerConcurrencyOptions(options.limits),
   });

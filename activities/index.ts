@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { createConnectionStore } from '../store/connections.ts';
 import { createHeartbeatStore } from '../store/heartbeats.ts';
+import type { SyncMetrics } from '../metrics/sync-metrics.ts';
 import type { SecretBox } from '../store/secret-box.ts';
 import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
@@ -9,13 +10,13 @@ import { createCrmToCommerceActivities } from './crm-to-commerce.ts';
 import { createStageSyncActivities } from './stage-sync.ts';
 import { createSyncActivities } from './sync.ts';
 
-export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions };
+export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions; metrics?: SyncMetrics };
 
-export function createActivities({ pool, secretBox, workerIdentity, runtime }: ActivityDeps) {
+export function createActivities({ pool, secretBox, workerIdentity, runtime, metrics }: ActivityDeps) {
   const runtimeFor = createRuntimeCache(createConnectionStore(pool, secretBox), runtime);
   return {
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
-    ...createSyncActivities({ pool, runtimeFor }),
+    ...createSyncActivities({ pool, runtimeFor, metrics }),
     ...createCrmToCommerceActivities({ pool, runtimeFor }),
     ...createStageSyncActivities({ pool, runtimeFor }),
   };

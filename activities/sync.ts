@@ -2,6 +2,7 @@
 // One call handles one batch (read, map, diff, write, record) and is safe to run twice: CRM writes are
 // upserts keyed by external id or linked id, link rows are upserts that never go back to an older
 // version, the cursor only moves forward. Every phase heartbeats and stops when Temporal cancels it.
+import type { SyncMetrics } from '../metrics/sync-metrics.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
 import { classifyEvent, toDate } from '../commerce/index.ts';
@@ -55,6 +56,8 @@ export type SyncActivityDeps = {
   gatherBudgetMs?: number;
   /** Which notification envelopes this worker understands (a newer worker understands more). */
   classifyEvent?: typeof classifyEvent;
+  /** Where pages and runs are counted for Prometheus (the admin server's /metrics). */
+  metrics?: SyncMetrics;
 };
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
@@ -133,7 +136,10 @@ export function createSyncActivities(deps: SyncActivityDeps) {
 
     /** The run's row in sync_runs: started, then finished with its totals. */
     async recordRun(input: { runId: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
-      await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts: input.counts, error: input.error });
+      const times = await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts: input.counts, error: input.error });
+      if (input.status !== 'running' && times.finishedAt) {
+        deps.metrics?.runFinished({ connectionId: input.connectionId, kind: input.kind, status: input.status, seconds: (times.finishedAt.getTime() - times.startedAt.getTime()) / 1000 });
+      }
     },
 
     /** A backfill or reconciliation pass takes (or renews) its leases before it starts an entity. */
@@ -218,6 +224,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         await cursors.advanceIfCovered(input.connectionId, input.entity, { time: position.time, id: position.afterId }, new Date(input.lease.from));
       }
       const { rejections, ...counts } = outcome;
+      if (!input.dryRun) deps.metrics?.pageSynced({ connectionId: input.connectionId, entity: input.entity, read: counts.records, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: counts.failed });
       return { ...counts, nextCursor, done, pagesRead: pages, rejections: input.dryRun ? rejections : undefined };
     },
 

@@ -13,12 +13,14 @@ import { createSyncWorker } from '../worker.ts';
 import { createConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
+import { freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
 import { mkdirSync } from 'node:fs';
 
 export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
-  installTemporalRuntime(logger);
+  const temporalMetricsPort = await freeLoopbackPort();
+  installTemporalRuntime(logger, { metricsBindAddress: `127.0.0.1:${temporalMetricsPort}` });
   const shutdown = createShutdown(logger);
   try {
     logger.info({ dataDir: config.dataDir, demo: config.demo }, 'Starting commerce-crm-sync');
@@ -48,7 +50,9 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     }
     if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
 
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker });
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort);
+    shutdown.add('the admin server', () => admin.server.stop());
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker, metrics: admin.metrics });
     const running = worker.run();
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -8,6 +8,7 @@ import { resolveSecretBox } from '../store/secret-box.ts';
 import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
 import { createSyncWorker } from '../worker.ts';
+import { freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 
 export async function workerCommand(config: AppConfig, logger: Logger): Promise<void> {
@@ -17,7 +18,8 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
         'so both must be set (use `crm-sync start` for the all-in-one local setup)',
     );
   }
-  installTemporalRuntime(logger);
+  const temporalMetricsPort = await freeLoopbackPort();
+  installTemporalRuntime(logger, { metricsBindAddress: `127.0.0.1:${temporalMetricsPort}` });
   const shutdown = createShutdown(logger);
   try {
     const database = await openDatabase(config, logger);
@@ -25,7 +27,9 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
     const cluster = await resolveTemporalCluster(config, logger);
     const connection = await NativeConnection.connect(cluster.connectionOptions);
     shutdown.add('the Temporal connection', () => connection.close());
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker });
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort);
+    shutdown.add('the admin server', () => admin.server.stop());
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker, metrics: admin.metrics });
     const running = worker.run();
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

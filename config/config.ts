@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
-const PORT_VARIABLES = new Set(['CRM_SYNC_EMBEDDED_PG_PORT', 'CRM_SYNC_TEMPORAL_PORT', 'CRM_SYNC_TEMPORAL_UI_PORT']);
+const PORT_VARIABLES = new Set(['CRM_SYNC_EMBEDDED_PG_PORT', 'CRM_SYNC_TEMPORAL_PORT', 'CRM_SYNC_TEMPORAL_UI_PORT', 'CRM_SYNC_ADMIN_PORT']);
 /** A whole number in [min, max]; every failure says so in these words. */
 const wholeNumber = (min: number, max: number) => {
   const expected = `a whole number from ${min} to ${max}`;
@@ -49,6 +49,10 @@ const environmentSchema = z.object({
   // At least 2: the worker polls its sticky queue and the shared queue at once.
   CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
   CRM_SYNC_DB_POOL_MAX: wholeNumber(1, 1000).default(10),
+  /** The admin server (/metrics): loopback unless told otherwise; its token from here or the data directory. */
+  CRM_SYNC_ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  CRM_SYNC_ADMIN_PORT: port.default(9464),
+  CRM_SYNC_ADMIN_TOKEN: z.string().trim().min(16, 'at least 16 characters').optional(),
   LOG_LEVEL: logLevel.default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
@@ -74,6 +78,8 @@ export type AppConfig = {
   demo: boolean;
   demoCrms: ('salesforce' | 'hubspot' | 'dynamics')[];
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
+  /** The worker's admin server: where it listens, and its token when given in the environment. */
+  admin: { host: string; port: number; token?: string };
 };
 
 export class ConfigError extends Error {
@@ -115,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     demoCrms: values.CRM_SYNC_DEMO_CRMS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
+    admin: { host: values.CRM_SYNC_ADMIN_HOST, port: values.CRM_SYNC_ADMIN_PORT, token: values.CRM_SYNC_ADMIN_TOKEN },
   };
 }
 
@@ -126,7 +133,7 @@ function describeExpectation(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORAL_API_KEY']);
+const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORAL_API_KEY', 'CRM_SYNC_ADMIN_TOKEN']);
 
 /** Never echo a secret back, even a malformed one. */
 function mask(variable: string, value: string | undefined): string | undefined {

@@ -6,14 +6,16 @@ export type SyncRun = { id: string; connectionId: string; kind: string; status: 
 
 export function createSyncRunStore(pool: pg.Pool) {
   return {
-    /** Idempotent: a replayed activity rewrites the same row. */
-    async record(run: { id: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
-      await pool.query(
+    /** Idempotent: a replayed activity rewrites the same row. Returns when the run started and finished. */
+    async record(run: { id: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<{ startedAt: Date; finishedAt: Date | null }> {
+      const { rows } = await pool.query(
         `INSERT INTO sync_runs (id, connection_id, kind, status, counts, error, finished_at)
          VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'running' THEN NULL ELSE now() END)
-         ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, counts = EXCLUDED.counts, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at`,
+         ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, counts = EXCLUDED.counts, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at
+         RETURNING started_at, finished_at`,
         [run.id, run.connectionId, run.kind, run.status, JSON.stringify(run.counts ?? {}), run.error ?? null],
       );
+      return { startedAt: rows[0].started_at, finishedAt: rows[0].finished_at };
     },
 
     async latest(connectionId: string, limit = 20): Promise<SyncRun[]> {

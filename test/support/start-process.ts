@@ -17,6 +17,7 @@ export async function embeddedJobEnv(dataDir: string, extra: NodeJS.ProcessEnv):
     CRM_SYNC_EMBEDDED_PG_PORT: String(await freePort()),
     CRM_SYNC_TEMPORAL_PORT: String(await freePort()),
     CRM_SYNC_TEMPORAL_UI_PORT: String(await freePort()),
+    CRM_SYNC_ADMIN_PORT: String(await freePort()),
     LOG_FORMAT: 'json',
     LOG_LEVEL: 'info',
     ...extra,

@@ -3,6 +3,7 @@
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { Entity } from '../../mappings/types.ts';
+import type { SyncMetrics } from '../../metrics/sync-metrics.ts';
 import { createSyncWorker } from '../../worker.ts';
 import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
@@ -51,9 +52,9 @@ export { commerceDump, commerceSnapshot, expectedCrmState, expectedOrg, sameValu
 export { salesforceDump } from './salesforce-state.ts';
 
 /** The production worker on the test Temporal server, on its own task queue; stop() drains it. */
-export async function startProductionWorker(database: TestDatabase, options: { taskQueue: string; secretBox?: SecretBox }) {
+export async function startProductionWorker(database: TestDatabase, options: { taskQueue: string; secretBox?: SecretBox; metrics?: SyncMetrics }) {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-  const worker = await createSyncWorker({ connection, namespace: 'default', taskQueue: options.taskQueue, pool: database.pool, secretBox: options.secretBox ?? TEST_SECRET_BOX });
+  const worker = await createSyncWorker({ connection, namespace: 'default', taskQueue: options.taskQueue, pool: database.pool, secretBox: options.secretBox ?? TEST_SECRET_BOX, metrics: options.metrics });
   const running = worker.run();
   return {
     connection,

@@ -1,0 +1,61 @@
+// The worker's Prometheus metrics (prom-client), in a registry of its own: what the sync did, counted
+// where it happens (records read and written per connection and entity, run durations), and what the
+// database holds, read when Prometheus scrapes (dead letters open). The admin server serves them.
+import client from 'prom-client';
+import type pg from 'pg';
+
+export type PageCounts = { connectionId: string; entity: string; read: number; created: number; updated: number; unchanged: number; failed: number };
+export type FinishedRun = { connectionId: string; kind: string; status: string; seconds: number };
+
+export type SyncMetrics = {
+  readonly registry: client.Registry;
+  /** One page (one syncEntityPage activity) reached the CRM. */
+  pageSynced(page: PageCounts): void;
+  /** A run (sync_runs row) finished: completed, failed or cancelled. */
+  runFinished(run: FinishedRun): void;
+};
+
+export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string } = {}): SyncMetrics {
+  const registry = new client.Registry();
+  const prefix = options.prefix ?? 'crm_sync_';
+  const records = new client.Counter({
+    name: `${prefix}records_total`,
+    help: 'Records the sync read from the commerce side and what became of them in the CRM (outcome: read, created, updated, unchanged, failed)',
+    labelNames: ['connection', 'entity', 'outcome'] as const,
+    registers: [registry],
+  });
+  const runs = new client.Histogram({
+    name: `${prefix}run_duration_seconds`,
+    help: 'How long sync runs took, by kind (incremental, realtime, backfill, reconcile, cosell) and how they ended',
+    labelNames: ['connection', 'kind', 'status'] as const,
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [registry],
+  });
+  const pool = options.pool;
+  if (pool) {
+    new client.Gauge({
+      name: `${prefix}dead_letters_open`,
+      help: 'Records waiting as dead letters (rejected, kept with their reason, retried later), by connection and entity',
+      labelNames: ['connection', 'entity'] as const,
+      registers: [registry],
+      async collect() {
+        const { rows } = await pool.query(`SELECT connection_id, entity, count(*)::int AS open FROM dead_letters WHERE resolved_at IS NULL GROUP BY connection_id, entity`);
+        this.reset();
+        for (const row of rows) this.set({ connection: row.connection_id, entity: row.entity }, row.open);
+      },
+    });
+  }
+  return {
+    registry,
+    pageSynced(page) {
+      const labels = { connection: page.connectionId, entity: page.entity };
+      for (const outcome of ['read', 'created', 'updated', 'unchanged', 'failed'] as const) {
+        // Every outcome of an entity appears once it synced a page, zeros included, so rates can be taken.
+        records.inc({ ...labels, outcome }, page[outcome]);
+      }
+    },
+    runFinished(run) {
+      runs.observe({ connection: run.connectionId, kind: run.kind, status: run.status }, Math.max(0, run.seconds));
+    },
+  };
+}
