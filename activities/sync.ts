@@ -33,6 +33,8 @@ export type PageOutcome = PageCounts & {
   nextCursor: WireCursor;
   done: boolean;
   crmWriteCalls: number;
+  /** Records the window still holds after this page, by the commerce service's count (absent: not counted). */
+  remaining?: number;
   /** Commerce pages this activity read (it gathers several when the CRM writes big batches better). */
   pagesRead?: number;
   /** Dry runs only: why records would be rejected (the first 100 of the page). */
@@ -105,6 +107,19 @@ export function createSyncActivities(deps: SyncActivityDeps) {
    * Runs one activity of a connection: refused credentials mark the connection for re-authorisation (and
    * fail without retrying), so the next runs stop at once with the reason instead of hammering the login.
    */
+  /**
+   * The CRM's daily API usage as this worker last saw it, kept with a finished run so `crm-sync
+   * connections` and the console can show the budget used. Absent when the CRM does not report one.
+   */
+  async function apiBudget(connectionId: string): Promise<{ apiBudget?: { used: number; limit: number } }> {
+    try {
+      const budget = (await deps.runtimeFor(connectionId)).crm.budget();
+      return typeof budget.used === 'number' && typeof budget.limit === 'number' && budget.limit > 0 ? { apiBudget: { used: budget.used, limit: budget.limit } } : {};
+    } catch {
+      return {}; // a connection that cannot be built (refused secrets) still gets its run recorded
+    }
+  }
+
   async function forConnection<T>(connectionId: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -136,7 +151,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
 
     /** The run's row in sync_runs: started, then finished with its totals. */
     async recordRun(input: { runId: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
-      const times = await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts: input.counts, error: input.error });
+      const counts = input.status === 'running' ? input.counts : { ...(input.counts as object), ...(await apiBudget(input.connectionId)) };
+      const times = await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts, error: input.error });
       if (input.status !== 'running' && times.finishedAt) {
         deps.metrics?.runFinished({ connectionId: input.connectionId, kind: input.kind, status: input.status, seconds: (times.finishedAt.getTime() - times.startedAt.getTime()) / 1000 });
       }
@@ -183,6 +199,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       let position: Position = { time: new Date(input.cursor.time), afterId: input.cursor.afterId, skip: input.cursor.skip };
       let done = false;
       let pages = 0;
+      let remaining: number | undefined;
       for (;;) {
         const batch = await guard(() =>
           readWindowBatch(rt.commerce, orgId, input.entity, { cursor: position, until: new Date(input.until) }, input.pageSize, target - records.length, {
@@ -191,6 +208,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
             budgetMs: Math.max(0, budgetMs - (Date.now() - started)),
           }),
         );
+        if (pages === 0) remaining = batch.remaining;
         pages += batch.pages;
         records.push(...batch.records);
         unreadable.push(...batch.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })));
@@ -225,7 +243,9 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       }
       const { rejections, ...counts } = outcome;
       if (!input.dryRun) deps.metrics?.pageSynced({ connectionId: input.connectionId, entity: input.entity, read: counts.records, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: counts.failed });
-      return { ...counts, nextCursor, done, pagesRead: pages, rejections: input.dryRun ? rejections : undefined };
+      // How many records the window still holds after this call, by the service's count (a progress estimate).
+      const left = done ? 0 : remaining === undefined ? undefined : Math.max(0, remaining - records.length - unreadable.length);
+      return { ...counts, nextCursor, done, pagesRead: pages, rejections: input.dryRun ? rejections : undefined, ...(left !== undefined && { remaining: left }) };
     },
 
     /** Dead letters whose retry time has come: read the record again and run it through the same path. */

@@ -4,16 +4,18 @@ import type { Command } from 'commander';
 import { CRM_KINDS, CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import { ENTITIES, type Entity } from '../mappings/types.ts';
 import type { Connection } from '../store/connections.ts';
-import { createDeadLetterStore, MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
-import { redactSecrets, redactText } from '../store/redact.ts';
+import { MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
 import { forgetSyncState, type ForgottenSyncState } from '../store/sync-state.ts';
 import { withTransaction } from '../store/transaction.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { organizationChanges, OrganizationChangedError, verifyConnection } from '../sync/verify-connection.ts';
-import { otherWriters, writesBack } from '../sync/write-back-owner.ts';
-import { ensureConnectionSchedules, syncScheduleId, triggerSync } from '../temporal/sync-schedules.ts';
+import { otherWriters } from '../sync/write-back-owner.ts';
+import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
+import { errorsAction, retryAction } from './operations-commands.ts';
+import { printResult } from './output.ts';
+import { askForMissing } from './connect-prompts.ts';
 
 export function parseEntities(value: string | undefined): Entity[] | undefined {
   if (!value) return undefined;
@@ -91,6 +93,12 @@ export async function saveConnection(context: CommandContext, request: SaveReque
   return { saved, writesBack: settings.writeBack, startedAfresh: forgotten, notes };
 }
 
+/** connect and edit, for a person: what was saved and how it will run (the notes went to stderr). */
+export function savedSentence(summary: { name: string; writesBack: boolean; schedule: unknown; verified: { commerceOrganization: string; crmOrganizationId?: string } }): string {
+  return `Saved ${summary.name}: commerce organization ${summary.verified.commerceOrganization} and the CRM${summary.verified.crmOrganizationId ? ` (${summary.verified.crmOrganizationId})` : ''} accept the credentials and the mappings fit. ` +
+    `It ${summary.writesBack ? 'writes' : 'does not write'} CRM ids back. See it with crm-sync show ${summary.name}`;
+}
+
 /** Notes for the person at the terminal; the JSON result on stdout carries them too. */
 export function printNotes(notes: string[]): void {
   for (const note of notes) process.stderr.write(`${note}\n`);
@@ -112,11 +120,16 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
   return { ...outcome, schedule, summary: { connection: outcome.saved.id, name: outcome.saved.name, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes } };
 }
 
+/** The CRM kind `connect`'s options point at when --crm is not given. */
+function crmKindFromOptions(options: Record<string, string | undefined>): string {
+  if (options.dynamicsUrl) return 'dynamics';
+  if (options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com')) return 'hubspot';
+  return 'salesforce';
+}
+
 /** The CRM side of `connect`'s options; a missing option is named. */
 function crmSettingsFromOptions(options: Record<string, string | undefined>): Record<string, unknown> {
-  const kind =
-    options.crm ??
-    (options.dynamicsUrl ? 'dynamics' : options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com') ? 'hubspot' : 'salesforce');
+  const kind = options.crm ?? crmKindFromOptions(options);
   if (!(CRM_KINDS as readonly string[]).includes(kind)) throw new Error(`--crm ${kind}: choose one of ${CRM_KINDS.join(', ')}`);
   if (kind === 'salesforce') {
     const missing = [!options.salesforceLoginUrl && '--salesforce-login-url', !options.salesforceClientId && '--salesforce-client-id'].filter(Boolean);
@@ -164,14 +177,14 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
   program
     .command('connect')
     .description(
-      'create (or update) a connection after testing both sides; secrets from the environment: COMMERCE_CLIENT_SECRET and, for Salesforce, ' +
+      'create (or update) a connection after testing both sides; on a terminal it asks for what is missing (secrets not echoed); secrets from the environment: COMMERCE_CLIENT_SECRET and, for Salesforce, ' +
         'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth); for Dynamics 365, DYNAMICS_CLIENT_SECRET',
     )
-    .requiredOption('--name <name>', 'a name for the connection')
-    .requiredOption('--commerce-url <url>', 'commerce API base URL')
-    .requiredOption('--commerce-auth-url <url>', 'commerce token host')
-    .requiredOption('--commerce-client-id <id>', 'commerce OAuth client id')
-    .requiredOption('--commerce-org <orgId>', 'commerce organization id')
+    .option('--name <name>', 'a name for the connection')
+    .option('--commerce-url <url>', 'commerce API base URL')
+    .option('--commerce-auth-url <url>', 'commerce token host')
+    .option('--commerce-client-id <id>', 'commerce OAuth client id')
+    .option('--commerce-org <orgId>', 'commerce organization id')
     .option('--crm <kind>', `the CRM: ${CRM_KINDS.join(', ')} (default: the one whose options are given, else salesforce)`)
     .option('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)')
     .option('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
@@ -192,6 +205,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .option('--start-afresh', "when an existing connection now reaches another organization: forget its record links, cursors and open dead letters")
     .action((options) =>
       withConfig(async (config, logger) => {
+        await askForMissing(options, options.crm ?? crmKindFromOptions(options));
         const crm = crmSettingsFromOptions(options);
         const settings = connectionSettingsSchema.parse({
           commerce: { baseUrl: options.commerceUrl, authUrl: options.commerceAuthUrl, clientId: options.commerceClientId, organizationId: options.commerceOrg },
@@ -215,23 +229,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,
           });
-          process.stdout.write(JSON.stringify({ ...summary, verified }) + '\n');
-        } finally {
-          await context.close();
-        }
-      })(),
-    );
-
-  program
-    .command('connections')
-    .description('list connections (settings only, never secrets) and which one writes CRM ids back')
-    .action(() =>
-      withConfig(async (config, logger) => {
-        const context = await openCommandContext(config, logger);
-        try {
-          const all = await context.connections.list();
-          const listed = all.map((connection) => ({ ...connection, writesBack: writesBack(connection, all) }));
-          process.stdout.write(JSON.stringify(listed, null, 2) + '\n');
+          printResult({ ...summary, verified }, savedSentence);
         } finally {
           await context.close();
         }
@@ -247,7 +245,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
         try {
           const found = await context.findConnection(connection);
           await triggerSync(await context.temporalClient(), found.id);
-          process.stdout.write(`Triggered the sync of ${found.name}\n`);
+          printResult({ connection: found.id, name: found.name, triggered: true }, () => `Triggered the sync of ${found.name}; watch it with crm-sync runs ${found.name}`);
         } finally {
           await context.close();
         }
@@ -256,44 +254,12 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
 
   program
     .command('dead-letters <connection>')
-    .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now")
+    .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now (the same as crm-sync errors and crm-sync retry)")
     .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
     .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification for feed events set aside)`)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
-    .action((connection: string, options: { retry?: boolean; entity?: string; id?: string }) =>
-      withConfig(async (config, logger) => {
-        const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
-        const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
-        const context = await openCommandContext(config, logger);
-        try {
-          const found = await context.findConnection(connection);
-          const letters = createDeadLetterStore(context.database.pool);
-          if (options.retry) {
-            const { due, hadUsedAllAttempts } = await letters.retryByHand(found.id, { entity, sourceIds });
-            const scope = [entity && `entity ${entity}`, sourceIds?.length && `id ${sourceIds.join(', ')}`].filter(Boolean).join(', ');
-            if (due === 0) {
-              process.stdout.write(`No open dead letters${scope ? ` (${scope})` : ''} for ${found.name}: nothing to retry\n`);
-              return;
-            }
-            const client = await context.temporalClient();
-            const running = (await client.schedule.getHandle(syncScheduleId(found.id)).describe()).info.runningActions.length > 0;
-            if (!running) await triggerSync(client, found.id);
-            const used = hadUsedAllAttempts ? ` (${hadUsedAllAttempts} had used all ${hadUsedAllAttempts === 1 ? 'its' : 'their'} ${MAX_DEAD_LETTER_ATTEMPTS} attempts)` : '';
-            const what = `${due} dead letter${due === 1 ? '' : 's'}${used} ${due === 1 ? 'is' : 'are'} due now`;
-            const when = running
-              ? `a sync of ${found.name} is already running: it retries them after each entity's pass, or the next run does`
-              : `the sync starts now and retries them`;
-            const blocked = found.needsReauthorisation ? `; but the connection needs re-authorisation (${found.needsReauthorisation.reason}): no sync runs until crm-sync edit saves working secrets` : '';
-            process.stdout.write(`${what}; ${when}${blocked}\n`);
-            return;
-          }
-          const open = (await letters.listOpen(found.id, entity)).filter((letter) => !sourceIds?.length || sourceIds.includes(letter.sourceId));
-          // Letters recorded before redaction existed may still hold secrets: never shown.
-          const shown = open.map(({ payload: _payload, reason, crmError, ...rest }) => ({ ...rest, reason: redactText(reason), ...(crmError !== undefined && { crmError: redactSecrets(crmError) }) }));
-          process.stdout.write(JSON.stringify(shown, null, 2) + '\n');
-        } finally {
-          await context.close();
-        }
-      })(),
+    .option('--payload', 'show the mapped payload of each record too')
+    .action((connection: string, options: { retry?: boolean; entity?: string; id?: string; payload?: boolean }) =>
+      (options.retry ? retryAction(withConfig, connection, options) : errorsAction(withConfig, connection, options))(),
     );
 }

@@ -6,6 +6,7 @@ import { createConnectionStore } from '../store/connections.ts';
 import { openDatabase } from '../store/database.ts';
 import { resolveSecretBox } from '../store/secret-box.ts';
 import { connectToRunningTemporal } from '../temporal/cluster.ts';
+import { NotFoundError, UnreachableError } from './exit-codes.ts';
 
 export async function openCommandContext(config: AppConfig, logger: Logger) {
   const database = await openDatabase(config, logger);
@@ -19,7 +20,7 @@ export async function openCommandContext(config: AppConfig, logger: Logger) {
       try {
         temporal ??= await Connection.connect({ ...target.connectionOptions, connectTimeout: 5_000 } as never);
       } catch (error) {
-        throw new Error(
+        throw new UnreachableError(
           `Temporal is not reachable at ${target.connectionOptions.address}: start the worker first (npx crm-sync start) or set TEMPORAL_ADDRESS. (${(error as Error).message})`,
         );
       }
@@ -29,7 +30,7 @@ export async function openCommandContext(config: AppConfig, logger: Logger) {
     async findConnection(idOrName: string) {
       const all = await connections.list();
       const match = all.find((connection) => connection.id === idOrName || connection.name === idOrName);
-      if (!match) throw new Error(`No connection named or numbered ${JSON.stringify(idOrName)}; known: ${all.map((c) => c.name).join(', ') || 'none'}`);
+      if (!match) throw new NotFoundError(`No connection named or numbered ${JSON.stringify(idOrName)}; known: ${all.map((c) => c.name).join(', ') || 'none'}`);
       return match;
     },
     async close() {

@@ -1,13 +1,14 @@
 // `crm-sync edit`, `pause` and `resume`: changing a saved connection later. An edit is checked like a
 // new connection (both sides' credentials tested) before it is saved; the schedules follow the new
 // intervals. Pausing stops every schedule of a connection without losing them.
+import { printResult } from './output.ts';
 import { crmSecretsSet } from './crm-secrets.ts';
 import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
 import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
-import { parseEntities, saveAndSchedule } from './connection-commands.ts';
+import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 
@@ -103,7 +104,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,
           });
-          process.stdout.write(JSON.stringify({ ...summary, verified, settings }) + '\n');
+          printResult({ ...summary, verified, settings }, savedSentence);
         } finally {
           await context.close();
         }
@@ -130,7 +131,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
                 if (!(error instanceof ScheduleNotFoundError)) throw error;
               }
             }
-            process.stdout.write(`${note}: ${found.name}\n`);
+            printResult({ connection: found.id, name: found.name, paused: pause }, () => `${note}: ${found.name}`);
           } finally {
             await context.close();
           }

@@ -11,11 +11,16 @@ import { registerSyncCommands } from './sync-commands.ts';
 import { registerEditCommands } from './edit-commands.ts';
 import { sandboxCommand } from './sandbox-command.ts';
 import { registerSetupCommand } from './setup-command.ts';
+import { registerOperationsCommands } from './operations-commands.ts';
+import { printResult, setJsonOutput, table, when } from './output.ts';
+import { EXIT } from './exit-codes.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crm-sync')
     .description('Keeps a CRM (Salesforce, HubSpot, Dynamics 365) in step with the Marketplace Commerce Service')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // A wrong command line (unknown option, missing argument) exits 2, as the README's exit codes say.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
 
   program
     .command('start')
@@ -48,7 +53,9 @@ export function buildProgram(): Command {
         try {
           const store = createHeartbeatStore(database.pool);
           const rows = await store.latest(Number(options.limit));
-          process.stdout.write(JSON.stringify({ total: await store.count(), latest: rows }, null, 2) + '\n');
+          printResult({ total: await store.count(), latest: rows }, ({ total, latest }) =>
+            latest.length ? `${table(Object.keys(latest[0]!).map((key) => key.toUpperCase()), latest.map((row) => Object.values(row).map((value) => (value instanceof Date ? when(value) : String(value)))))}\n${total} in all` : 'No heartbeats yet: the heartbeat schedule writes one every interval while a worker runs',
+          );
         } finally {
           await database.close();
         }
@@ -95,5 +102,26 @@ export function buildProgram(): Command {
   registerEditCommands(program, withConfig);
   registerSetupCommand(program, withConfig);
   registerSyncCommands(program, withConfig);
+  registerOperationsCommands(program, withConfig);
+  // Every command answers in JSON with --json (tables and sentences otherwise).
+  for (const command of program.commands) {
+    if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print JSON (for scripts) instead of tables and sentences');
+  }
+  program.hook('preAction', (_program, action) => setJsonOutput(action.opts().json as boolean | undefined));
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  npm start                                  everything locally (sandboxes, PostgreSQL, Temporal, the worker)
+  crm-sync connections                       each connection's health
+  crm-sync errors acme                       why records failed, in the CRM's words
+  crm-sync retry acme --entity offer         retry them after a fix
+  crm-sync backfill acme --entities offer    a backfill with a live progress bar (Ctrl-C leaves it running)
+  crm-sync doctor                            what is wrong and what to do
+
+Exit codes: ${EXIT.ok} done; ${EXIT.failed} failed; ${EXIT.usage} wrong command line or configuration; ${EXIT.notFound} no such connection;
+${EXIT.attention} done, but something needs attention (doctor, mapping checks); ${EXIT.unreachable} Temporal or PostgreSQL unreachable.
+Output: tables for a person; --json (or CRM_SYNC_OUTPUT=json) for scripts.`,
+  );
   return program;
 }

@@ -12,6 +12,7 @@ import { createConnector, mappingsFor } from '../crm/registry.ts';
 import { checkMappings } from '../mappings/check.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { openCommandContext } from './context.ts';
+import { jsonOutput } from './output.ts';
 import type { withConfigType } from './with-config.ts';
 
 export function registerSetupCommand(program: Command, withConfig: withConfigType) {
@@ -19,7 +20,7 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
     .command('setup <connection>')
     .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce fields are checked")
     .option('--json', 'print the report as JSON')
-    .action((name: string, options: { json?: boolean }) =>
+    .action((name: string) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
         try {
@@ -33,13 +34,13 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
               await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm: { ...settings.crm, entitlementObject: report.entitlementObject } }) });
               notes.push(`${found.name} now writes entitlements to ${report.entitlementObject === 'line_items' ? "line items on the offer's deal (this account has no custom objects)" : 'the marketplace_entitlement custom object'}.`);
             }
-            print(report, notes, options.json);
+            print(report, notes, jsonOutput());
             if (report.problems.length) process.exitCode = 1;
             return;
           }
           if (settings.crm.kind === 'dynamics') {
             const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) });
-            print({ ...report, crm: 'Dataverse' }, [], options.json);
+            print({ ...report, crm: 'Dataverse' }, [], jsonOutput());
             if (report.problems.length) process.exitCode = 1;
             return;
           }
@@ -54,7 +55,7 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
               problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }
             const report = { created: [], present: problems.length ? [] : ['every field the mappings write'], problems, notes: ['Salesforce fields are deployed as metadata (README "Setting up Salesforce"); setup changes nothing in the org.'] };
-            if (options.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+            if (jsonOutput()) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
             else {
               process.stdout.write(`${report.notes[0]}\n`);
               process.stdout.write(problems.length ? `Missing or not fitting:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` : 'All fields present.\n');

@@ -1,6 +1,10 @@
 // `crm-sync backfill` (start or join, live progress, summary) and `crm-sync preview` (a dry run).
 import type { Command } from 'commander';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Presets, SingleBar } from 'cli-progress';
+import type { Logger } from '../config/logger.ts';
+import { progressView, type Reading } from '../ops/backfill-progress.ts';
+import { jsonOutput, printResult, table } from './output.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backfillWorkflowId, readProgress, startBackfill } from '../temporal/sync-schedules.ts';
 import { ENTITIES } from '../mappings/types.ts';
@@ -9,6 +13,58 @@ import { parseEntities } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 import { runPreview } from '../sync/preview.ts';
+
+/**
+ * Watches a backfill until it ends, or until Ctrl-C detaches (the backfill runs on). On a terminal a
+ * progress bar (records of the current entity against the commerce side's count, records per second,
+ * ETA); otherwise one line per change, for logs.
+ */
+async function watchBackfill(handle: WorkflowHandle, logger: Logger): Promise<'finished' | 'detached'> {
+  const detach = new AbortController();
+  const onInterrupt = () => detach.abort();
+  process.once('SIGINT', onInterrupt);
+  const bar = process.stderr.isTTY && !jsonOutput()
+    ? new SingleBar({ stream: process.stderr, format: '{entity} |{bar}| {value}/{expected} | {rate} rec/s | ETA {eta} | written {written}, failed {failed}', hideCursor: true, clearOnComplete: false }, Presets.shades_classic)
+    : undefined;
+  let first: Reading | undefined;
+  let last = '';
+  try {
+    for (;;) {
+      const description = await handle.describe();
+      try {
+        const progress = await readProgress(handle);
+        first ??= { at: Date.now(), records: progress.totals.records };
+        if (bar) {
+          const view = progressView(progress, Date.now(), first);
+          const total = Math.max(view.entityExpected ?? view.entityRecords, view.entityRecords, 1);
+          const payload = {
+            entity: view.entity ? `${view.entity} (${view.index} of ${view.of})` : view.finished ? 'done' : 'starting',
+            expected: view.entityExpected ?? '?',
+            rate: view.perSecond === null ? '-' : Math.round(view.perSecond),
+            eta: view.etaSeconds === null ? '-' : `${Math.round(view.etaSeconds)}s`,
+            written: view.written,
+            failed: view.failed,
+          };
+          if (!bar.isActive) bar.start(total, view.entityRecords, payload);
+          bar.setTotal(total);
+          bar.update(view.entityRecords, payload);
+        } else {
+          const line = progressLine(progress);
+          if (line !== last) process.stderr.write(`${line}\n`);
+          last = line;
+        }
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) logger.debug({ err: error }, 'progress not available yet');
+      }
+      if (description.status.name !== 'RUNNING') return 'finished';
+      await sleep(1000, undefined, { signal: detach.signal }).catch(() => undefined);
+      if (detach.signal.aborted) return 'detached';
+    }
+  } finally {
+    bar?.stop();
+    process.off('SIGINT', onInterrupt);
+  }
+}
 
 function progressLine(progress: SyncProgress): string {
   const t = progress.totals;
@@ -44,27 +100,25 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
           const client = await context.temporalClient();
           if (options.cancel) {
             await client.workflow.getHandle(backfillWorkflowId(request)).cancel();
-            process.stdout.write(`Cancelled ${backfillWorkflowId(request)}\n`);
+            printResult({ workflowId: backfillWorkflowId(request), cancelled: true }, (result) => `Cancelled ${result.workflowId}`);
             return;
           }
           const handle = await startBackfill(client, config.temporal.taskQueue, request);
-          process.stderr.write(`Backfill ${handle.workflowId} (watch it in the Temporal Web UI too)\n`);
-          if (options.wait === false) return;
-          let last = '';
-          for (;;) {
-            const description = await handle.describe();
-            try {
-              const line = progressLine(await readProgress(handle));
-              if (line !== last) process.stderr.write(`${line}\n`);
-              last = line;
-            } catch (error) {
-              if (!(error instanceof WorkflowNotFoundError)) logger.debug({ err: error }, 'progress not available yet');
-            }
-            if (description.status.name !== 'RUNNING') break;
-            await sleep(1000);
+          const attached = (await handle.describe()).runId !== handle.firstExecutionRunId || (await readProgress(handle).catch(() => undefined))?.totals.pages;
+          process.stderr.write(`${attached ? 'Attached to the running' : 'Started the'} backfill ${handle.workflowId} (watch it in the Temporal Web UI and the console too)\n`);
+          if (options.wait === false) {
+            printResult({ workflowId: handle.workflowId, started: !attached }, () => `Backfill ${handle.workflowId} runs on; crm-sync backfill ${found.name} with the same options shows its progress`);
+            return;
+          }
+          const watched = await watchBackfill(handle, logger);
+          if (watched === 'detached') {
+            process.stderr.write(`Detached: the backfill goes on. Run the same command to watch it again, or add --cancel to stop it.\n`);
+            return;
           }
           const summary = await handle.result();
-          process.stdout.write(JSON.stringify({ workflowId: handle.workflowId, ...summary.totals, entities: summary.entities }) + '\n');
+          printResult({ workflowId: handle.workflowId, ...summary.totals, entities: summary.entities }, (result) =>
+            `Backfill done: read ${result.records}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, failed ${result.failed}${result.failed ? ` (see crm-sync errors ${found.name})` : ''}`,
+          );
         } finally {
           await context.close();
         }
@@ -81,7 +135,18 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
         try {
           const found = await context.findConnection(connection);
           const report = await runPreview(context.database.pool, context.connections, found.id, parseEntities(options.entities));
-          process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+          printResult(report, (shown) => {
+            const { cosell, ...entities } = shown;
+            const rows = Object.entries(entities).map(([entity, preview]) => [entity, preview!.create, preview!.update, preview!.unchanged, preview!.reject]);
+            const reasons = Object.entries(entities).flatMap(([entity, preview]) => preview!.reasons.map((reason) => `  ${entity} ${reason.sourceId}: ${reason.reason}`));
+            return [
+              table(['ENTITY', 'CREATE', 'UPDATE', 'UNCHANGED', 'REJECT'], rows),
+              ...(reasons.length ? ['', 'Would be rejected:', ...reasons] : []),
+              ...(cosell ? ['', `Co-sell ${cosell.enabled ? 'on' : 'off'}; stage owner ${cosell.owners.stage}; shared when ${JSON.stringify(cosell.share)}`] : []),
+              '',
+              'Nothing was written (a dry run).',
+            ].join('\n');
+          });
         } finally {
           await context.close();
         }

@@ -10,6 +10,9 @@ const entityOverrides = z.object({
   picklists: z.record(z.string(), z.record(z.string(), z.string())).optional(),
 });
 
+/** A connection's mapping overrides, by entity (mappings/overrides.ts says what each does). */
+export const mappingOverridesSchema = z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides.strict());
+
 /** Salesforce: a connected app in an org (login URL, consumer key; the secret is sealed). */
 const salesforceSettingsSchema = z.object({
   kind: z.literal('salesforce'),
@@ -116,7 +119,7 @@ export const connectionSettingsSchema = z.object({
       stages: z.object({ toCommerce: z.record(z.string(), z.string()).optional(), toCrm: z.record(z.string(), z.string()).optional() }).default({}),
     })
     .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
-  overrides: z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides).default({}),
+  overrides: mappingOverridesSchema.default({}),
   schedule: z
     .object({
       every: z.string().regex(/^\d+(s|m|h)$/).default('5m'),

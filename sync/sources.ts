@@ -32,7 +32,8 @@ export function readWindowPage(commerce: CommerceClient, orgId: string, entity: 
   return first(source.window(commerce, orgId, query));
 }
 
-export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean; next: Position };
+/** `remaining`: the service's count of the window's records from where the batch started (progress estimates). */
+export type Batch = { records: any[]; rejected: Page<any>['rejected']; pages: number; done: boolean; next: Position; remaining?: number };
 
 /**
  * Pages of the window, one after the other, until `target` records are gathered, the window ends, or
@@ -55,6 +56,7 @@ export async function readWindowBatch(
     options.signal?.throwIfAborted();
     const page = await readWindowPage(commerce, orgId, entity, { cursor: batch.next, until: window.until }, pageSize);
     batch.pages += 1;
+    if (batch.pages === 1 && typeof page.totalCount === 'number') batch.remaining = page.totalCount;
     batch.records.push(...page.records);
     batch.rejected.push(...page.rejected);
     options.onProgress?.({ entity, phase: 'read', records: batch.records.length, pages: batch.pages });

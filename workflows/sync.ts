@@ -17,7 +17,8 @@ function syncActivities(timeouts: ActivityTimeouts = {}) {
   });
 }
 
-export type EntityProgress = PageCounts & { pages: number; cursor?: WireCursor; done: boolean; skippedFor?: string };
+/** `expected`: the records this entity's pass will read, estimated from the service's counts (for progress bars). */
+export type EntityProgress = PageCounts & { pages: number; cursor?: WireCursor; done: boolean; skippedFor?: string; expected?: number };
 export type SyncKind = 'incremental' | 'backfill' | 'reconcile';
 export type SyncProgress = {
   kind: SyncKind;
@@ -27,6 +28,8 @@ export type SyncProgress = {
   entities: Partial<Record<Entity, EntityProgress>>;
   totals: PageCounts & { pages: number };
   finished: boolean;
+  /** The entities of the run, in order (progress shows "2 of 5"). */
+  planned?: Entity[];
   /** The sync_runs row of this logical run. */
   runId?: string;
 };
@@ -102,7 +105,7 @@ async function runSync(kind: SyncKind, input: SyncInput): Promise<SyncProgress> 
     if (!input.dryRun && !isContinueAsNew(error)) {
       // Recorded even when the run is being cancelled: the row must not stay 'running'.
       await CancellationScope.nonCancellable(() =>
-        recordRun({ runId, connectionId: input.connectionId, kind, status: isCancellation(error) ? 'cancelled' : 'failed', counts: progress.totals, error: rootMessage(error) }),
+        recordRun({ runId, connectionId: input.connectionId, kind, status: isCancellation(error) ? 'cancelled' : 'failed', counts: runCounts(progress), error: rootMessage(error) }),
       );
     }
     throw error;
@@ -110,8 +113,15 @@ async function runSync(kind: SyncKind, input: SyncInput): Promise<SyncProgress> 
   progress.finished = true;
   progress.entity = undefined;
   if (kind !== 'incremental' && !input.dryRun) await releaseEntities({ connectionId: input.connectionId, entities: plan.entities, lease: passLease(input) });
-  if (!input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'completed', counts: progress.totals });
+  if (!input.dryRun) await recordRun({ runId, connectionId: input.connectionId, kind, status: 'completed', counts: runCounts(progress) });
   return progress;
+}
+
+/** What a run's row keeps: its totals and each entity's counts (without cursors), for `crm-sync runs` and the console. */
+function runCounts(progress: SyncProgress) {
+  const entities: Record<string, PageCounts & { pages: number }> = {};
+  for (const [entity, { cursor: _cursor, done: _done, skippedFor: _skipped, expected: _expected, ...counts }] of Object.entries(progress.entities)) entities[entity] = counts as PageCounts & { pages: number };
+  return { ...progress.totals, entities };
 }
 
 /** The innermost reason ("Activity task failed" says nothing; the activity's own failure does). */
@@ -138,6 +148,7 @@ async function syncEntities(kind: SyncKind, input: SyncInput, plan: NonNullable<
     const state: EntityProgress = progress.entities[entity] ?? { ...zero(), pages: 0, done: false };
     progress.entities[entity] = state;
     progress.entity = entity;
+    progress.planned = plan.entities;
     while (!state.done) {
       const outcome = await syncEntityPage({
         connectionId: input.connectionId,
@@ -149,7 +160,7 @@ async function syncEntities(kind: SyncKind, input: SyncInput, plan: NonNullable<
         dryRun: input.dryRun,
         ...(kind !== 'incremental' && !input.dryRun && { lease: passLease(input, plan.entities.slice(index)) }),
       });
-      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, pagesRead, skippedFor, ...counts } = outcome;
+      const { nextCursor, done, crmWriteCalls: _calls, rejections: _rejections, pagesRead, skippedFor, remaining, ...counts } = outcome;
       if (skippedFor) state.skippedFor = skippedFor;
       add(state, counts);
       add(progress.totals, counts);
@@ -158,6 +169,7 @@ async function syncEntities(kind: SyncKind, input: SyncInput, plan: NonNullable<
       progress.totals.pages += pagesRead ?? 1;
       state.cursor = nextCursor;
       state.done = done;
+      if (remaining !== undefined) state.expected = state.records + remaining;
       cursor = nextCursor;
       if (!done && workflowInfo().continueAsNewSuggested) {
         // The same workflow type continues: incremental and backfill take the same input.

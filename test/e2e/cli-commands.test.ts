@@ -39,6 +39,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       CRM_SYNC_TASK_QUEUE: taskQueue,
       CRM_SYNC_DEMO: 'off',
+      CRM_SYNC_OUTPUT: 'json', // scripts' output; the table tests ask for human
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
@@ -161,10 +162,10 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     const before = await read(spent!.id);
 
     const none = await cli(['dead-letters', 'acme', '--retry', '--id', 'no-such-referral']);
-    expect(none.stdout).toBe('No open dead letters (id no-such-referral) for acme: nothing to retry\n');
+    expect(JSON.parse(none.stdout)).toMatchObject({ due: 0, message: 'No open dead letters (id no-such-referral) for acme: nothing to retry' });
 
     const retried = await cli(['dead-letters', 'acme', '--retry']);
-    expect(retried.stdout).toBe(`${letters.length} dead letters (1 had used all its 5 attempts) are due now; the sync starts now and retries them\n`);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ due: letters.length, hadUsedAllAttempts: 1, syncStarted: true, message: `${letters.length} dead letters (1 had used all its 5 attempts) are due now; the sync starts now and retries them` });
     // The sync it started sends the record again: Salesforce refuses it again (attempt 1 of a fresh five).
     const deadline = Date.now() + 45_000;
     let after = await read(spent!.id);
@@ -179,7 +180,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
 
     const otherBefore = await read(other!.id);
     const one = await cli(['dead-letters', 'acme', '--retry', '--entity', other!.entity, '--id', other!.sourceId]);
-    expect(one.stdout).toBe('1 dead letter is due now; the sync starts now and retries them\n');
+    expect(JSON.parse(one.stdout)).toMatchObject({ due: 1, message: '1 dead letter is due now; the sync starts now and retries them' });
     await syncsFinished();
     const otherAfter = await read(other!.id);
     expect(otherAfter.last_failed_at.getTime()).toBeGreaterThan(otherBefore.last_failed_at.getTime());

@@ -35,6 +35,7 @@ describe('crm-sync connect and setup for Dynamics 365 (real PostgreSQL, real Tem
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       CRM_SYNC_TASK_QUEUE: `dynamics-cli-${Date.now()}`,
       CRM_SYNC_DEMO: 'off',
+      CRM_SYNC_OUTPUT: 'json', // scripts' output; the table tests ask for human
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       COMMERCE_CLIENT_SECRET: commerce.clientSecret,
@@ -91,7 +92,7 @@ describe('crm-sync connect and setup for Dynamics 365 (real PostgreSQL, real Tem
       secrets: { commerceClientSecret: commerce.clientSecret, crmClientSecret: dynamics.clientSecret },
     });
 
-    const first = await cli(['setup', 'dynamics-acme']);
+    const first = await cli(['setup', 'dynamics-acme'], { CRM_SYNC_OUTPUT: 'human' });
     // Independently listed: the custom tables, key columns, lookups and alternate keys.
     for (const made of [
       'table ccs_marketplaceentitlement',

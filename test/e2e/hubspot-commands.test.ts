@@ -35,6 +35,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       CRM_SYNC_TASK_QUEUE: `hubspot-cli-${Date.now()}`,
       CRM_SYNC_DEMO: 'off',
+      CRM_SYNC_OUTPUT: 'json', // scripts' output; the table tests ask for human
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       COMMERCE_CLIENT_SECRET: commerce.clientSecret,
@@ -80,7 +81,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
       secrets: { commerceClientSecret: commerce.clientSecret, crmAccessToken: hubspot.accessToken },
     });
 
-    const first = await cli(['setup', 'hubspot-acme']);
+    const first = await cli(['setup', 'hubspot-acme'], { CRM_SYNC_OUTPUT: 'human' });
     // Independently listed: the id properties with unique values and both pipelines.
     for (const made of ['companies.commerce_buyer_id', 'contacts.commerce_contact_id', 'deals.commerce_offer_id', 'deals.commerce_referral_id', 'deals.cosell_share', 'marketplace_entitlement.commit_amount', 'deal pipeline "Marketplace offers"', 'deal pipeline "Co-sell referrals"']) {
       expect(first.stdout).toContain(`+ ${made}`);

@@ -56,7 +56,7 @@ describe.runIf(process.getuid?.() === 0)('crm-sync in a checkout only root can e
     expect(existsSync(path.join(clusterDir, 'postmaster.pid'))).toBe(false);
 
     // A second command finds the same, migrated cluster and queries it.
-    const heartbeats = crmSync('heartbeats');
+    const heartbeats = crmSync('heartbeats', '--json');
     expect(heartbeats.status, heartbeats.stderr).toBe(0);
     expect(JSON.parse(heartbeats.stdout)).toEqual({ total: 0, latest: [] });
     expect(existsSync(path.join(clusterDir, 'postmaster.pid'))).toBe(false);

@@ -17,6 +17,8 @@ export function cliEnv(options: { databaseUrl: string; secretKey: string; taskQu
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     CRM_SYNC_TASK_QUEUE: options.taskQueue,
     CRM_SYNC_DEMO: 'off',
+    // Scripts' output (one JSON document per command); tests of the tables ask for CRM_SYNC_OUTPUT=human.
+    CRM_SYNC_OUTPUT: 'json',
     LOG_LEVEL: options.logLevel ?? 'silent',
     COMMERCE_CLIENT_SECRET: options.commerceClientSecret,
     SALESFORCE_CLIENT_SECRET: options.salesforceClientSecret,

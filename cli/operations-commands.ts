@@ -1,0 +1,312 @@
+// What revenue ops runs day to day: `connections` (health), `show`, `runs`, `errors`, `retry`, `mapping`
+// and `doctor`. Each reads through ops/ (shared with the web console) and prints a table or sentences,
+// or JSON with --json. Never a secret.
+import { readFileSync } from 'node:fs';
+import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { createConnector, mappingsFor } from '../crm/registry.ts';
+import { checkMappings } from '../mappings/check.ts';
+import { ENTITIES } from '../mappings/types.ts';
+import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
+import { openDeadLetters, type DeadLetterView } from '../ops/dead-letter-view.ts';
+import { runDoctor } from '../ops/doctor.ts';
+import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
+import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
+import { runHistory, type RunView } from '../ops/run-history.ts';
+import type { Connection } from '../store/connections.ts';
+import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSchema } from '../sync/connection-settings.ts';
+import { syncScheduleId } from '../temporal/sync-schedules.ts';
+import { parseEntities } from './connection-commands.ts';
+import { openCommandContext, type CommandContext } from './context.ts';
+import { EXIT, ExitError } from './exit-codes.ts';
+import { colours, details, printResult, table, when } from './output.ts';
+import type { withConfigType } from './with-config.ts';
+
+const STATUS_COLOUR: Record<string, (text: string) => string> = {
+  healthy: colours.green,
+  'never run': colours.dim,
+  'dead letters': colours.yellow,
+  behind: colours.yellow,
+  paused: colours.yellow,
+  failing: colours.red,
+  'needs re-authorisation': colours.red,
+};
+
+const statusText = (status: string) => (STATUS_COLOUR[status] ?? String)(status);
+const lagText = (health: ConnectionHealth) => (health.lagSeconds === null ? '-' : formatSeconds(health.lagSeconds));
+const budgetText = (health: ConnectionHealth) => (health.apiBudget ? `${Math.round(health.apiBudget.share * 100)}% of ${health.apiBudget.limit}` : '-');
+const lastRunText = (health: ConnectionHealth) => (health.lastRun ? `${health.lastRun.kind} ${health.lastRun.status} ${when(health.lastRun.finishedAt ?? health.lastRun.startedAt)}` : 'none');
+
+/** The schedule's pause state, asked of Temporal; undefined when it has no schedule. */
+function scheduleState(context: CommandContext) {
+  let client: Promise<Client> | undefined;
+  return async (connectionId: string) => {
+    client ??= context.temporalClient();
+    try {
+      return { paused: (await (await client).schedule.getHandle(syncScheduleId(connectionId)).describe()).state.paused };
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) return undefined;
+      throw error;
+    }
+  };
+}
+
+/** Connections with their health, never their secrets: JSON keeps every saved setting beside it. */
+async function connectionsWithHealth(context: CommandContext, only?: Connection) {
+  const all = await context.connections.list();
+  const health = await readConnectionHealth(context.database.pool, only ? all.filter((connection) => connection.id === only.id) : all, { scheduleState: scheduleState(context) });
+  return health.map((entry) => {
+    const connection = all.find((candidate) => candidate.id === entry.id)!;
+    const { id: _id, name: _name, crmKind: _kind, writesBack, needsReauthorisation: _mark, ...rest } = entry;
+    return { ...connection, writesBack, health: rest };
+  });
+}
+
+function withContext(withConfig: withConfigType, work: (context: CommandContext) => Promise<void>) {
+  return withConfig(async (config, logger) => {
+    const context = await openCommandContext(config, logger);
+    try {
+      await work(context);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+function printRuns(runs: RunView[]): string {
+  if (runs.length === 0) return 'No runs yet.';
+  return table(
+    ['STARTED', 'KIND', 'STATUS', 'DURATION', 'READ', 'CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'],
+    runs.map((run) => [
+      when(run.startedAt),
+      run.kind,
+      run.status === 'failed' ? colours.red(run.status) : run.status === 'running' ? colours.cyan(run.status) : run.status,
+      run.seconds === null ? '-' : formatSeconds(run.seconds),
+      run.counts.records,
+      run.counts.created,
+      run.counts.updated,
+      run.counts.unchanged,
+      run.counts.failed ? colours.red(String(run.counts.failed)) : 0,
+    ]),
+  );
+}
+
+function printLetters(letters: DeadLetterView[], name: string, withPayload: boolean): string {
+  if (letters.length === 0) return `No open dead letters for ${name}.`;
+  const blocks = letters.map((letter) => {
+    const lines = [
+      `${colours.bold(`${letter.entity} ${letter.sourceId}`)}  ${colours.dim(`#${letter.id}`)}`,
+      details([
+        ['reason', letter.reason],
+        ['CRM said', letter.crmError === undefined ? undefined : JSON.stringify(letter.crmError)],
+        ['attempts', letter.attempts],
+        ['first failed', when(letter.firstFailedAt)],
+        ['next retry', letter.nextRetryAt ? when(letter.nextRetryAt) : 'by hand only (crm-sync retry)'],
+      ]),
+    ];
+    if (withPayload && letter.payload !== undefined) lines.push(JSON.stringify(letter.payload, null, 2));
+    return lines.join('\n');
+  });
+  return `${blocks.join('\n\n')}\n\n${letters.length} open. Retry them: crm-sync retry ${name} [--entity E] [--id ID]`;
+}
+
+function printMapping(view: MappingInEffect, name: string): string {
+  const parts: string[] = [];
+  for (const entity of view.commerceToCrm) {
+    parts.push(`${colours.bold(`${entity.entity} -> ${entity.object}`)}  key ${entity.key}${entity.synced ? '' : colours.dim('  (not synced by this connection)')}`);
+    parts.push(table(['CRM FIELD', 'FROM'], entity.fields.map((field) => [field.field, `${field.from}${field.renamedFrom ? colours.dim(` (renamed from ${field.renamedFrom})`) : ''}${field.createOnly ? colours.dim(' (on create only)') : ''}`])));
+    if (entity.disabled.length) parts.push(colours.dim(`not written: ${entity.disabled.join(', ')}`));
+    for (const [field, values] of Object.entries(entity.picklists)) parts.push(colours.dim(`${field}: ${Object.entries(values).map(([from, to]) => `${from} -> ${to}`).join(', ')}`));
+    parts.push('');
+  }
+  for (const flow of view.crmToCommerce) {
+    parts.push(`${colours.bold(`${flow.object} -> commerce (${flow.flow})`)}${flow.enabled ? '' : colours.dim('  (co-sell off)')}`);
+    parts.push(`  reads ${flow.reads.join(', ')}; the commerce id goes back into ${flow.commerceIdField}`);
+  }
+  parts.push('');
+  parts.push(`Co-sell ${view.cosell.enabled ? 'on' : 'off'}; the stage is owned by ${view.cosell.stageOwner === 'latest' ? 'the side that changed it last' : `the ${view.cosell.stageOwner} side`}; shared when ${JSON.stringify(view.cosell.share)}`);
+  parts.push(colours.dim(`Overrides: ${JSON.stringify(view.overrides)}  (replace them: crm-sync mapping ${name} --edit FILE)`));
+  return parts.join('\n');
+}
+
+export const errorsAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string; payload?: boolean }) =>
+  withContext(withConfig, async (context) => {
+    const found = await context.findConnection(connection);
+    const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
+    const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
+    const letters = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, withPayload: options.payload });
+    printResult(letters, (shown) => printLetters(shown, found.name, Boolean(options.payload)));
+  });
+
+export const retryAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string }) =>
+  withContext(withConfig, async (context) => {
+    const found = await context.findConnection(connection);
+    const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
+    const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
+    const outcome = await retryDeadLetters(context.database.pool, () => context.temporalClient(), found, { entity, sourceIds });
+    printResult(outcome, (result) => result.message);
+  });
+
+export function registerOperationsCommands(program: Command, withConfig: withConfigType) {
+  program
+    .command('connections')
+    .description('list connections with their health: CRM, last run, lag, open dead letters, API budget, paused or needing re-authorisation')
+    .addHelpText('after', '\nExamples:\n  crm-sync connections\n  crm-sync connections --json | jq \'.[] | {name, status: .health.status}\'')
+    .action(() =>
+      withContext(withConfig, async (context) => {
+        const listed = await connectionsWithHealth(context);
+        printResult(listed, (rows) =>
+          rows.length === 0
+            ? 'No connections yet. Wire one: crm-sync connect --help'
+            : table(
+                ['NAME', 'CRM', 'STATUS', 'LAST RUN', 'LAG', 'DEAD LETTERS', 'API BUDGET', 'WRITES BACK'],
+                rows.map((row) => [row.name, row.health.crm, statusText(row.health.status), lastRunText(row.health as ConnectionHealth), lagText(row.health as ConnectionHealth), row.health.openDeadLetters, budgetText(row.health as ConnectionHealth), row.writesBack ? 'yes' : 'no']),
+              ) + `\n${rows.filter((row) => row.health.status !== 'healthy').map((row) => `${row.name}: ${row.health.summary}`).join('\n')}`,
+        );
+      })(),
+    );
+
+  program
+    .command('show <connection>')
+    .description('one connection in full: settings, health, schedules, the last runs (never a secret)')
+    .addHelpText('after', '\nExample:\n  crm-sync show acme')
+    .action((connection: string) =>
+      withContext(withConfig, async (context) => {
+        const found = await context.findConnection(connection);
+        const [entry] = await connectionsWithHealth(context, found);
+        const runs = await runHistory(context.database.pool, found.id, 5);
+        const settings = connectionSettingsSchema.parse(found.settings);
+        printResult({ ...entry!, runs }, (shown) =>
+          [
+            colours.bold(`${shown.name} (${shown.health.crm})`),
+            details([
+              ['status', `${statusText(shown.health.status)}: ${shown.health.summary}`],
+              ['id', shown.id],
+              ['commerce', `${settings.commerce.baseUrl} organization ${settings.commerce.organizationId} (client ${settings.commerce.clientId})`],
+              ['crm', JSON.stringify(settings.crm)],
+              ['entities', settings.entities.join(', ')],
+              ['schedule', `every ${settings.schedule.every}; notifications every ${settings.schedule.realtimeEvery}; reconcile every ${settings.schedule.reconcileEvery}; co-sell every ${settings.schedule.cosellEvery}`],
+              ['paused', shown.health.paused === null ? 'unknown (Temporal not reachable)' : shown.health.paused ? 'yes' : 'no'],
+              ['writes back', shown.writesBack ? 'yes' : 'no'],
+              ['CRM current as of', when(shown.health.crmCurrentAsOf)],
+              ['lag', lagText(shown.health as ConnectionHealth)],
+              ['dead letters', shown.health.openDeadLetters],
+              ['API budget', budgetText(shown.health as ConnectionHealth)],
+              ['co-sell', `${settings.cosell.enabled ? 'on' : 'off'}, stage owner ${settings.cosell.owners.stage}`],
+            ]),
+            '',
+            printRuns(shown.runs),
+          ].join('\n'),
+        );
+      })(),
+    );
+
+  program
+    .command('runs <connection>')
+    .description('the history of a connection\'s runs: kind, outcome, duration and counts')
+    .option('-n, --limit <n>', 'how many runs', '20')
+    .option('--entities', 'the counts of each entity under each run')
+    .addHelpText('after', '\nExamples:\n  crm-sync runs acme\n  crm-sync runs acme -n 5 --entities')
+    .action((connection: string, options: { limit: string; entities?: boolean }) =>
+      withContext(withConfig, async (context) => {
+        const found = await context.findConnection(connection);
+        const runs = await runHistory(context.database.pool, found.id, Number(options.limit));
+        printResult(runs, (shown) => {
+          if (!options.entities) return printRuns(shown);
+          return shown
+            .map((run) => `${printRuns([run])}\n${Object.keys(run.entities).length ? table(['  ENTITY', 'READ', 'CREATED', 'UPDATED', 'UNCHANGED', 'FAILED'], Object.entries(run.entities).map(([entity, c]) => [`  ${entity}`, c.records, c.created, c.updated, c.unchanged, c.failed])) : ''}`)
+            .join('\n\n');
+        });
+      })(),
+    );
+
+  program
+    .command('errors <connection>')
+    .description("records waiting as dead letters, with the CRM's or the commerce side's own message")
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`)
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
+    .option('--payload', 'show the mapped payload of each record too')
+    .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --entity offer --payload')
+    .action((connection: string, options: { entity?: string; id?: string; payload?: boolean }) => errorsAction(withConfig, connection, options)());
+
+  program
+    .command('retry <connection>')
+    .description('give dead letters fresh attempts now and start the sync that retries them')
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`)
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
+    .addHelpText('after', '\nExamples:\n  crm-sync retry acme\n  crm-sync retry acme --entity offer --id offer-123')
+    .action((connection: string, options: { entity?: string; id?: string }) => retryAction(withConfig, connection, options)());
+
+  program
+    .command('mapping <connection>')
+    .description('print the mapping in effect (defaults and overrides, per entity and direction, with the co-sell conflict policy); --edit FILE replaces the overrides after checking them against the CRM')
+    .option('--edit <file>', 'a JSON file of overrides, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"},"disable":["Description"]}}')
+    .addHelpText('after', '\nExamples:\n  crm-sync mapping acme\n  crm-sync mapping acme --edit overrides.json')
+    .action((connection: string, options: { edit?: string }) =>
+      withContext(withConfig, async (context) => {
+        const found = await context.findConnection(connection);
+        let settings = connectionSettingsSchema.parse(found.settings);
+        if (options.edit) {
+          const overrides = readOverridesFile(options.edit);
+          const stored = await context.connections.getWithSecrets(found.id);
+          const candidate = connectionSettingsSchema.parse({ ...found.settings, overrides });
+          const connector = createConnector(candidate, connectionSecretsSchema.parse(stored!.secrets));
+          const mappings = mappingsFor(candidate.crm.kind, candidate.crm);
+          try {
+            await checkMappings(connector, Object.fromEntries(candidate.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), candidate.overrides);
+          } catch (error) {
+            const problems = (error as { problems?: string[] }).problems;
+            if (problems) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${problems.join('\n- ')}`, EXIT.attention);
+            throw error;
+          }
+          await context.connections.update(found.id, { settings: { ...found.settings, overrides } });
+          settings = candidate;
+          process.stderr.write(`Saved the overrides of ${found.name} from ${options.edit}; the next sync writes with them (records already written change when their source changes, or with crm-sync backfill ${found.name} --forget-links).\n`);
+        }
+        printResult(mappingInEffect(settings), (view) => printMapping(view, found.name));
+      })(),
+    );
+
+  program
+    .command('doctor')
+    .description('check Temporal, PostgreSQL, every connection\'s credentials, its CRM schema against the mappings, its schedules and API budget; one line each, with what to do')
+    .addHelpText('after', `\nExit code ${EXIT.attention} when something needs attention.\n\nExample:\n  crm-sync doctor`)
+    .action(() =>
+      withConfig(async (config, logger) => {
+        const context = await openCommandContext(config, logger);
+        try {
+          const report = await runDoctor({ pool: context.database.pool, connections: context.connections, temporal: () => context.temporalClient(), taskQueue: config.temporal.taskQueue });
+          printResult(report, ({ checks, ok }) =>
+            [
+              ...checks.map((check) => `${check.ok ? colours.green('ok ') : colours.red('!! ')} ${check.check}: ${check.message}${check.fix ? `\n    ${colours.cyan('->')} ${check.fix}` : ''}`),
+              '',
+              ok ? 'Everything checked is working.' : `${checks.filter((check) => !check.ok).length} thing(s) need attention.`,
+            ].join('\n'),
+          );
+          if (!report.ok) process.exitCode = EXIT.attention;
+        } finally {
+          await context.close();
+        }
+      })(),
+    );
+}
+
+/** The overrides file, parsed and shaped, or an error naming the file and what is wrong in it. */
+function readOverridesFile(file: string) {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ExitError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ExitError(`${file} is not JSON: ${(error as Error).message}`, EXIT.usage);
+  }
+  const shaped = mappingOverridesSchema.safeParse(parsed);
+  if (!shaped.success) throw new ExitError(`${file} is not a mapping override: ${z.prettifyError(shaped.error)}`, EXIT.usage);
+  return shaped.data;
+}

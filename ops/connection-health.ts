@@ -1,0 +1,127 @@
+// How each connection is doing, as revenue ops asks it: its last run and how it ended, how far the CRM
+// trails the commerce side, open dead letters, the CRM's API budget, and whether it is paused or needs
+// re-authorisation. Read from PostgreSQL (and Temporal for the schedule's pause); shared by the CLI and
+// the console. Never holds a secret.
+import type pg from 'pg';
+import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
+import type { Connection } from '../store/connections.ts';
+import { writesBack } from '../sync/write-back-owner.ts';
+
+export type LastRun = { id: string; kind: string; status: string; startedAt: Date; finishedAt: Date | null; error: string | null };
+
+export type HealthStatus = 'healthy' | 'never run' | 'failing' | 'dead letters' | 'needs re-authorisation' | 'paused' | 'behind';
+
+export type ConnectionHealth = {
+  id: string;
+  name: string;
+  crmKind: CrmKind;
+  crm: string;
+  writesBack: boolean;
+  status: HealthStatus;
+  /** One sentence for a person: what is wrong and what to do, or that all is well. */
+  summary: string;
+  lastRun: LastRun | null;
+  /** Every commerce change made before this moment is in the CRM: the start of the last completed full pass. */
+  crmCurrentAsOf: Date | null;
+  /** Seconds between that moment and now: how far the CRM trails the commerce side. */
+  lagSeconds: number | null;
+  openDeadLetters: number;
+  apiBudget: { used: number; limit: number; share: number } | null;
+  /** null when Temporal could not be asked. */
+  paused: boolean | null;
+  needsReauthorisation: { reason: string; since: Date } | null;
+};
+
+export type ScheduleState = { paused: boolean } | undefined;
+
+// The passes that read every entity of the connection from its cursor: when one completes, the CRM holds
+// every commerce change made before it started.
+const FULL_PASSES = ['incremental', 'reconcile'];
+
+/** Facts per connection read in three queries, whatever the number of connections. */
+async function readFacts(pool: pg.Pool) {
+  const [last, current, letters, budgets] = await Promise.all([
+    pool.query(`SELECT DISTINCT ON (connection_id) * FROM sync_runs ORDER BY connection_id, started_at DESC`),
+    pool.query(`SELECT connection_id, max(started_at) AS current_as_of FROM sync_runs WHERE status = 'completed' AND kind = ANY($1::text[]) GROUP BY connection_id`, [FULL_PASSES]),
+    pool.query(`SELECT connection_id, count(*)::int AS open FROM dead_letters WHERE resolved_at IS NULL GROUP BY connection_id`),
+    pool.query(`SELECT DISTINCT ON (connection_id) connection_id, counts->'apiBudget' AS budget FROM sync_runs WHERE counts ? 'apiBudget' ORDER BY connection_id, started_at DESC`),
+  ]);
+  return {
+    lastRun: new Map(last.rows.map((row) => [row.connection_id as string, { id: row.id, kind: row.kind, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at, error: row.error } as LastRun])),
+    currentAsOf: new Map(current.rows.map((row) => [row.connection_id as string, row.current_as_of as Date])),
+    openLetters: new Map(letters.rows.map((row) => [row.connection_id as string, row.open as number])),
+    budget: new Map(budgets.rows.map((row) => [row.connection_id as string, row.budget as { used: number; limit: number }])),
+  };
+}
+
+/**
+ * The status and its one-line summary, most urgent first: credentials refused, paused, last run failed,
+ * the CRM more than `behindAfterSeconds` behind, records waiting as dead letters.
+ */
+export function judgeHealth(facts: Pick<ConnectionHealth, 'name' | 'lastRun' | 'lagSeconds' | 'openDeadLetters' | 'paused' | 'needsReauthorisation'>, behindAfterSeconds: number): { status: HealthStatus; summary: string } {
+  const { name } = facts;
+  if (facts.needsReauthorisation) return { status: 'needs re-authorisation', summary: `${facts.needsReauthorisation.reason}. Save working secrets: crm-sync edit ${name}` };
+  if (facts.paused) return { status: 'paused', summary: `Its schedules are paused: crm-sync resume ${name}` };
+  if (!facts.lastRun) return { status: 'never run', summary: `No sync has run yet: crm-sync sync ${name} starts one now` };
+  if (facts.lastRun.status === 'failed') return { status: 'failing', summary: `The last ${facts.lastRun.kind} run failed: ${facts.lastRun.error ?? 'no message'}` };
+  if (facts.lagSeconds !== null && facts.lagSeconds > behindAfterSeconds) {
+    return { status: 'behind', summary: `The CRM trails the commerce side by ${formatSeconds(facts.lagSeconds)}: see crm-sync runs ${name}` };
+  }
+  if (facts.openDeadLetters > 0) {
+    return { status: 'dead letters', summary: `${facts.openDeadLetters} record${facts.openDeadLetters === 1 ? '' : 's'} waiting as dead letters: crm-sync errors ${name}` };
+  }
+  return { status: 'healthy', summary: 'Syncing' };
+}
+
+export function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} days`;
+}
+
+/** How long an interval like 5m, 30s or 24h is, in seconds. */
+export function intervalSeconds(interval: string): number {
+  const match = /^(\d+)(s|m|h)$/.exec(interval);
+  if (!match) return 0;
+  return Number(match[1]) * { s: 1, m: 60, h: 3600 }[match[2] as 's' | 'm' | 'h'];
+}
+
+export async function readConnectionHealth(
+  pool: pg.Pool,
+  connections: Connection[],
+  options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState> } = {},
+): Promise<ConnectionHealth[]> {
+  const now = options.now ?? new Date();
+  const facts = await readFacts(pool);
+  return Promise.all(
+    connections.map(async (connection) => {
+      const currentAsOf = facts.currentAsOf.get(connection.id) ?? null;
+      const budget = facts.budget.get(connection.id);
+      let paused: boolean | null = null;
+      try {
+        const state = options.scheduleState ? await options.scheduleState(connection.id) : undefined;
+        paused = state ? state.paused : null;
+      } catch {
+        paused = null; // Temporal unreachable: the rest still answers
+      }
+      const every = intervalSeconds(((connection.settings as { schedule?: { every?: string } }).schedule?.every) ?? '5m');
+      const health = {
+        id: connection.id,
+        name: connection.name,
+        crmKind: connection.crmKind,
+        crm: CRM_NAMES[connection.crmKind],
+        writesBack: writesBack(connection, connections),
+        lastRun: facts.lastRun.get(connection.id) ?? null,
+        crmCurrentAsOf: currentAsOf,
+        lagSeconds: currentAsOf ? Math.max(0, (now.getTime() - currentAsOf.getTime()) / 1000) : null,
+        openDeadLetters: facts.openLetters.get(connection.id) ?? 0,
+        apiBudget: budget ? { used: budget.used, limit: budget.limit, share: budget.used / budget.limit } : null,
+        paused,
+        needsReauthorisation: connection.needsReauthorisation ?? null,
+      };
+      // Behind: three scheduled intervals without a completed pass (one slow run is not yet a problem).
+      return { ...health, ...judgeHealth(health, Math.max(3 * every, 15 * 60)) };
+    }),
+  );
+}
