@@ -36,6 +36,8 @@ export type SaveRequest = {
   startAfresh: boolean;
   /** --write-back (true), --no-write-back (false), or neither. */
   writeBack?: boolean;
+  /** connect --paused: a new connection's schedules start paused. */
+  paused?: boolean;
 };
 
 export type SaveOutcome = { saved: Connection; writesBack: boolean; startedAfresh?: ForgottenSyncState; notes: string[] };
@@ -115,6 +117,7 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
     reconcileEvery: intervals.reconcileEvery,
     cosellEvery: intervals.cosellEvery,
     taskQueue,
+    paused: request.paused,
   });
   printNotes(outcome.notes);
   return { ...outcome, schedule, summary: { connection: outcome.saved.id, name: outcome.saved.name, schedule, writesBack: outcome.writesBack, startedAfresh: outcome.startedAfresh, notes: outcome.notes } };
@@ -202,6 +205,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .option('--overrides <json>', 'mapping overrides as JSON, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"}}}')
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection does not write CRM ids back')
+    .option('--paused', 'create the schedules paused: check the mapping and preview first, then crm-sync resume')
     .option('--start-afresh', "when an existing connection now reaches another organization: forget its record links, cursors and open dead letters")
     .action((options) =>
       withConfig(async (config, logger) => {
@@ -228,6 +232,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
             crmOrganizationId: verified.crmOrganizationId,
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,
+            paused: Boolean(options.paused),
           });
           printResult({ ...summary, verified }, savedSentence);
         } finally {

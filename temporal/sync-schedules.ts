@@ -18,7 +18,8 @@ export const connectionScheduleIds = (connectionId: string) => [syncScheduleId(c
  * reconciliation pass (everything re-read, only what differs written: the safety net for missed changes)
  * and co-sell from the CRM (shared Opportunities become referrals).
  */
-export async function ensureConnectionSchedules(client: Client, options: { connectionId: string; every: string; realtimeEvery: string; reconcileEvery?: string; cosellEvery?: string; taskQueue: string }) {
+/** `paused`: schedules made now start paused (connect --paused); existing ones keep their state. */
+export async function ensureConnectionSchedules(client: Client, options: { connectionId: string; every: string; realtimeEvery: string; reconcileEvery?: string; cosellEvery?: string; taskQueue: string; paused?: boolean }) {
   return {
     incremental: await ensureSchedule(client, syncScheduleId(options.connectionId), WORKFLOW_TYPES.incrementalSync, `sync-${options.connectionId}`, options.every, options),
     realtime: await ensureSchedule(client, realtimeScheduleId(options.connectionId), WORKFLOW_TYPES.realtimeSync, `realtime-${options.connectionId}`, options.realtimeEvery, options),
@@ -31,7 +32,7 @@ export async function ensureSyncSchedule(client: Client, options: { connectionId
   return ensureSchedule(client, syncScheduleId(options.connectionId), WORKFLOW_TYPES.incrementalSync, `sync-${options.connectionId}`, options.every, options);
 }
 
-async function ensureSchedule(client: Client, scheduleId: string, workflowType: string, workflowId: string, every: string, options: { connectionId: string; taskQueue: string }): Promise<'created' | 'updated'> {
+async function ensureSchedule(client: Client, scheduleId: string, workflowType: string, workflowId: string, every: string, options: { connectionId: string; taskQueue: string; paused?: boolean }): Promise<'created' | 'updated'> {
   const action = {
     type: 'startWorkflow' as const,
     workflowType,
@@ -47,6 +48,7 @@ async function ensureSchedule(client: Client, scheduleId: string, workflowType: 
       action,
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
       memo: { connectionId: options.connectionId },
+      ...(options.paused && { state: { paused: true, note: 'Created paused (crm-sync connect --paused): crm-sync resume starts it' } }),
     });
     return 'created';
   } catch (error) {

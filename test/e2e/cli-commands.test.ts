@@ -60,6 +60,8 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     '--commerce-url', sandboxes.commerce.apiUrl, '--commerce-auth-url', sandboxes.commerce.authUrl,
     '--commerce-client-id', sandboxes.commerce.clientId, '--commerce-org', sandboxes.commerce.organizationId,
     '--salesforce-login-url', sandboxes.salesforce.loginUrl, '--salesforce-client-id', sandboxes.salesforce.clientId,
+    // Paused from the start: a schedule firing on its interval's boundary would sync before preview looks.
+    '--paused',
   ];
   const schedule = () => new Client({ connection }).schedule.getHandle(syncScheduleId(connectionId)).describe();
   /** Waits until no run the sync schedule started is still going (the next test swaps secrets). */
