@@ -1,10 +1,21 @@
-// The worker's admin HTTP server, on its own port and bound to loopback unless told otherwise. Every
-// request must carry the admin token (Authorization: Bearer <token>); none is answered without it.
-// Serves /metrics in Prometheus' text format: the sync's own metrics and, when the Temporal SDK runtime
-// exports its metrics on a local port, those too. Nothing it answers holds a connection's secrets.
+// The worker's admin HTTP server, on its own port and bound to loopback unless told otherwise. Nothing
+// is answered without the admin token: as a bearer token (scripts, Prometheus) or through a console
+// session (the login page takes the token once and sets an HttpOnly, SameSite=Strict cookie; every form
+// then carries the session's CSRF token). Serves /metrics in Prometheus' text format (the sync's own and,
+// when the Temporal SDK runtime exports its metrics on a local port, those too) and the web console.
+// Nothing it answers holds a connection's secrets.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { SyncMetrics } from '../metrics/sync-metrics.ts';
+import { readBody } from '../sandbox/read-body.ts';
+import { redactText } from '../store/redact.ts';
+import { loginPage } from './console/pages.ts';
+import { consoleRoute, type ConsoleDeps } from './console/routes.ts';
+import { createSessionStore, endedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie, type Session } from './console/sessions.ts';
 import { tokenMatches } from './token.ts';
 
 export type AdminServerOptions = {
@@ -14,15 +25,32 @@ export type AdminServerOptions = {
   metrics: SyncMetrics;
   /** The Temporal SDK runtime's Prometheus endpoint (Runtime telemetry), appended to /metrics. */
   temporalMetricsUrl?: string;
+  /** The web console's reads and actions; without them only /metrics is served. */
+  console?: ConsoleDeps;
 };
+
+const requireFromHere = createRequire(import.meta.url);
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'console.css': { file: path.join(import.meta.dirname, 'console', 'assets', 'console.css'), type: 'text/css; charset=utf-8' },
+  'console.js': { file: path.join(import.meta.dirname, 'console', 'assets', 'console.js'), type: 'text/javascript; charset=utf-8' },
+  'uPlot.iife.min.js': { file: requireFromHere.resolve('uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+  'uPlot.min.css': { file: requireFromHere.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
+};
+
+const MAX_FORM_BYTES = 64 * 1024;
+
+const LOGIN_CSP = (nonce: string) => `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+let css: string | undefined;
+const loginCss = () => (css ??= readFileSync(ASSETS['console.css']!.file, 'utf8'));
 
 export type AdminServer = { url: string; stop(): Promise<void> };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const sessions = createSessionStore();
   const server = http.createServer((request, response) => {
-    void answer(options, request, response).catch((error: Error) => {
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      response.end(`The admin server failed: ${error.message}\n`);
+    void answer(options, sessions, request, response).catch((error: Error & { status?: number }) => {
+      if (!response.headersSent) response.writeHead(error.status ?? 500, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(`The admin server failed: ${redactText(error.message)}\n`);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -41,23 +69,98 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   };
 }
 
-async function answer(options: AdminServerOptions, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (!tokenMatches(options.token, bearer)) {
-    response.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer realm="crm-sync"' });
-    response.end('The admin server needs its token: Authorization: Bearer <token> (printed at start, and kept in the data directory\'s admin-token)\n');
-    return;
+function send(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts.
+    'referrer-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+    // Only this server's own scripts and styles; nothing inline can run.
+    'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    ...headers,
+  });
+  response.end(body);
+}
+
+/** Where to go after signing in: a path of this server only (never //host or a full URL). */
+function safeNext(next: string | null | undefined): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+async function readForm(request: http.IncomingMessage): Promise<URLSearchParams> {
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (length > MAX_FORM_BYTES) throw Object.assign(new Error('Form too large'), { status: 413 });
+  return new URLSearchParams(await readBody(request));
+}
+
+/** A form posted from another site (its Origin names another host) is refused whatever it carries. */
+function sameOrigin(request: http.IncomingMessage): boolean {
+  const origin = request.headers.origin;
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
   }
+}
+
+async function answer(options: AdminServerOptions, sessions: ReturnType<typeof createSessionStore>, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://admin');
-  if (request.method === 'GET' && url.pathname === '/metrics') {
+  const method = request.method ?? 'GET';
+  const html = { 'content-type': 'text/html; charset=utf-8' };
+
+  if (options.console && url.pathname === '/login') {
+    // The login page is answered before sign-in, so it carries its styles inline (allowed by a nonce).
+    const nonce = randomBytes(16).toString('base64');
+    const styled = { ...html, 'content-security-policy': LOGIN_CSP(nonce) };
+    if (method === 'GET') return send(response, 200, loginPage({ next: safeNext(url.searchParams.get('next')), nonce, css: loginCss() }), styled);
+    if (method === 'POST') {
+      if (!sameOrigin(request)) return send(response, 403, 'Refused: the form came from another site\n');
+      const form = await readForm(request);
+      if (!tokenMatches(options.token, form.get('token') ?? undefined)) return send(response, 401, loginPage({ failed: true, next: safeNext(form.get('next')), nonce, css: loginCss() }), styled);
+      const session = sessions.create();
+      return send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session) });
+    }
+  }
+
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const byBearer = tokenMatches(options.token, bearer);
+  const cookieSession = options.console ? sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE)) : undefined;
+  if (!byBearer && !cookieSession) {
+    const wantsPage = options.console && method === 'GET' && !url.pathname.startsWith('/api/') && url.pathname !== '/metrics' && !url.pathname.startsWith('/assets/');
+    if (wantsPage) return send(response, 303, '', { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` });
+    return send(response, 401, "The admin server needs its token: Authorization: Bearer <token> (printed at start, and kept in the data directory's admin-token), or sign in to the console at /login\n", {
+      'www-authenticate': 'Bearer realm="crm-sync"',
+    });
+  }
+  // A bearer request has no cookie to forge, so it needs no CSRF token; a session's forms must carry theirs.
+  const session: Session = cookieSession ?? { id: '', csrf: randomBytes(16).toString('base64url'), expiresAt: 0 };
+  let form: URLSearchParams | undefined;
+  if (method === 'POST') {
+    form = await readForm(request);
+    if (!byBearer && (!sameOrigin(request) || !tokenMatches(session.csrf, form.get('csrf') ?? undefined))) {
+      return send(response, 403, 'Refused: this form is stale or came from another site (reload the page and try again)\n');
+    }
+  }
+
+  if (method === 'POST' && url.pathname === '/logout') {
+    if (cookieSession) sessions.end(cookieSession.id);
+    return send(response, 303, '', { location: '/login', 'set-cookie': endedSessionCookie });
+  }
+  if (method === 'GET' && url.pathname === '/metrics') {
     const own = await options.metrics.registry.metrics();
     const temporal = options.temporalMetricsUrl ? await fetchText(options.temporalMetricsUrl) : '';
-    response.writeHead(200, { 'content-type': options.metrics.registry.contentType });
-    response.end(temporal ? `${own}\n${temporal}` : own);
-    return;
+    return send(response, 200, temporal ? `${own}\n${temporal}` : own, { 'content-type': options.metrics.registry.contentType });
   }
-  response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-  response.end('Not found: the admin server answers GET /metrics\n');
+  const asset = url.pathname.startsWith('/assets/') ? ASSETS[url.pathname.slice('/assets/'.length)] : undefined;
+  if (options.console && method === 'GET' && asset) return send(response, 200, readFileSync(asset.file, 'utf8'), { 'content-type': asset.type, 'cache-control': 'private, max-age=300' });
+  if (options.console) {
+    const reply = await consoleRoute(options.console, session, method, url, form);
+    if (reply) return send(response, reply.status, reply.body, { ...(reply.type && { 'content-type': reply.type }), ...reply.headers });
+  }
+  send(response, 404, `Not found: the admin server answers GET /metrics${options.console ? ' and the console at /' : ''}\n`);
 }
 
 /** The SDK's metrics, or a comment saying why they are missing (a scrape never fails for them). */

@@ -1,7 +1,8 @@
 // What `crm-sync start` and `crm-sync worker` run beside the worker: the metrics the activities count
-// and the admin server that serves them (with the Temporal SDK's), its token resolved and its address
+// and the admin server that serves them (with the Temporal SDK's) and the web console, its token resolved and its address
 // told. The token itself goes only to a person at a terminal, never into the logs.
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import type pg from 'pg';
 import type { AppConfig } from '../config/config.ts';
@@ -9,6 +10,7 @@ import type { Logger } from '../config/logger.ts';
 import { createSyncMetrics, type SyncMetrics } from '../metrics/sync-metrics.ts';
 import { startAdminServer, type AdminServer } from './server.ts';
 import { resolveAdminToken } from './token.ts';
+import type { ConsoleDeps } from './console/routes.ts';
 
 /** A free loopback port for the Temporal SDK's metrics exporter (the admin server reads it from there). */
 export async function freeLoopbackPort(): Promise<number> {
@@ -19,7 +21,12 @@ export async function freeLoopbackPort(): Promise<number> {
   return port;
 }
 
-export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
+/** Where the admin token is kept, for messages (never the token itself). */
+export function adminTokenWhere(config: AppConfig): string {
+  return config.admin.token ? 'CRM_SYNC_ADMIN_TOKEN' : path.join(config.dataDir, 'admin-token');
+}
+
+export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
   mkdirSync(config.dataDir, { recursive: true });
   const metrics = createSyncMetrics({ pool });
   const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
@@ -29,9 +36,11 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     token: token.value,
     metrics,
     temporalMetricsUrl: temporalMetricsPort ? `http://127.0.0.1:${temporalMetricsPort}/metrics` : undefined,
+    console: consoleDeps,
   });
   const where = token.source === 'environment' ? 'CRM_SYNC_ADMIN_TOKEN' : token.file;
-  logger.info({ admin: server.url, metrics: `${server.url}/metrics`, token: where }, `Admin server: ${server.url}/metrics (bearer token in ${where})`);
-  if (process.stdout.isTTY) process.stdout.write(`Admin server: ${server.url}/metrics  token: ${token.value}\n`);
+  logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (sign in with the admin token in ${where})`);
+  // The token itself only to a person at a terminal (never into a log file).
+  if (process.stdout.isTTY) process.stdout.write(`Console: ${server.url}/  (admin token: ${token.value})\nMetrics: ${server.url}/metrics (Authorization: Bearer <admin token>)\n`);
   return { metrics, server };
 }

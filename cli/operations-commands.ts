@@ -55,7 +55,7 @@ function scheduleState(context: CommandContext) {
 /** Connections with their health, never their secrets: JSON keeps every saved setting beside it. */
 async function connectionsWithHealth(context: CommandContext, only?: Connection) {
   const all = await context.connections.list();
-  const health = await readConnectionHealth(context.database.pool, only ? all.filter((connection) => connection.id === only.id) : all, { scheduleState: scheduleState(context) });
+  const health = await readConnectionHealth(context.database.pool, only ? all.filter((connection) => connection.id === only.id) : all, { scheduleState: scheduleState(context), all });
   return health.map((entry) => {
     const connection = all.find((candidate) => candidate.id === entry.id)!;
     const { id: _id, name: _name, crmKind: _kind, writesBack, needsReauthorisation: _mark, ...rest } = entry;

@@ -13,7 +13,7 @@ import { createSyncWorker } from '../worker.ts';
 import { createConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
-import { freeLoopbackPort, startAdmin } from '../admin/start.ts';
+import { adminTokenWhere, freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
 import { mkdirSync } from 'node:fs';
@@ -50,7 +50,7 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     }
     if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
 
-    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort);
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections: connectionStore, temporal: async () => client, taskQueue: config.temporal.taskQueue });
     shutdown.add('the admin server', () => admin.server.stop());
     const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker, metrics: admin.metrics });
     const running = worker.run();
@@ -66,8 +66,9 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
         webUi: cluster.devServer?.uiUrl,
         database: database.origin,
         taskQueue: config.temporal.taskQueue,
+        console: `${admin.server.url}/`,
       },
-      cluster.devServer?.uiUrl ? `Worker running. Temporal Web UI: ${cluster.devServer.uiUrl}` : 'Worker running',
+      `Worker running.${cluster.devServer?.uiUrl ? ` Temporal Web UI: ${cluster.devServer.uiUrl}.` : ''} Console: ${admin.server.url}/ (admin token in ${adminTokenWhere(config)})`,
     );
     // The worker stops on a signal, or by itself on a fatal error: either way everything else stops too.
     await Promise.race([running, shutdown.requested]);

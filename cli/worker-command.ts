@@ -1,6 +1,8 @@
 // `crm-sync worker`: one more worker process on the same task queue, against an existing Temporal
 // cluster and PostgreSQL (scale-out). It starts nothing else.
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { createConnectionStore } from '../store/connections.ts';
 import { ConfigError, type AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { openDatabase } from '../store/database.ts';
@@ -27,7 +29,9 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
     const cluster = await resolveTemporalCluster(config, logger);
     const connection = await NativeConnection.connect(cluster.connectionOptions);
     shutdown.add('the Temporal connection', () => connection.close());
-    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort);
+    const client = new Client({ connection, namespace: cluster.namespace });
+    const connections = createConnectionStore(database.pool, resolveSecretBox(config));
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections, temporal: async () => client, taskQueue: config.temporal.taskQueue });
     shutdown.add('the admin server', () => admin.server.stop());
     const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker, metrics: admin.metrics });
     const running = worker.run();

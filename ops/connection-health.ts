@@ -90,7 +90,8 @@ export function intervalSeconds(interval: string): number {
 export async function readConnectionHealth(
   pool: pg.Pool,
   connections: Connection[],
-  options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState> } = {},
+  /** `all`: every saved connection, when `connections` is a few of them (who writes back is decided among all). */
+  options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState>; all?: Connection[] } = {},
 ): Promise<ConnectionHealth[]> {
   const now = options.now ?? new Date();
   const facts = await readFacts(pool);
@@ -111,7 +112,7 @@ export async function readConnectionHealth(
         name: connection.name,
         crmKind: connection.crmKind,
         crm: CRM_NAMES[connection.crmKind],
-        writesBack: writesBack(connection, connections),
+        writesBack: writesBack(connection, options.all ?? connections),
         lastRun: facts.lastRun.get(connection.id) ?? null,
         crmCurrentAsOf: currentAsOf,
         lagSeconds: currentAsOf ? Math.max(0, (now.getTime() - currentAsOf.getTime()) / 1000) : null,
