@@ -28,7 +28,7 @@ export function adminTokenWhere(config: AppConfig): string {
 
 export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
   mkdirSync(config.dataDir, { recursive: true });
-  const metrics = createSyncMetrics({ pool });
+  const metrics = createSyncMetrics({ pool, observeApi: true });
   const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
   const server = await startAdminServer({
     host: config.admin.host,
@@ -42,5 +42,15 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
   logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (sign in with the admin token in ${where})`);
   // The token itself only to a person at a terminal (never into a log file).
   if (process.stdout.isTTY) process.stdout.write(`Console: ${server.url}/  (admin token: ${token.value})\nMetrics: ${server.url}/metrics (Authorization: Bearer <admin token>)\n`);
-  return { metrics, server };
+  const stop = server.stop;
+  return {
+    metrics,
+    server: {
+      ...server,
+      stop: async () => {
+        metrics.stop();
+        await stop();
+      },
+    },
+  };
 }

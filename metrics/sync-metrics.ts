@@ -1,8 +1,9 @@
 // The worker's Prometheus metrics (prom-client), in a registry of its own: what the sync did, counted
-// where it happens (records read and written per connection and entity, run durations), and what the
-// database holds, read when Prometheus scrapes (dead letters open). The admin server serves them.
+// where it happens (records read and written per connection and entity, run durations, API calls per
+// target), and what the database holds, read when Prometheus scrapes (dead letters open, lag). The admin server serves them.
 import client from 'prom-client';
 import type pg from 'pg';
+import { observeApiCalls } from './api-calls.ts';
 
 export type PageCounts = { connectionId: string; entity: string; read: number; created: number; updated: number; unchanged: number; failed: number };
 export type FinishedRun = { connectionId: string; kind: string; status: string; seconds: number };
@@ -13,9 +14,12 @@ export type SyncMetrics = {
   pageSynced(page: PageCounts): void;
   /** A run (sync_runs row) finished: completed, failed or cancelled. */
   runFinished(run: FinishedRun): void;
+  /** Stops counting API calls (observeApi). */
+  stop(): void;
 };
 
-export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string } = {}): SyncMetrics {
+/** `observeApi`: count this process's API calls too (metrics/api-calls.ts); the worker does, tests choose. */
+export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; observeApi?: boolean } = {}): SyncMetrics {
   const registry = new client.Registry();
   const prefix = options.prefix ?? 'crm_sync_';
   const records = new client.Counter({
@@ -44,7 +48,21 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string } =
         for (const row of rows) this.set({ connection: row.connection_id, entity: row.entity }, row.open);
       },
     });
+    new client.Gauge({
+      name: `${prefix}lag_seconds`,
+      help: 'How far each connection\'s CRM trails the commerce side: seconds since the start of its last completed full pass (incremental or reconcile)',
+      labelNames: ['connection'] as const,
+      registers: [registry],
+      async collect() {
+        const { rows } = await pool.query(
+          `SELECT connection_id, extract(epoch FROM now() - max(started_at))::float AS lag FROM sync_runs WHERE status = 'completed' AND kind IN ('incremental', 'reconcile') GROUP BY connection_id`,
+        );
+        this.reset();
+        for (const row of rows) this.set({ connection: row.connection_id }, Math.max(0, row.lag));
+      },
+    });
   }
+  const api = options.observeApi ? observeApiCalls(registry, prefix) : undefined;
   return {
     registry,
     pageSynced(page) {
@@ -56,6 +74,9 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string } =
     },
     runFinished(run) {
       runs.observe({ connection: run.connectionId, kind: run.kind, status: run.status }, Math.max(0, run.seconds));
+    },
+    stop() {
+      api?.stop();
     },
   };
 }

@@ -22,18 +22,33 @@ describe('/metrics on the admin server, after a sync', () => {
   let admin: AdminServer;
   let connectionId: string;
   const taskQueue = `metrics-${Date.now()}`;
+  let registryStop = () => {};
   const metrics = () => fetch(`${admin.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  /** The Dataverse calls counted so far: in all, with 429, and timed. */
+  const readApiCalls = async () => {
+    const lines = (await (await metrics()).text()).split('\n');
+    const sum = (prefix: string) => lines.filter((line) => line.startsWith(prefix)).reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    return {
+      total: sum('crm_sync_api_calls_total{target="dynamics"'),
+      '429': sum('crm_sync_api_calls_total{target="dynamics",outcome="429"}'),
+      observed: sum('crm_sync_api_call_duration_seconds_count{target="dynamics"}'),
+      waits: sum('crm_sync_api_rate_limit_waits_total{target="dynamics"}'),
+      waited: sum('crm_sync_api_rate_limit_wait_seconds_total{target="dynamics"}'),
+    };
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase();
     sandboxes = await startSandboxesFor('dynamics', { entitlements: 120, seed: 19 });
     connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { pageSize: 50 })).id;
-    const registry = createSyncMetrics({ pool: database.pool });
+    const registry = createSyncMetrics({ pool: database.pool, observeApi: true });
     worker = await startProductionWorker(database, { taskQueue, metrics: registry });
     admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: registry });
+    registryStop = () => registry.stop();
   });
   afterAll(async () => {
     await admin?.stop();
+    registryStop();
     await worker?.stop();
     await sandboxes?.stop();
     await database?.drop();
@@ -48,7 +63,12 @@ describe('/metrics on the admin server, after a sync', () => {
     }
   });
 
-  it("counts what the run did, per entity and outcome, as the run's own totals say", async () => {
+  it("counts what the run did, per entity and outcome, as the run's own totals say; API calls and rate-limit waits as the sandbox counted them", async () => {
+    // Dataverse's service protection answers one call in ten with 429 and Retry-After: 1.
+    await sandboxes.crm.calls(); // the environment's setup (tables, columns, keys) has finished
+    await sandboxes.crm.resetCalls();
+    const before = await readApiCalls();
+    await sandboxes.crm.faults({ rate429: 0.1, seed: 5 });
     const result: SyncProgress = await new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `metrics-${connectionId}`, args: [{ connectionId }] });
     expect(result.finished).toBe(true);
     const answer = await metrics();
@@ -74,6 +94,20 @@ describe('/metrics on the admin server, after a sync', () => {
     const byEntity = Map.groupBy(open, (letter) => letter.entity);
     for (const [entity, letters] of byEntity) expect(value('crm_sync_dead_letters_open', { connection: connectionId, entity }), entity).toBe(letters.length);
     expect(value('crm_sync_run_duration_seconds_count', { connection: connectionId, kind: 'incremental', status: 'completed' })).toBe(1);
+    // Every call the worker made to Dataverse (tokens included), by outcome, as the sandbox counted them.
+    const dataverse = await sandboxes.crm.calls();
+    const injected = await sandboxes.crm.injected();
+    await sandboxes.crm.clearFaults();
+    const after = await readApiCalls();
+    expect(after.total - before.total).toBe(dataverse.total);
+    expect(injected['429']).toBeGreaterThan(0);
+    expect(after['429'] - before['429']).toBe(injected['429']);
+    expect(after.waits - before.waits).toBe(injected['429']);
+    expect(after.waited - before.waited).toBe(injected['429']); // Retry-After: 1 each
+    expect(value('crm_sync_api_calls_total', { target: 'commerce', outcome: '2xx' })).toBeGreaterThan(0);
+    expect(after.observed - before.observed).toBe(dataverse.total);
+    // The CRM holds every change made before the run started: its lag is the time since then.
+    expect(value('crm_sync_lag_seconds', { connection: connectionId })).toBeLessThan(120);
     // Nothing a connection keeps secret.
     expect(text).not.toContain(sandboxes.commerce.clientSecret);
     expect(text).not.toContain(sandboxes.crm.secrets().crmClientSecret);
