@@ -1,5 +1,6 @@
 // The worker process: connects to Temporal and polls the task queue with our workflows and activities.
 // Dependencies arrive from the caller (cli/start.ts, cli/worker.ts, tests) so nothing here reads config.
+import { connectionLogAttributes } from './activities/log-attributes.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -58,6 +59,8 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     identity,
     workflowBundle: await bundleWorkflowsInChild(options.workflowsPath ?? WORKFLOWS_PATH, (level, message) => Runtime.instance().logger[level](message, { sdkComponent: 'bundler' })),
     activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity, metrics: options.metrics }), ...options.extraActivities },
+    // Activity log lines carry the connection id beside the workflow and run ids.
+    interceptors: { activity: [connectionLogAttributes] },
     shutdownGraceTime: '10 seconds',
     ...workerConcurrencyOptions(options.limits),
   });

@@ -13,5 +13,7 @@ const logger = {
   log: quiet,
 };
 const workflowsPath = process.argv[2]!;
-const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+// Every workflow's log lines carry its connection id (workflows/log-attributes.ts).
+const workflowInterceptorModules = [new URL('../workflows/log-attributes.ts', import.meta.url).pathname];
+const { code } = await bundleWorkflowCode({ workflowsPath, logger, workflowInterceptorModules });
 process.send!({ code, messages }, () => process.disconnect());
