@@ -1,13 +1,15 @@
-// `crm-sync setup <connection>`: makes the CRM ready for the sync. HubSpot: creates the project's
-// properties, deal pipelines and (where custom objects are missing) the entitlement fallback, says what
-// it created, and is safe to run twice. Salesforce: its fields are deployed as metadata (README "Setting
-// up Salesforce"); setup checks the mappings against the org and names what is missing.
+// `crm-sync setup <connection>`: makes the CRM ready for the sync, says what it created and what was
+// there, and is safe to run twice. HubSpot: the project's properties, deal pipelines and (where custom
+// objects are missing) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys.
+// Salesforce: custom objects and fields through the Tooling API. Then the mappings are checked.
 import type { Command } from 'commander';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import { dynamicsCredentials } from '../crm/dynamics/connector.ts';
 import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { hubspotCredentials } from '../crm/hubspot/connector.ts';
 import { setUpHubSpot, type SetupReport } from '../crm/hubspot/setup.ts';
+import { openSalesforceSession } from '../crm/salesforce/session.ts';
+import { setUpSalesforce } from '../crm/salesforce/setup.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
 import { checkMappings } from '../mappings/check.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
@@ -18,7 +20,7 @@ import type { withConfigType } from './with-config.ts';
 export function registerSetupCommand(program: Command, withConfig: withConfigType) {
   program
     .command('setup <connection>')
-    .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce fields are checked")
+    .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce custom objects and fields are created through the Tooling API")
     .option('--json', 'print the report as JSON')
     .action((name: string) =>
       withConfig(async (config, logger) => {
@@ -45,22 +47,22 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
             return;
           }
           if (settings.crm.kind === 'salesforce') {
-            const problems: string[] = [];
+            const secrets = connectionSecretsSchema.parse(connection.secrets);
+            const { connection: org } = await openSalesforceSession(
+              { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion },
+              { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken },
+            );
+            const report = await setUpSalesforce(org);
+            // Then the same check connect makes: the mappings (with this connection's overrides) against the org.
             try {
-              const crm = createConnector(settings, connectionSecretsSchema.parse(connection.secrets));
-              await crm.verify();
+              const crm = createConnector(settings, secrets);
               const mappings = mappingsFor('salesforce', settings.crm);
               await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
             } catch (error) {
-              problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
+              report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }
-            const report = { created: [], present: problems.length ? [] : ['every field the mappings write'], problems, notes: ['Salesforce fields are deployed as metadata (README "Setting up Salesforce"); setup changes nothing in the org.'] };
-            if (jsonOutput()) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-            else {
-              process.stdout.write(`${report.notes[0]}\n`);
-              process.stdout.write(problems.length ? `Missing or not fitting:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` : 'All fields present.\n');
-            }
-            if (problems.length) process.exitCode = 1;
+            print({ ...report, crm: 'Salesforce' }, report.notes, jsonOutput());
+            if (report.problems.length) process.exitCode = 1;
             return;
           }
           throw new Error(`Setting up ${CRM_NAMES[(settings.crm as { kind: CrmKind }).kind]} is not supported yet`);

@@ -14,6 +14,11 @@ export class MappingConfigError extends Error {
   }
 }
 
+function isMissingObject(error: unknown): boolean {
+  const { code, status, message } = error as { code?: unknown; status?: unknown; message?: unknown };
+  return code === 'NOT_FOUND' || code === 'OBJECT_NOT_FOUND' || status === 404 || /requested resource does not exist|unknown object|no such object/i.test(String(message));
+}
+
 export async function checkMappings(
   connector: Pick<CrmConnector, 'describe'>,
   mappings: Partial<Record<Entity, EntityMapping<any, any>>>,
@@ -24,7 +29,16 @@ export async function checkMappings(
     if (!mappings[entity]) problems.push(`overrides name the entity '${entity}', which this CRM's mappings do not sync`);
   }
   for (const [entity, mapping] of Object.entries(mappings) as [Entity, EntityMapping<any, any>][]) {
-    problems.push(...validateMapping(mapping, overrides[entity], await connector.describe(mapping.object)));
+    let schema;
+    try {
+      schema = await connector.describe(mapping.object);
+    } catch (error) {
+      // An object the org does not have is one more thing to name (setup creates it), not the end of the check.
+      if (!isMissingObject(error)) throw error;
+      problems.push(`${mapping.object} does not exist in the CRM (the ${entity} mapping writes to it)`);
+      continue;
+    }
+    problems.push(...validateMapping(mapping, overrides[entity], schema));
   }
   if (problems.length > 0) throw new MappingConfigError(problems);
 }

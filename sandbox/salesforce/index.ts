@@ -30,6 +30,8 @@ export type SalesforceSandboxOptions = {
   changesPerSecond?: number;
   /** Product ids a private-offer draft request names; default prod-000001 .. prod-000008. */
   productIds?: readonly string[];
+  /** 'missing': an org before `crm-sync setup`: describe shows none of the project's custom objects and fields until the Tooling API creates them. Default 'deployed'. */
+  customMetadata?: 'deployed' | 'missing';
 };
 
 export type SalesforceSandbox = {
@@ -66,6 +68,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     sessionTtlSeconds: options.sessionTtlSeconds ?? 7200,
     dailyApiLimit: options.dailyApiLimit ?? 100_000,
     now: options.now ?? (() => new Date()),
+    customMetadata: options.customMetadata,
   };
   const state = createState(config);
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);

@@ -8,6 +8,7 @@ import { json, type Handler } from './http.ts';
 import * as oauth from './oauth.ts';
 import * as query from './query.ts';
 import * as sobjects from './sobjects.ts';
+import * as tooling from './tooling.ts';
 
 export type Auth = 'api' | 'open' | 'control';
 export type Route = { method: string; pattern: RegExp; keys: string[]; kind: string; auth: Auth; handler: Handler };
@@ -51,6 +52,7 @@ export const ROUTES: Route[] = [
   route('GET', '/limits', 'limits', (ctx) => json(200, ctx.state.usage.limitsBody())),
   route('GET', '/sobjects', 'describe-global', sobjects.describeGlobal),
   route('GET', '/sobjects/:type/describe', 'describe', sobjects.describe),
+  route('POST', '/tooling/sobjects/:type', 'tooling-create', tooling.create),
   route('GET', '/sobjects/:type', 'sobject-info', sobjects.info),
   route('POST', '/sobjects/:type', 'sobject-create', sobjects.create),
   route('GET', '/sobjects/:type/:id', 'sobject-retrieve', sobjects.retrieve),

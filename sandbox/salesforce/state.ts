@@ -9,6 +9,7 @@ import { createJobs } from './bulk2-jobs.ts';
 import { createTokenRefusal } from './token-refusal.ts';
 import { applyChanges, createDriver } from './change-driver.ts';
 import { createChangeTimer } from './change-timer.ts';
+import { createDeployments, type CustomMetadata } from './deployments.ts';
 
 export type SandboxConfig = {
   clientId: string;
@@ -21,6 +22,8 @@ export type SandboxConfig = {
   seed: number;
   changesPerSecond: number;
   productIds: readonly string[];
+  /** 'missing': an org before `crm-sync setup` (no custom objects or fields until the Tooling API makes them). */
+  customMetadata?: CustomMetadata;
 };
 
 export function createState(config: SandboxConfig) {
@@ -39,6 +42,7 @@ export function createState(config: SandboxConfig) {
     cursors: createCursors({ now: config.now }),
     jobs: createJobs(),
     tokenRefusal: createTokenRefusal(),
+    deployments: createDeployments(config.customMetadata),
   };
 }
 
@@ -60,4 +64,5 @@ export function resetState(state: SandboxState) {
   state.tokenRefusal.clear();
   state.driver.restart();
   state.changeTimer.setRate(state.config.changesPerSecond);
+  state.deployments.reset();
 }

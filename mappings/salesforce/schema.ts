@@ -1,0 +1,127 @@
+// The custom objects and fields the Salesforce mappings and co-sell write, as `crm-sync setup` creates
+// them through the Tooling API (CustomObject, CustomField). Types are the Metadata API's; each key field
+// is an external id marked unique, so an upsert can never match two records.
+
+export type SalesforceFieldType = 'Text' | 'LongTextArea' | 'Url' | 'DateTime' | 'Date' | 'Checkbox' | 'Currency' | 'Picklist' | 'Lookup';
+
+export type SalesforceCustomField = {
+  object: string;
+  name: string;
+  label: string;
+  type: SalesforceFieldType;
+  length?: number;
+  externalId?: boolean;
+  unique?: boolean;
+  values?: string[];
+  referenceTo?: string;
+  relationshipName?: string;
+  relationshipLabel?: string;
+};
+
+export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
+
+const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
+
+export const SALESFORCE_CUSTOM_OBJECTS: SalesforceCustomObject[] = [
+  { name: 'Marketplace_Entitlement__c', label: 'Marketplace Entitlement', pluralLabel: 'Marketplace Entitlements' },
+  { name: 'Cosell_Referral__c', label: 'Cosell Referral', pluralLabel: 'Cosell Referrals' },
+];
+
+const key = (object: string, name: string, label: string): SalesforceCustomField => ({ object, name, label, type: 'Text', length: 64, externalId: true, unique: true });
+const text = (object: string, name: string, label: string, length: number): SalesforceCustomField => ({ object, name, label, type: 'Text', length });
+const currency = (object: string, name: string, label: string): SalesforceCustomField => ({ object, name, label, type: 'Currency' });
+const lookup = (object: string, name: string, label: string, referenceTo: string, relationshipName: string): SalesforceCustomField => ({
+  object,
+  name,
+  label,
+  type: 'Lookup',
+  referenceTo,
+  relationshipName,
+  relationshipLabel: relationshipName.replaceAll('_', ' '),
+});
+
+export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
+  key('Account', 'Commerce_Buyer_Id__c', 'Commerce Buyer Id'),
+  text('Account', 'Marketplace__c', 'Marketplace', 40),
+  text('Account', 'Marketplace_Account_Id__c', 'Marketplace Account Id', 255),
+  { object: 'Account', name: 'Marketplace_Status__c', label: 'Marketplace Status', type: 'Picklist', values: ['Active', 'Deleted'] },
+
+  key('Contact', 'Commerce_Contact_Id__c', 'Commerce Contact Id'),
+
+  key('Opportunity', 'Commerce_Offer_Id__c', 'Commerce Offer Id'),
+  text('Opportunity', 'Marketplace__c', 'Marketplace', 40),
+  text('Opportunity', 'Offer_Type__c', 'Offer Type', 40),
+  text('Opportunity', 'Offer_Status__c', 'Offer Status', 40),
+  { object: 'Opportunity', name: 'Offer_URL__c', label: 'Offer URL', type: 'Url' },
+  { object: 'Opportunity', name: 'Offer_Expiration__c', label: 'Offer Expiration', type: 'DateTime' },
+  { object: 'Opportunity', name: 'Cosell_Share__c', label: 'Cosell Share', type: 'Checkbox' },
+  { object: 'Opportunity', name: 'Cosell_Partner__c', label: 'Cosell Partner', type: 'Picklist', values: MARKETPLACES },
+  { object: 'Opportunity', name: 'Commerce_Referral_Id__c', label: 'Commerce Referral Id', type: 'Text', length: 255, externalId: true, unique: true },
+  text('Opportunity', 'Cosell_Status__c', 'Cosell Status', 40),
+  text('Opportunity', 'Cosell_Stage__c', 'Cosell Stage', 80),
+  { object: 'Opportunity', name: 'Cosell_Errors__c', label: 'Cosell Errors', type: 'LongTextArea', length: 32768 },
+  { object: 'Opportunity', name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'Checkbox' },
+  text('Opportunity', 'Commerce_Product_Id__c', 'Commerce Product Id', 255),
+
+  key('Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c', 'Commerce Entitlement Id'),
+  lookup('Marketplace_Entitlement__c', 'Account__c', 'Account', 'Account', 'Marketplace_Entitlements'),
+  lookup('Marketplace_Entitlement__c', 'Opportunity__c', 'Opportunity', 'Opportunity', 'Marketplace_Entitlements'),
+  text('Marketplace_Entitlement__c', 'Status__c', 'Status', 40),
+  { object: 'Marketplace_Entitlement__c', name: 'Start_Date__c', label: 'Start Date', type: 'DateTime' },
+  { object: 'Marketplace_Entitlement__c', name: 'End_Date__c', label: 'End Date', type: 'DateTime' },
+  currency('Marketplace_Entitlement__c', 'Commit_Amount__c', 'Commit Amount'),
+  currency('Marketplace_Entitlement__c', 'Used_Commit_Amount__c', 'Used Commit Amount'),
+  currency('Marketplace_Entitlement__c', 'Credit_Amount__c', 'Credit Amount'),
+  currency('Marketplace_Entitlement__c', 'Used_Credit_Amount__c', 'Used Credit Amount'),
+  currency('Marketplace_Entitlement__c', 'Annualized_Amount__c', 'Annualized Amount'),
+  text('Marketplace_Entitlement__c', 'Currency__c', 'Currency', 3),
+  text('Marketplace_Entitlement__c', 'Marketplace__c', 'Marketplace', 40),
+  text('Marketplace_Entitlement__c', 'Marketplace_Agreement_Id__c', 'Marketplace Agreement Id', 255),
+  text('Marketplace_Entitlement__c', 'Marketplace_Subscription_Id__c', 'Marketplace Subscription Id', 255),
+  text('Marketplace_Entitlement__c', 'Product_Id__c', 'Product Id', 255),
+  text('Marketplace_Entitlement__c', 'Offer_Id__c', 'Offer Id', 64),
+
+  key('Cosell_Referral__c', 'Commerce_Referral_Id__c', 'Commerce Referral Id'),
+  lookup('Cosell_Referral__c', 'Opportunity__c', 'Opportunity', 'Opportunity', 'Cosell_Referrals'),
+  text('Cosell_Referral__c', 'Stage__c', 'Stage', 40),
+  text('Cosell_Referral__c', 'Status__c', 'Status', 40),
+  text('Cosell_Referral__c', 'Partner__c', 'Partner', 40),
+  text('Cosell_Referral__c', 'Direction__c', 'Direction', 20),
+  currency('Cosell_Referral__c', 'Deal_Value__c', 'Deal Value'),
+  text('Cosell_Referral__c', 'Currency__c', 'Currency', 3),
+  { object: 'Cosell_Referral__c', name: 'Expected_Close_Date__c', label: 'Expected Close Date', type: 'Date' },
+];
+
+/** The Metadata API's definition of a field, as the Tooling API's CustomField takes it. */
+export function customFieldMetadata(field: SalesforceCustomField): Record<string, unknown> {
+  const base = { label: field.label, type: field.type, ...(field.externalId && { externalId: true }), ...(field.unique && { unique: true }) };
+  switch (field.type) {
+    case 'Text':
+      return { ...base, length: field.length ?? 255 };
+    case 'LongTextArea':
+      return { ...base, length: field.length ?? 32768, visibleLines: 5 };
+    case 'Currency':
+      return { ...base, precision: 18, scale: 2 };
+    case 'Checkbox':
+      return { ...base, defaultValue: 'false' };
+    case 'Picklist':
+      return { ...base, valueSet: { restricted: false, valueSetDefinition: { sorted: false, value: (field.values ?? []).map((value) => ({ fullName: value, label: value, default: false })) } } };
+    case 'Lookup':
+      return { ...base, referenceTo: field.referenceTo, relationshipName: field.relationshipName, relationshipLabel: field.relationshipLabel, deleteConstraint: 'SetNull' };
+    default:
+      return base;
+  }
+}
+
+/** What describe calls each Metadata API type (a field found with another type does not fit). */
+export const DESCRIBE_TYPES: Record<SalesforceFieldType, string[]> = {
+  Text: ['string'],
+  LongTextArea: ['textarea'],
+  Url: ['url'],
+  DateTime: ['datetime'],
+  Date: ['date'],
+  Checkbox: ['boolean'],
+  Currency: ['currency', 'double'],
+  Picklist: ['picklist'],
+  Lookup: ['reference'],
+};
