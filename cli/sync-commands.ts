@@ -103,8 +103,12 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
             printResult({ workflowId: backfillWorkflowId(request), cancelled: true }, (result) => `Cancelled ${result.workflowId}`);
             return;
           }
+          // Running already (started by an earlier command or the console): this one attaches to it.
+          const attached = await client.workflow
+            .getHandle(backfillWorkflowId(request))
+            .describe()
+            .then((described) => described.status.name === 'RUNNING', () => false);
           const handle = await startBackfill(client, config.temporal.taskQueue, request);
-          const attached = (await handle.describe()).runId !== handle.firstExecutionRunId || (await readProgress(handle).catch(() => undefined))?.totals.pages;
           process.stderr.write(`${attached ? 'Attached to the running' : 'Started the'} backfill ${handle.workflowId} (watch it in the Temporal Web UI and the console too)\n`);
           if (options.wait === false) {
             printResult({ workflowId: handle.workflowId, started: !attached }, () => `Backfill ${handle.workflowId} runs on; crm-sync backfill ${found.name} with the same options shows its progress`);

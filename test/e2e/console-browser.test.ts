@@ -208,6 +208,29 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
     await page.screenshot({ path: path.join(SHOTS, 'console.png') }); // what a laptop screen shows (the README's picture)
   });
 
+  it('shows the co-sell queue: refused requests with their reasons, waiting ones and queued stage edits', async () => {
+    // What co-sell runs leave in the store (their own tests make them for real): one refused, one waiting, one stage queued.
+    await database.pool.query(
+      `INSERT INTO outbound_intents (connection_id, flow, crm_id, state, payload_hash, message) VALUES
+       ($1, 'opportunity-referral', '006000000000001AAA', 'refused', 'h1', 'The Opportunity has no Account: set one, then share it again'),
+       ($1, 'opportunity-draft-offer', '006000000000002AAA', 'pending', 'h2', NULL),
+       ($1, 'opportunity-referral', '006000000000003AAA', 'created', 'h3', NULL)`,
+      [connectionId],
+    );
+    await database.pool.query(
+      `INSERT INTO stage_sync (connection_id, referral_id, crm_id, pending_side, pending_stage, pending_reason, pending_attempts, next_try_at)
+       VALUES ($1, 'ref-queued-1', '006000000000004AAA', 'commerce', 'Committed', 'the commerce side refused the edit: referral locked for review', 2, now() + interval '5 minutes')`,
+      [connectionId],
+    );
+    await page.goto(`${admin.url}/connections/${connectionId}#cosell`);
+    const cosell = page.locator('#cosell');
+    expect(await cosell.locator('p').first().textContent()).toBe('1 made from CRM records so far; 1 waiting; 1 refused; 1 stage edit queued.');
+    expect(await cosell.locator('tr', { hasText: '006000000000001AAA' }).textContent()).toContain('The Opportunity has no Account: set one, then share it again');
+    expect(await cosell.locator('tr', { hasText: '006000000000002AAA' }).textContent()).toContain('opportunity-draft-offer');
+    expect(await cosell.locator('tr', { hasText: 'ref-queued-1' }).textContent()).toMatch(/commerce\s*Committed\s*the commerce side refused the edit: referral locked for review\s*2/);
+    await cosell.screenshot({ path: path.join(SHOTS, '07-cosell-queue.png') });
+  });
+
   it('shows the mapping in effect, overrides included', async () => {
     await page.getByRole('link', { name: 'The mapping in effect' }).click();
     const offer = page.locator('section.mapping', { has: page.getByRole('heading', { name: /offer → Opportunity/ }) });

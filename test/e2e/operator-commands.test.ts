@@ -2,7 +2,8 @@
 // Temporal server and both sandboxes: connections (health), show, runs, errors, retry, mapping (and
 // --edit checked against Salesforce's describe), doctor, tables for a person and JSON for scripts, and
 // the exit codes the README promises.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SecretBox } from '../../store/secret-box.ts';
 import { syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { waitFor } from '../support/start-process.ts';
 import { commerceDump, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
 
 const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
@@ -205,6 +207,57 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     const asJson = await json(['show', 'acme']);
     expect(asJson.runs[0].kind).toBe('incremental');
     for (const secret of secrets()) expect(shown.stdout + JSON.stringify(asJson)).not.toContain(secret);
+  });
+
+  it('backfill: Ctrl-C detaches and leaves it running, the same command attaches again, --cancel stops it', async () => {
+    // Salesforce answers slowly, so the backfill is still running when we look.
+    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 4000 }) });
+    try {
+      const args = ['backfill', 'acme', '--entities', 'buyer,offer', '--forget-links'];
+      const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const lines: string[] = [];
+      readline.createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await waitFor(`progress lines (so far: ${lines.join(' / ')})`, () => lines.some((line) => /^\[\w+ page \d+\] pages \d+, read [1-9]/.test(line)), 60_000, 100);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(lines.join('\n')).toContain('Detached: the backfill goes on');
+      const workflowId = `backfill-${connectionId}-buyer+offer-beginning-now`;
+      const handle = new Client({ connection: worker.connection }).workflow.getHandle(workflowId);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+
+      const attached = await cli([...args, '--no-wait']);
+      expect(attached.code).toBe(0);
+      expect(attached.stderr).toContain(`Attached to the running backfill ${workflowId}`);
+      const cancelled = await cli([...args, '--cancel']);
+      expect(cancelled).toMatchObject({ code: 0, stdout: `Cancelled ${workflowId}\n` });
+      await waitFor('the backfill cancelled', async () => (await handle.describe()).status.name === 'CANCELLED', 60_000);
+    } finally {
+      await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
+    }
+  }, 180_000);
+
+  it('connect on a terminal asks for what is missing and never shows the secret typed', async () => {
+    // `script` gives the command a pseudo-terminal, as a person's shell would.
+    const command = [
+      process.execPath, BIN, 'connect', '--name', 'acme-terminal', '--paused',
+      '--commerce-url', sandboxes.commerce.apiUrl, '--commerce-auth-url', sandboxes.commerce.authUrl, '--commerce-client-id', sandboxes.commerce.clientId,
+      '--salesforce-login-url', sandboxes.salesforce.loginUrl, '--salesforce-client-id', sandboxes.salesforce.clientId,
+    ].map((arg) => `'${arg}'`).join(' ');
+    const { COMMERCE_CLIENT_SECRET: _secret, CRM_SYNC_OUTPUT: _output, ...terminalEnv } = env;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...terminalEnv, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout!.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitFor('the organization question', () => screen.includes('Commerce organization id'), 60_000, 100);
+    child.stdin!.write(`${sandboxes.commerce.organizationId}\r`);
+    await waitFor('the secret question', () => screen.includes('Commerce client secret (not shown; or set COMMERCE_CLIENT_SECRET)'), 30_000, 100);
+    child.stdin!.write(`${sandboxes.commerce.clientSecret}\r`);
+    expect(await exited).toBe(0);
+    expect(screen).toContain('Saved acme-terminal');
+    expect(screen).not.toContain(sandboxes.commerce.clientSecret);
+    const saved = (await json(['connections'])).find((connection: { name: string }) => connection.name === 'acme-terminal');
+    expect(saved.settings.commerce.organizationId).toBe(sandboxes.commerce.organizationId);
   });
 
   it('a command that needs Temporal exits 5 when it cannot be reached', async () => {

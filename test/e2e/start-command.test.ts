@@ -25,6 +25,12 @@ describe('crm-sync start', () => {
     const ready = await waitFor('the worker to run', () => first.logs.find((entry) => String(entry.msg).startsWith('Worker running')));
     expect(ready.webUi).toBe(`http://127.0.0.1:${env.CRM_SYNC_TEMPORAL_UI_PORT}`);
     expect(String(ready.msg)).toContain(`Temporal Web UI: http://127.0.0.1:${env.CRM_SYNC_TEMPORAL_UI_PORT}`);
+    // The console's address with the Web UI's; its login page answers, the rest wants the token.
+    const consoleUrl = `http://127.0.0.1:${env.CRM_SYNC_ADMIN_PORT}/`;
+    expect(String(ready.msg)).toContain(`Console: ${consoleUrl} (admin token in ${path.join(dataDir, 'admin-token')})`);
+    expect((await fetch(`${consoleUrl}login`)).status).toBe(200);
+    expect((await fetch(consoleUrl, { redirect: 'manual' })).status).toBe(303);
+    expect(JSON.stringify(first.logs)).not.toContain(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim());
 
     const password = readFileSync(path.join(dataDir, 'postgres', 'password'), 'utf8').trim();
     const url = `postgres://postgres:${password}@127.0.0.1:${env.CRM_SYNC_EMBEDDED_PG_PORT}/postgres`;
