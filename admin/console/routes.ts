@@ -1,7 +1,6 @@
 // The web console's routes, answered by the admin server once a request is signed in: the pages, the
 // forms (retry, backfill, sign out; each checked against the session's CSRF token) and the progress of a
 // running backfill as JSON for the page's script. Reads and actions go through ops/, as the CLI's do.
-import type http from 'node:http';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type pg from 'pg';
 import { progressView, type Reading } from '../../ops/backfill-progress.ts';

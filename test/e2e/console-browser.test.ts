@@ -4,28 +4,25 @@
 // backfill started from its form with its progress rising, the runs chart, the mapping page. Requests
 // without the token are refused, forms without the session's CSRF token too, and no page or API answer
 // holds a secret. Screenshots go to test-artifacts/console/.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer, type AdminServer } from '../../admin/server.ts';
 import { createSyncMetrics } from '../../metrics/sync-metrics.ts';
 import { createConnectionStore } from '../../store/connections.ts';
 import { SecretBox } from '../../store/secret-box.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { chromiumMissing, launchChromium } from '../support/chromium.ts';
+import { cliEnv, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { waitFor } from '../support/start-process.ts';
 import { commerceDump, salesforceDump, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
 const SHOTS = path.join(import.meta.dirname, '..', '..', 'test-artifacts', 'console');
-const run = promisify(execFile);
 const ADMIN_TOKEN = `console-token-${randomBytes(12).toString('hex')}`;
 // Longer than Opportunity.Offer_Type__c's 40 characters: every offer is refused by Salesforce.
 const TOO_LONG = 'Private offer negotiated through the marketplace channel';
@@ -45,7 +42,7 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
   let connectionId = '';
   const seen: string[] = []; // every page and API answer the browser got, checked for secrets at the end
 
-  const cli = (args: string[]) => run(process.execPath, [BIN, ...args], { env });
+  const cli = (args: string[]) => runCli(env, args);
   const temporal = () => new Client({ connection: worker.connection });
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
@@ -53,18 +50,13 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
     mkdirSync(SHOTS, { recursive: true });
     database = await createTestDatabase();
     sandboxes = await startSandboxes({ entitlements: 40, seed: 44 });
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      CRM_SYNC_SECRET_KEY: key.toString('base64'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      CRM_SYNC_TASK_QUEUE: taskQueue,
-      CRM_SYNC_DEMO: 'off',
-      CRM_SYNC_OUTPUT: 'json',
-      LOG_LEVEL: 'silent',
-      COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
-      SALESFORCE_CLIENT_SECRET: sandboxes.salesforce.clientSecret,
-    };
+    env = cliEnv({
+      databaseUrl: database.url,
+      secretKey: key.toString('base64'),
+      taskQueue,
+      commerceClientSecret: sandboxes.commerce.clientSecret,
+      salesforceClientSecret: sandboxes.salesforce.clientSecret,
+    });
     const secretBox = new SecretBox(key);
     worker = await startProductionWorker(database, { taskQueue, secretBox });
     const saved = JSON.parse(

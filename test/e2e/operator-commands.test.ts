@@ -10,14 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../store/secret-box.ts';
 import { syncScheduleId } from '../../temporal/sync-schedules.ts';
+import { cliEnv, CRM_SYNC_BIN } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { waitFor } from '../support/start-process.ts';
 import { commerceDump, startProductionWorker, startSandboxes } from '../support/sync-harness.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
+const BIN = CRM_SYNC_BIN;
 const run = promisify(execFile);
 
 type Outcome = { code: number; stdout: string; stderr: string };
@@ -34,18 +35,14 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
   beforeAll(async () => {
     database = await createTestDatabase();
     sandboxes = await startSandboxes({ entitlements: 30, seed: 33 });
-    env = {
-      ...process.env,
-      DATABASE_URL: database.url,
-      CRM_SYNC_SECRET_KEY: key.toString('base64'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      CRM_SYNC_TASK_QUEUE: taskQueue,
-      CRM_SYNC_DEMO: 'off',
-      CRM_SYNC_OUTPUT: 'human',
-      LOG_LEVEL: 'silent',
-      COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
-      SALESFORCE_CLIENT_SECRET: sandboxes.salesforce.clientSecret,
-    };
+    env = cliEnv({
+      databaseUrl: database.url,
+      secretKey: key.toString('base64'),
+      taskQueue,
+      commerceClientSecret: sandboxes.commerce.clientSecret,
+      salesforceClientSecret: sandboxes.salesforce.clientSecret,
+      output: 'human',
+    });
     worker = await startProductionWorker(database, { taskQueue, secretBox: new SecretBox(key) });
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ export const CRM_SYNC_BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'c
 const run = promisify(execFile);
 
 /** The command's environment: this test's database and Temporal, no demo, secrets as a person exports them. */
-export function cliEnv(options: { databaseUrl: string; secretKey: string; taskQueue: string; commerceClientSecret: string; salesforceClientSecret: string; logLevel?: string }): NodeJS.ProcessEnv {
+export function cliEnv(options: { databaseUrl: string; secretKey: string; taskQueue: string; commerceClientSecret: string; salesforceClientSecret: string; logLevel?: string; output?: 'json' | 'human' }): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: options.databaseUrl,
@@ -18,7 +18,7 @@ export function cliEnv(options: { databaseUrl: string; secretKey: string; taskQu
     CRM_SYNC_TASK_QUEUE: options.taskQueue,
     CRM_SYNC_DEMO: 'off',
     // Scripts' output (one JSON document per command); tests of the tables ask for CRM_SYNC_OUTPUT=human.
-    CRM_SYNC_OUTPUT: 'json',
+    CRM_SYNC_OUTPUT: options.output ?? 'json',
     LOG_LEVEL: options.logLevel ?? 'silent',
     COMMERCE_CLIENT_SECRET: options.commerceClientSecret,
     SALESFORCE_CLIENT_SECRET: options.salesforceClientSecret,
