@@ -1,0 +1,37 @@
+// What a benchmark needs to know of each CRM sandbox to count its calls: where its call counters are,
+// how to reset them, which calls write records, and how many records one write call takes at most (the
+// floor a volume allows). Declarations, one per CRM kind, read by every scenario.
+export type CrmKind = 'salesforce' | 'hubspot' | 'dynamics';
+
+export type CrmCalls = {
+  /** Records one write request takes at most: Salesforce's sObject Collections, HubSpot's batch, Dataverse's $batch. */
+  batch: number;
+  reset: { method: string; path: string };
+  /** Requests that write records (for Salesforce every step of a Bulk API 2.0 job counts). */
+  writeRequests(calls: Record<string, number>): number;
+};
+
+const sum = (calls: Record<string, number>, matches: (kind: string) => boolean) =>
+  Object.entries(calls).filter(([kind]) => kind !== 'total' && matches(kind)).reduce((total, [, count]) => total + count, 0);
+
+export const CRM_CALLS: Record<CrmKind, CrmCalls> = {
+  salesforce: { batch: 200, reset: { method: 'POST', path: '/calls/reset' }, writeRequests: (calls) => sum(calls, (kind) => /^(composite-(create|update|upsert)|bulk2-|sobject-(create|update|upsert))/.test(kind)) },
+  hubspot: { batch: 100, reset: { method: 'DELETE', path: '/calls' }, writeRequests: (calls) => sum(calls, (kind) => /batch\.(upsert|update|create)/.test(kind)) },
+  dynamics: { batch: 1000, reset: { method: 'DELETE', path: '/calls' }, writeRequests: (calls) => sum(calls, (kind) => kind === 'POST $batch' || /^(PATCH|POST) (?!token|\$batch)/.test(kind)) },
+};
+
+/** The fewest write requests the batch size allows for these records (each entity written apart). */
+export function writeFloor(kind: CrmKind, recordsByEntity: Record<string, number>): number {
+  return Object.values(recordsByEntity).reduce((total, count) => total + Math.ceil(count / CRM_CALLS[kind].batch), 0);
+}
+
+export async function readCalls(controlUrl: string): Promise<Record<string, number>> {
+  const body = (await (await fetch(`${controlUrl}/calls`)).json()) as Record<string, unknown>;
+  const counts = (body.byEndpoint ?? body.counts ?? body) as Record<string, number>;
+  return { ...counts, total: typeof counts.total === 'number' ? counts.total : sum(counts, () => true) };
+}
+
+export async function resetCalls(kind: CrmKind, controlUrl: string): Promise<void> {
+  const { method, path } = CRM_CALLS[kind].reset;
+  await fetch(`${controlUrl}${path}`, { method });
+}

@@ -1,0 +1,121 @@
+// Benchmark scenarios per CRM (issue #14, first part): for each CRM sandbox in BENCH_CRMS (default all
+// three), a stack of its own (sandboxes and worker in processes of their own, a local Temporal dev
+// server, an embedded PostgreSQL) and BENCH_ENTITLEMENTS (default 10,000) entitlements with their
+// buyers, contacts, offers and referrals:
+//   backfill      the initial sync: seconds, records per second, CRM write requests against the floor the
+//                 batch size allows, records per write request, commerce calls;
+//   noop          the same data again, nothing changed: CRM calls (target 0), commerce calls, seconds;
+//   changed-1pct  1% of the entitlements' worth of commerce changes, then one incremental run: CRM write
+//                 requests against the floor, seconds.
+// One JSON object per scenario and CRM on stdout, each figure beside its target where it has one, then
+// a readable summary table.
+import { WORKFLOW_TYPES } from '../workflows/names.ts';
+import type { SyncProgress } from '../workflows/sync.ts';
+import { CRM_CALLS, readCalls, resetCalls, writeFloor, type CrmKind } from './crm-calls.ts';
+import { startBenchStack, type BenchStack } from './processes/stack.ts';
+
+const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 10_000);
+const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
+// The kinds of change that move existing records (1% of the entitlements' worth), as sellers' and buyers' days do.
+const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage'];
+
+type Result = Record<string, unknown> & { crm: CrmKind; scenario: string };
+const results: Result[] = [];
+const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+const written = (progress: SyncProgress) => Object.fromEntries(Object.entries(progress.entities).map(([entity, counts]) => [entity, counts!.created + counts!.updated]));
+
+function emit(result: Result) {
+  results.push(result);
+  console.log(JSON.stringify(result));
+}
+
+async function measure(stack: BenchStack, kind: CrmKind, controlUrl: string, label: string) {
+  await fetch(`${stack.commerce.controlUrl}/calls/reset`, { method: 'POST' });
+  await resetCalls(kind, controlUrl);
+  const started = performance.now();
+  const progress: SyncProgress = await stack.alive(stack.client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue: stack.taskQueue, workflowId: `bench-${label}-${kind}-${Date.now()}`, args: [{ connectionId: stack.connectionId }] }));
+  const seconds = (performance.now() - started) / 1000;
+  const crmCalls = await readCalls(controlUrl);
+  const commerceCalls = (await (await fetch(`${stack.commerce.controlUrl}/calls`)).json()) as { total?: number };
+  return { progress, seconds, crmCalls, commerceCalls: commerceCalls.total ?? 0 };
+}
+
+async function scenarios(kind: CrmKind) {
+  let stack: BenchStack | undefined;
+  try {
+    stack = await startBenchStack({ name: `bench-scenarios-${kind}`, entitlements, secretKey: Buffer.alloc(32, 3), crm: kind });
+    const controlUrl = stack[kind].controlUrl;
+
+    const backfill = await measure(stack, kind, controlUrl, 'backfill');
+    const records = written(backfill.progress);
+    const recordsWritten = Object.values(records).reduce((sum, count) => sum + count, 0);
+    const writeRequests = CRM_CALLS[kind].writeRequests(backfill.crmCalls);
+    const floor = writeFloor(kind, records);
+    emit({
+      bench: 'scenarios',
+      crm: kind,
+      scenario: 'backfill',
+      entitlements,
+      seconds: round(backfill.seconds),
+      recordsWritten,
+      recordsPerSecond: round(recordsWritten / backfill.seconds, 0),
+      failed: backfill.progress.totals.failed,
+      crmWriteRequests: writeRequests,
+      writeRequestFloor: floor,
+      writeRequestsVsFloor: round(writeRequests / Math.max(1, floor)),
+      ...(kind === 'salesforce' ? { recordsPerWriteRequest: round(recordsWritten / Math.max(1, writeRequests), 1), recordsPerWriteRequestTarget: 500 } : { writeRequestsVsFloorTarget: 1.05 }),
+      crmCalls: backfill.crmCalls.total,
+      commerceCalls: backfill.commerceCalls,
+    });
+
+    const noop = await measure(stack, kind, controlUrl, 'noop');
+    emit({
+      bench: 'scenarios',
+      crm: kind,
+      scenario: 'noop',
+      entitlements,
+      seconds: round(noop.seconds),
+      recordsRead: noop.progress.totals.records,
+      recordsReadByEntity: Object.fromEntries(Object.entries(noop.progress.entities).map(([entity, counts]) => [entity, counts!.records])),
+      recordsWritten: noop.progress.totals.created + noop.progress.totals.updated,
+      noopCrmCalls: noop.crmCalls.total,
+      noopCrmCallsTarget: 0,
+      commerceCalls: noop.commerceCalls,
+    });
+
+    const changes = Math.max(1, Math.round(entitlements / 100));
+    await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: CHANGE_KINDS }) });
+    const changed = await measure(stack, kind, controlUrl, 'changed');
+    const changedRecords = written(changed.progress);
+    const changedWriteRequests = CRM_CALLS[kind].writeRequests(changed.crmCalls);
+    const changedFloor = writeFloor(kind, changedRecords);
+    emit({
+      bench: 'scenarios',
+      crm: kind,
+      scenario: 'changed-1pct',
+      entitlements,
+      changes,
+      seconds: round(changed.seconds),
+      recordsWritten: changedRecords,
+      crmWriteRequests: changedWriteRequests,
+      writeRequestFloor: changedFloor,
+      writeRequestsVsFloor: round(changedWriteRequests / Math.max(1, changedFloor)),
+      ...(kind === 'salesforce' ? {} : { writeRequestsVsFloorTarget: 1.05 }),
+      crmCalls: changed.crmCalls.total,
+      commerceCalls: changed.commerceCalls,
+    });
+  } finally {
+    await stack?.stop();
+  }
+}
+
+for (const kind of crms) await scenarios(kind);
+
+// The readable summary, after the JSON lines.
+const row = (cells: (string | number)[]) => cells.map((cell, index) => String(cell).padEnd([14, 8, 10, 12, 14, 10, 12][index] ?? 10)).join('');
+console.log('');
+console.log(`Scenarios, ${entitlements} entitlements per CRM`);
+console.log(row(['scenario', 'crm', 'seconds', 'records/s', 'write req', 'floor', 'CRM calls']));
+for (const result of results) {
+  console.log(row([result.scenario, result.crm, String(result.seconds), String(result.recordsPerSecond ?? '-'), String(result.crmWriteRequests ?? '-'), String(result.writeRequestFloor ?? '-'), String(result.noopCrmCalls ?? result.crmCalls ?? '-')]));
+}
