@@ -112,7 +112,7 @@ async function scenarios(kind: CrmKind) {
 for (const kind of crms) await scenarios(kind);
 
 // The readable summary, after the JSON lines.
-const row = (cells: (string | number)[]) => cells.map((cell, index) => String(cell).padEnd([14, 8, 10, 12, 14, 10, 12][index] ?? 10)).join('');
+const row = (cells: (string | number)[]) => cells.map((cell, index) => String(cell).padEnd([14, 12, 10, 12, 12, 10, 10][index] ?? 10)).join('');
 console.log('');
 console.log(`Scenarios, ${entitlements} entitlements per CRM`);
 console.log(row(['scenario', 'crm', 'seconds', 'records/s', 'write req', 'floor', 'CRM calls']));
