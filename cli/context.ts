@@ -8,8 +8,20 @@ import { resolveSecretBox } from '../store/secret-box.ts';
 import { connectToRunningTemporal } from '../temporal/cluster.ts';
 import { NotFoundError, UnreachableError } from './exit-codes.ts';
 
+/** Connection-level failures (nothing answered), as opposed to a database that answered with an error. */
+const UNREACHABLE = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|ECONNRESET|timeout expired|Connection terminated/i;
+
 export async function openCommandContext(config: AppConfig, logger: Logger) {
-  const database = await openDatabase(config, logger);
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(config, logger);
+  } catch (error) {
+    const message = `${(error as Error).message} ${(error as { code?: string }).code ?? ''}`;
+    if (!UNREACHABLE.test(message)) throw error;
+    throw new UnreachableError(
+      `PostgreSQL is not reachable${config.database.url ? ' at DATABASE_URL' : ''}: ${(error as Error).message}. Check DATABASE_URL (or unset it to use the embedded PostgreSQL).`,
+    );
+  }
   const connections = createConnectionStore(database.pool, resolveSecretBox(config));
   let temporal: Connection | undefined;
   return {

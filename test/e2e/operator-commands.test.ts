@@ -257,9 +257,13 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(saved.settings.commerce.organizationId).toBe(sandboxes.commerce.organizationId);
   });
 
-  it('a command that needs Temporal exits 5 when it cannot be reached', async () => {
+  it('a command exits 5 when Temporal or PostgreSQL cannot be reached', async () => {
     const unreachable = await cli(['sync', 'acme'], { TEMPORAL_ADDRESS: '127.0.0.1:9' });
     expect(unreachable.code).toBe(5);
     expect(unreachable.stderr).toContain('Temporal is not reachable at 127.0.0.1:9');
+    const noDatabase = await cli(['doctor'], { DATABASE_URL: 'postgres://crm:secret-pw@127.0.0.1:9/none' });
+    expect(noDatabase.code).toBe(5);
+    expect(noDatabase.stderr).toContain('PostgreSQL is not reachable at DATABASE_URL');
+    expect(noDatabase.stderr).not.toContain('secret-pw');
   });
 });
