@@ -65,6 +65,7 @@ async function scenarios(kind: CrmKind) {
       writeRequestsVsFloor: round(writeRequests / Math.max(1, floor)),
       ...(kind === 'salesforce' ? { recordsPerWriteRequest: round(recordsWritten / Math.max(1, writeRequests), 1), recordsPerWriteRequestTarget: 500 } : { writeRequestsVsFloorTarget: 1.05 }),
       crmCalls: backfill.crmCalls.total,
+      crmCallsByKind: backfill.crmCalls,
       commerceCalls: backfill.commerceCalls,
     });
 

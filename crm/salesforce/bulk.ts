@@ -90,7 +90,7 @@ export async function runBulkUpsert(
   // From here on the job exists: any failure names it, so the next attempt resumes it.
   const named = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(withBulkJobId(error, finalId)));
   // A resumed job that already ended needs no further poll.
-  const info = resumed && FINAL.has(resumed.state) ? report(resumed, options) : await named(poll(steps, finalId, options));
+  const info = resumed && FINAL.has(resumed.state) ? report(resumed, options) : await named(poll(steps, finalId, options, !resumed));
   const read = (kind: 'successful' | 'failed' | 'unprocessed') =>
     named(
       steps.guarded(async (connection) => {
@@ -99,9 +99,11 @@ export async function runBulkUpsert(
         return (Array.isArray(rows) ? rows : []) as unknown as Row[];
       }),
     );
-  const successful = await read('successful');
-  const failed = await read('failed');
   const endedBadly = info.state !== 'JobComplete';
+  // A complete job that says none failed has no failed results to read: one request fewer per job.
+  const noneFailed = !endedBadly && info.numberRecordsFailed === 0;
+  const successful = await read('successful');
+  const failed = noneFailed ? [] : await read('failed');
   const unprocessed = endedBadly && resumed ? await read('unprocessed') : [];
 
   const byExternalId = new Map<string, UpsertResult>();
@@ -126,8 +128,18 @@ export async function runBulkUpsert(
 }
 
 /** Polls until the job is final, reporting each poll; stops on the signal or after pollTimeoutMs (both resumable). */
-async function poll(steps: BulkSteps, jobId: string, options: UpsertOptions): Promise<JobInfo> {
+async function poll(steps: BulkSteps, jobId: string, options: UpsertOptions, waitFirst: boolean): Promise<JobInfo> {
   const deadline = performance.now() + steps.pollTimeoutMs;
+  const pause = async () => {
+    try {
+      await sleep(steps.pollIntervalMs, undefined, { signal: options.signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw cancelledError(jobId);
+      throw error;
+    }
+  };
+  // A job just closed is still in the queue: asking at once only costs a request.
+  if (waitFirst) await pause();
   for (;;) {
     checkSignal(options.signal, jobId);
     const info = report((await steps.guarded((connection) => connection.bulk2.job('ingest', { id: jobId }).check())) as JobInfo, options);
@@ -139,12 +151,7 @@ async function poll(steps: BulkSteps, jobId: string, options: UpsertOptions): Pr
         { code: 'BULK_JOB_POLL_TIMEOUT', retryable: true, retryAfterMs: steps.pollIntervalMs },
       );
     }
-    try {
-      await sleep(steps.pollIntervalMs, undefined, { signal: options.signal });
-    } catch (error) {
-      if (options.signal?.aborted) throw cancelledError(jobId);
-      throw error;
-    }
+    await pause();
   }
 }
 
