@@ -46,7 +46,9 @@ async function scenarios(kind: CrmKind) {
     stack = await startBenchStack({ name: `bench-scenarios-${kind}`, entitlements, secretKey: Buffer.alloc(32, 3), crm: kind });
     const controlUrl = stack[kind].controlUrl;
 
+    await stack.worker.mark();
     const backfill = await measure(stack, kind, controlUrl, 'backfill');
+    const memory = await stack.worker.report();
     const records = written(backfill.progress);
     const recordsWritten = Object.values(records).reduce((sum, count) => sum + count, 0);
     const writeRequests = CRM_CALLS[kind].writeRequests(backfill.crmCalls);
@@ -66,6 +68,10 @@ async function scenarios(kind: CrmKind) {
       ...(kind === 'salesforce' ? { recordsPerWriteRequest: round(recordsWritten / Math.max(1, writeRequests), 1), recordsPerWriteRequestTarget: 500 } : { writeRequestsVsFloorTarget: 1.05 }),
       crmCalls: backfill.crmCalls.total,
       crmCallsByKind: backfill.crmCalls,
+      // The worker process (its own): the kernel's high-water mark over its life, and during the backfill.
+      workerPeakRssMb: memory.maxRssMB,
+      workerBackfillPeakRssMb: memory.phasePeakRssMB,
+      workerPeakRssMbTarget100k: 400,
       commerceCalls: backfill.commerceCalls,
     });
 

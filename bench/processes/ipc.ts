@@ -1,11 +1,11 @@
 // A benchmark's child process and its driver talk over Node's IPC channel, so stdout stays the
 // driver's alone (one JSON line). The child says `ready` (with what the driver needs from it), then
-// answers `mark` (start of the measured phase) and `stop` (its memory report, then it cleans up and
-// exits). A child whose driver goes away stops on its own.
+// answers `mark` (start of the measured phase), `report` (its memory since the mark) and `stop` (its
+// memory report, then it cleans up and exits). A child whose driver goes away stops on its own.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createMemoryTracker, type MemoryReport } from './memory.ts';
 
-type ToChild = { type: 'mark' } | { type: 'stop' };
+type ToChild = { type: 'mark' } | { type: 'report' } | { type: 'stop' };
 type FromChild<T> = { type: 'ready'; info: T } | { type: 'marked' } | { type: 'memory'; report: MemoryReport } | { type: 'failed'; message: string };
 
 /**
@@ -34,6 +34,8 @@ export function serveDriver<T>(info: T, cleanUp: () => Promise<void>, phase: { s
         memory.mark();
         return send({ type: 'marked' });
       });
+    } else if (message.type === 'report') {
+      void send({ type: 'memory', report: memory.report() });
     } else if (message.type === 'stop') {
       void stop(true);
     }
@@ -55,6 +57,8 @@ export type BenchChild<T> = {
   mark(): Promise<void>;
   /** `work`, unless the child exits first (then that is the error: a dead worker must not hang the bench). */
   whileAlive<R>(work: Promise<R>): Promise<R>;
+  /** The memory report since the last mark, the child running on. */
+  report(): Promise<MemoryReport>;
   /** Asks for the memory report, then waits for the child to exit. */
   stop(): Promise<MemoryReport>;
   kill(): void;
@@ -97,6 +101,11 @@ export async function startChild<T>(script: string, options: { args?: string[]; 
       });
       died.catch(() => {});
       return Promise.race([work, died]);
+    },
+    async report() {
+      const memory = next('memory');
+      child.send({ type: 'report' } satisfies ToChild);
+      return (await memory).report;
     },
     async stop() {
       const memory = next('memory');
