@@ -12,6 +12,7 @@ import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { CRMS_UNDER_TEST, createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { expectedCrmState, salesforceDump, sameValue } from '../support/sync-harness.ts';
+import { CHAOS_FULL, CHAOS_SEED, randomMoments } from '../support/chaos.ts';
 
 
 
@@ -26,7 +27,14 @@ const TARGETS: [Entity, string, string][] = [
  * ten-secondly limit, 5,000 in npm test (its 20,000 run belongs to `npm run chaos`). Kills land among the
  * buyers, the offers and the entitlements (pages of 1,000 read so far).
  */
-const SCALE = { salesforce: { entitlements: 20_000, killAt: [3, 18, 35] }, hubspot: { entitlements: 5_000, killAt: [1, 5, 9] }, dynamics: { entitlements: 5_000, killAt: [1, 5, 9] } };
+const REDUCED = { salesforce: { entitlements: 20_000, killAt: [3, 18, 35] }, hubspot: { entitlements: 5_000, killAt: [1, 5, 9] }, dynamics: { entitlements: 5_000, killAt: [1, 5, 9] } };
+/**
+ * `npm run chaos`: 20,000 entitlements into every CRM and five kills at random moments among the pages
+ * read (buyers a quarter of the entitlements, then offers and entitlements: 45 pages of 1,000).
+ */
+const FULL = { entitlements: 20_000, killAt: randomMoments(5, 44) };
+const SCALE = CHAOS_FULL ? { salesforce: FULL, hubspot: FULL, dynamics: FULL } : REDUCED;
+if (CHAOS_FULL) console.info(`backfill-kill: kills after pages ${FULL.killAt.join(', ')} (CRM_SYNC_CHAOS_SEED=${CHAOS_SEED} replays them)`);
 
 describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGKILLs of its worker', (kind) => {
   let database: TestDatabase;
@@ -46,7 +54,7 @@ describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGK
     await database?.drop();
   });
 
-  it('converges to the expected state with no duplicate and no missing record', { timeout: 900_000 }, async () => {
+  it('converges to the expected state with no duplicate and no missing record', { timeout: CHAOS_FULL ? 3_600_000 : 900_000 }, async () => {
     const { id: connectionId } = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { pageSize: 1000, entities: TARGETS.map(([entity]) => entity) });
     const taskQueue = `backfill-kill-${kind}-${Date.now()}`;
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
@@ -60,7 +68,7 @@ describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGK
       args: [{ ...request, activityTimeouts: { heartbeat: '10 seconds' } }],
     });
 
-    // Kill the worker outright at three points of the run: among the buyers, the offers, the entitlements.
+    // Kill the worker outright at points of the run: among the buyers, the offers, the entitlements.
     for (const [index, killAt] of SCALE[kind].killAt.entries()) {
       for (;;) {
         const progress = await readProgress(handle).catch(() => undefined);
