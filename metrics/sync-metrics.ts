@@ -54,8 +54,11 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
       labelNames: ['connection'] as const,
       registers: [registry],
       async collect() {
+        // The newest completed full pass per connection, through the (connection_id, started_at DESC) index.
         const { rows } = await pool.query(
-          `SELECT connection_id, extract(epoch FROM now() - max(started_at))::float AS lag FROM sync_runs WHERE status = 'completed' AND kind IN ('incremental', 'reconcile') GROUP BY connection_id`,
+          `SELECT c.id AS connection_id, extract(epoch FROM now() - r.started_at)::float AS lag
+             FROM connections c
+             JOIN LATERAL (SELECT started_at FROM sync_runs WHERE connection_id = c.id AND status = 'completed' AND kind IN ('incremental', 'reconcile') ORDER BY started_at DESC LIMIT 1) r ON true`,
         );
         this.reset();
         for (const row of rows) this.set({ connection: row.connection_id }, Math.max(0, row.lag));

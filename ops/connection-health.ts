@@ -38,19 +38,31 @@ export type ScheduleState = { paused: boolean } | undefined;
 // every commerce change made before it started.
 const FULL_PASSES = ['incremental', 'reconcile'];
 
-/** Facts per connection read in three queries, whatever the number of connections. */
-async function readFacts(pool: pg.Pool) {
-  const [last, current, letters, budgets] = await Promise.all([
-    pool.query(`SELECT DISTINCT ON (connection_id) * FROM sync_runs ORDER BY connection_id, started_at DESC`),
-    pool.query(`SELECT connection_id, max(started_at) AS current_as_of FROM sync_runs WHERE status = 'completed' AND kind = ANY($1::text[]) GROUP BY connection_id`, [FULL_PASSES]),
-    pool.query(`SELECT connection_id, count(*)::int AS open FROM dead_letters WHERE resolved_at IS NULL GROUP BY connection_id`),
-    pool.query(`SELECT DISTINCT ON (connection_id) connection_id, counts->'apiBudget' AS budget FROM sync_runs WHERE counts ? 'apiBudget' ORDER BY connection_id, started_at DESC`),
-  ]);
+/**
+ * Facts per connection in one query. Each fact is the newest matching run of that connection, found by
+ * walking its (connection_id, started_at DESC) index backwards, so the cost does not grow with the
+ * years of run history a connection keeps.
+ */
+async function readFacts(pool: pg.Pool, connectionIds: string[]) {
+  const { rows } = await pool.query(
+    `SELECT c.id AS connection_id, last.id AS run_id, last.kind, last.status, last.started_at, last.finished_at, last.error,
+            current.started_at AS current_as_of, budget.value AS budget,
+            (SELECT count(*)::int FROM dead_letters d WHERE d.connection_id = c.id AND d.resolved_at IS NULL) AS open_letters
+       FROM unnest($1::text[]) AS c(id)
+       LEFT JOIN LATERAL (SELECT * FROM sync_runs r WHERE r.connection_id = c.id ORDER BY r.started_at DESC LIMIT 1) last ON true
+       LEFT JOIN LATERAL (SELECT r.started_at FROM sync_runs r WHERE r.connection_id = c.id AND r.status = 'completed' AND r.kind = ANY($2::text[]) ORDER BY r.started_at DESC LIMIT 1) current ON true
+       LEFT JOIN LATERAL (SELECT r.counts->'apiBudget' AS value FROM sync_runs r WHERE r.connection_id = c.id AND r.counts ? 'apiBudget' ORDER BY r.started_at DESC LIMIT 1) budget ON true`,
+    [connectionIds, FULL_PASSES],
+  );
+  const byId = new Map(rows.map((row) => [row.connection_id as string, row]));
   return {
-    lastRun: new Map(last.rows.map((row) => [row.connection_id as string, { id: row.id, kind: row.kind, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at, error: row.error } as LastRun])),
-    currentAsOf: new Map(current.rows.map((row) => [row.connection_id as string, row.current_as_of as Date])),
-    openLetters: new Map(letters.rows.map((row) => [row.connection_id as string, row.open as number])),
-    budget: new Map(budgets.rows.map((row) => [row.connection_id as string, row.budget as { used: number; limit: number }])),
+    lastRun: (id: string): LastRun | null => {
+      const row = byId.get(id);
+      return row?.run_id ? { id: row.run_id, kind: row.kind, status: row.status, startedAt: row.started_at, finishedAt: row.finished_at, error: row.error } : null;
+    },
+    currentAsOf: (id: string): Date | null => byId.get(id)?.current_as_of ?? null,
+    openLetters: (id: string): number => byId.get(id)?.open_letters ?? 0,
+    budget: (id: string): { used: number; limit: number } | undefined => byId.get(id)?.budget ?? undefined,
   };
 }
 
@@ -94,11 +106,11 @@ export async function readConnectionHealth(
   options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState>; all?: Connection[] } = {},
 ): Promise<ConnectionHealth[]> {
   const now = options.now ?? new Date();
-  const facts = await readFacts(pool);
+  const facts = await readFacts(pool, connections.map((connection) => connection.id));
   return Promise.all(
     connections.map(async (connection) => {
-      const currentAsOf = facts.currentAsOf.get(connection.id) ?? null;
-      const budget = facts.budget.get(connection.id);
+      const currentAsOf = facts.currentAsOf(connection.id);
+      const budget = facts.budget(connection.id);
       let paused: boolean | null = null;
       try {
         const state = options.scheduleState ? await options.scheduleState(connection.id) : undefined;
@@ -113,10 +125,10 @@ export async function readConnectionHealth(
         crmKind: connection.crmKind,
         crm: CRM_NAMES[connection.crmKind],
         writesBack: writesBack(connection, options.all ?? connections),
-        lastRun: facts.lastRun.get(connection.id) ?? null,
+        lastRun: facts.lastRun(connection.id),
         crmCurrentAsOf: currentAsOf,
         lagSeconds: currentAsOf ? Math.max(0, (now.getTime() - currentAsOf.getTime()) / 1000) : null,
-        openDeadLetters: facts.openLetters.get(connection.id) ?? 0,
+        openDeadLetters: facts.openLetters(connection.id),
         apiBudget: budget ? { used: budget.used, limit: budget.limit, share: budget.used / budget.limit } : null,
         paused,
         needsReauthorisation: connection.needsReauthorisation ?? null,
