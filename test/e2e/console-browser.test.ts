@@ -105,6 +105,12 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
     const forged = await fetch(`${admin.url}/connections/${connectionId}/retry`, { method: 'POST', body: 'entity=offer', headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
     expect(forged.status).toBe(401);
     expect((await fetch(`${admin.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(200);
+    // Signing in never sends the browser to another site, whatever `next` says.
+    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
+      const signedIn = await fetch(`${admin.url}/login`, { method: 'POST', body: new URLSearchParams({ token: ADMIN_TOKEN, next }), redirect: 'manual' });
+      expect(signedIn.status, next).toBe(303);
+      expect(signedIn.headers.get('location'), next).toBe('/');
+    }
   });
 
   it('signs in with the admin token (a wrong one is refused) and lists the connection with its health', async () => {
