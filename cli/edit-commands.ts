@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
-import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';

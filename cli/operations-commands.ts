@@ -5,8 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createConnector, mappingsFor } from '../crm/registry.ts';
-import { checkMappings } from '../mappings/check.ts';
+import { createConnector } from '../crm/registry.ts';
 import { ENTITIES } from '../mappings/types.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { openDeadLetters, type DeadLetterView } from '../ops/dead-letter-view.ts';
@@ -16,6 +15,7 @@ import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
 import { runHistory, type RunView } from '../ops/run-history.ts';
 import type { Connection } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSchema } from '../sync/connection-settings.ts';
+import { checkConnectionMappings } from '../sync/verify-connection.ts';
 import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
@@ -252,9 +252,8 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
           const stored = await context.connections.getWithSecrets(found.id);
           const candidate = connectionSettingsSchema.parse({ ...found.settings, overrides });
           const connector = createConnector(candidate, connectionSecretsSchema.parse(stored!.secrets));
-          const mappings = mappingsFor(candidate.crm.kind, candidate.crm);
           try {
-            await checkMappings(connector, Object.fromEntries(candidate.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), candidate.overrides);
+            await checkConnectionMappings(connector, candidate);
           } catch (error) {
             const problems = (error as { problems?: string[] }).problems;
             if (problems) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${problems.join('\n- ')}`, EXIT.attention);

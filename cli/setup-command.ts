@@ -10,8 +10,8 @@ import { hubspotCredentials } from '../crm/hubspot/connector.ts';
 import { setUpHubSpot, type SetupReport } from '../crm/hubspot/setup.ts';
 import { openSalesforceSession } from '../crm/salesforce/session.ts';
 import { setUpSalesforce } from '../crm/salesforce/setup.ts';
-import { createConnector, mappingsFor } from '../crm/registry.ts';
-import { checkMappings } from '../mappings/check.ts';
+import { createConnector } from '../crm/registry.ts';
+import { checkConnectionMappings } from '../sync/verify-connection.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { openCommandContext } from './context.ts';
 import { jsonOutput } from './output.ts';
@@ -56,8 +56,7 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
             // Then the same check connect makes: the mappings (with this connection's overrides) against the org.
             try {
               const crm = createConnector(settings, secrets);
-              const mappings = mappingsFor('salesforce', settings.crm);
-              await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
+              await checkConnectionMappings(crm, settings);
             } catch (error) {
               report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }

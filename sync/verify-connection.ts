@@ -1,7 +1,7 @@
 // Before a connection is saved: prove both sides' credentials work and that the mappings fit the CRM.
 // Every problem found is reported at once, in words a revenue-ops person can act on.
 import { createCommerceClient } from '../commerce/index.ts';
-import { CRM_NAMES } from '../crm/connector.ts';
+import { CRM_NAMES, type CrmConnector } from '../crm/connector.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
 import { checkMappings } from '../mappings/check.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
@@ -14,6 +14,12 @@ export class ConnectionCheckError extends Error {
     super(`The connection was not saved:\n- ${problems.join('\n- ')}`);
     this.problems = problems;
   }
+}
+
+/** The mappings of the entities a connection syncs, with its overrides, against the CRM's schema (MappingConfigError names every problem). */
+export async function checkConnectionMappings(crm: CrmConnector, settings: ConnectionSettings): Promise<void> {
+  const mappings = mappingsFor(settings.crm.kind, settings.crm);
+  await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
 }
 
 export async function verifyConnection(settings: ConnectionSettings, secrets: ConnectionSecrets): Promise<{ crmOrganizationId?: string; commerceOrganization: string }> {
@@ -35,7 +41,7 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const missing = settings.entities.filter((entity) => !mappings[entity]);
     if (missing.length) problems.push(`${crmName} has no mapping for ${missing.join(', ')}: leave ${missing.length > 1 ? 'them' : 'it'} out of --entities`);
-    await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
+    await checkConnectionMappings(crm, settings);
   } catch (error) {
     const detail = (error as { problems?: string[] }).problems;
     if (detail) problems.push(...detail.map((problem) => `${crmName} mapping: ${problem}`));
