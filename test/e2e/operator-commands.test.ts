@@ -193,6 +193,11 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     }
     expect(health).toMatchObject({ lastRun: { kind: 'incremental', status: 'completed' }, openDeadLetters: foreign.length });
     expect(health!.lagSeconds).toBeLessThan(120);
+    // The API budget Salesforce reported to the run: the sandbox org's daily limit, and some of it used.
+    const budget = (health as unknown as { apiBudget: { used: number; limit: number } | null }).apiBudget;
+    expect(budget?.limit).toBe(100_000);
+    expect(budget!.used).toBeGreaterThan(0);
+    expect((await cli(['connections'])).stdout).toMatch(/acme\s+Salesforce\s+paused.*\d+% of 100000/);
     // Paused again by the last test: the pause is the most urgent thing to say.
     expect(health!.status).toBe('paused');
 
