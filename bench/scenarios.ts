@@ -12,7 +12,10 @@
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
 import type { SyncProgress } from '../workflows/sync.ts';
 import { CRM_CALLS, readCalls, resetCalls, writeFloor, type CrmKind } from './crm-calls.ts';
-import { startBenchStack, type BenchStack } from './processes/stack.ts';
+import path from 'node:path';
+import type { BaselineResult } from './processes/baseline.ts';
+import { startChild } from './processes/ipc.ts';
+import { prepareCrm, startBenchStack, type BenchStack, type SandboxesDescription } from './processes/stack.ts';
 
 const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 10_000);
 const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
@@ -44,16 +47,55 @@ function emit(result: Result) {
 async function measure(stack: BenchStack, kind: CrmKind, controlUrl: string, label: string) {
   await fetch(`${stack.commerce.controlUrl}/calls/reset`, { method: 'POST' });
   await resetCalls(kind, controlUrl);
+  const workflowId = `bench-${label}-${kind}-${Date.now()}`;
   const started = performance.now();
-  const progress: SyncProgress = await stack.alive(stack.client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue: stack.taskQueue, workflowId: `bench-${label}-${kind}-${Date.now()}`, args: [{ connectionId: stack.connectionId }] }));
+  const progress: SyncProgress = await stack.alive(stack.client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue: stack.taskQueue, workflowId, args: [{ connectionId: stack.connectionId }] }));
   const seconds = (performance.now() - started) / 1000;
   const crmCalls = await readCalls(controlUrl);
   const commerceCalls = (await (await fetch(`${stack.commerce.controlUrl}/calls`)).json()) as { total?: number };
-  return { progress, seconds, crmCalls, commerceCalls: commerceCalls.total ?? 0 };
+  return { progress, seconds, crmCalls, commerceCalls: commerceCalls.total ?? 0, workflowId };
+}
+
+/** History events of every run of a workflow (a long one continues as new), as Temporal stored them. */
+async function historyEvents(stack: BenchStack, workflowId: string): Promise<number> {
+  let runs = 0;
+  let events = 0;
+  // Visibility lags the runs a little: read until two reads agree.
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    let seen = 0;
+    let total = 0;
+    for await (const run of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+      seen += 1;
+      total += (await stack.client.workflow.getHandle(workflowId, run.runId).describe()).historyLength;
+    }
+    if (seen > 0 && seen === runs && total === events) break;
+    runs = seen;
+    events = total;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return events;
+}
+
+/** The plain baseline (bench/processes/baseline.ts) on sandboxes of its own holding the same data. */
+async function baseline(kind: CrmKind) {
+  const sandboxes = await startChild<SandboxesDescription>(path.join(import.meta.dirname, 'processes', 'sandboxes.ts'), { args: [String(entitlements), '1'] });
+  try {
+    await prepareCrm(sandboxes.info, kind);
+    const controlUrl = sandboxes.info[kind].controlUrl;
+    await resetCalls(kind, controlUrl);
+    const child = await sandboxes.whileAlive(startChild<BaselineResult>(path.join(import.meta.dirname, 'processes', 'baseline.ts'), { env: { BENCH_BASELINE: JSON.stringify({ sandboxes: sandboxes.info, kind }) } }));
+    const memory = await child.stop();
+    const calls = await readCalls(controlUrl);
+    const recordsWritten = Object.values(child.info.recordsWritten).reduce((sum, count) => sum + count, 0);
+    return { ...child.info, recordsWritten, recordsPerSecond: recordsWritten / child.info.seconds, crmWriteRequests: CRM_CALLS[kind].writeRequests(calls), peakRssMb: memory.maxRssMB };
+  } finally {
+    sandboxes.kill();
+  }
 }
 
 async function scenarios(kind: CrmKind) {
   let stack: BenchStack | undefined;
+  let backfillResult: Result | undefined;
   try {
     stack = await startBenchStack({ name: `bench-scenarios-${kind}`, entitlements, secretKey: Buffer.alloc(32, 3), crm: kind });
     const controlUrl = stack[kind].controlUrl;
@@ -64,7 +106,8 @@ async function scenarios(kind: CrmKind) {
     const records = written(backfill.progress);
     const recordsWritten = Object.values(records).reduce((sum, count) => sum + count, 0);
     const writes = writeFigures(kind, backfill.crmCalls, records);
-    emit({
+    const events = await historyEvents(stack, backfill.workflowId);
+    backfillResult = {
       bench: 'scenarios',
       crm: kind,
       scenario: 'backfill',
@@ -82,7 +125,9 @@ async function scenarios(kind: CrmKind) {
       workerBackfillPeakRssMb: memory.phasePeakRssMB,
       workerPeakRssMbTarget100k: 400,
       commerceCalls: backfill.commerceCalls,
-    });
+      historyEvents: events,
+      historyEventsPer10kRecords: round((events / Math.max(1, recordsWritten)) * 10_000, 0),
+    };
 
     const noop = await measure(stack, kind, controlUrl, 'noop');
     emit({
@@ -118,6 +163,19 @@ async function scenarios(kind: CrmKind) {
   } finally {
     await stack?.stop();
   }
+  // The baseline runs after the stack is down, on the same machine, so neither slows the other.
+  const plain = await baseline(kind);
+  const ours = backfillResult!.recordsPerSecond as number;
+  emit({
+    ...backfillResult!,
+    baselineSeconds: round(plain.seconds),
+    baselineRecordsWritten: plain.recordsWritten,
+    baselineRecordsPerSecond: round(plain.recordsPerSecond, 0),
+    baselineCrmWriteRequests: plain.crmWriteRequests,
+    baselinePeakRssMb: plain.peakRssMb,
+    throughputVsBaseline: round(ours / plain.recordsPerSecond),
+    throughputVsBaselineTarget: 0.5,
+  });
 }
 
 for (const kind of crms) await scenarios(kind);

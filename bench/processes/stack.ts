@@ -14,7 +14,8 @@ import { migrate } from '../../store/migrate.ts';
 import { SecretBox } from '../../store/secret-box.ts';
 import { setUpDynamics } from '../../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
-import { connectionSettingsSchema, type ConnectionSecrets } from '../../sync/connection-settings.ts';
+import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets } from '../../sync/connection-settings.ts';
+import type { CrmKind } from '../crm-calls.ts';
 import { startChild, type BenchChild } from './ipc.ts';
 
 export type SandboxesDescription = {
@@ -25,7 +26,7 @@ export type SandboxesDescription = {
 };
 
 /** `crm`: the CRM sandbox the connection writes to (Salesforce unless told; HubSpot and Dynamics are set up first, as `crm-sync setup` would). */
-export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[]; crm?: 'salesforce' | 'hubspot' | 'dynamics' }) {
+export async function startBenchStack(options: { name: string; entitlements: number; secretKey: Buffer; settings?: Record<string, unknown>; workerExecArgv?: string[]; crm?: CrmKind }) {
   const logger = createLogger({ level: 'warn', format: 'json' });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-${options.name}-`));
   chmodSync(dataDir, 0o755);
@@ -51,24 +52,13 @@ export async function startBenchStack(options: { name: string; entitlements: num
     started.push({ stop: () => pool.end() });
     await migrate(pool, logger);
     const kind = options.crm ?? 'salesforce';
-    const dynamicsCrm = { kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId } as const;
-    if (kind === 'hubspot') await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
-    if (kind === 'dynamics') {
-      await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials: { ...dynamicsCrm, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } });
-    }
-    const crm = { salesforce: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId }, hubspot: { kind, baseUrl: hubspot.baseUrl, auth: 'private-app' }, dynamics: dynamicsCrm }[kind];
-    const crmSecrets: Partial<ConnectionSecrets> = { salesforce: { crmClientSecret: salesforce.clientSecret }, hubspot: { crmAccessToken: hubspot.accessToken }, dynamics: { crmClientSecret: dynamics.clientSecret } }[kind];
-    const settings = connectionSettingsSchema.parse({
-      commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-      crm,
-      schedule: { lookbackSeconds: 0 },
-      ...options.settings,
-    });
+    await prepareCrm(sandboxes.info, kind);
+    const { settings, secrets } = benchConnection(sandboxes.info, kind, options.settings);
     const { id: connectionId } = await createConnectionStore(pool, new SecretBox(options.secretKey)).create({
       name: options.name,
       crmKind: kind,
       settings,
-      secrets: { commerceClientSecret: commerce.clientSecret, ...crmSecrets },
+      secrets,
     });
     const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'worker.ts'), {
       env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
@@ -100,3 +90,32 @@ export async function startBenchStack(options: { name: string; entitlements: num
 }
 
 export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
+
+/** What `crm-sync setup` would create in a HubSpot account or a Dataverse environment before the first sync. */
+export async function prepareCrm(sandboxes: SandboxesDescription, kind: CrmKind): Promise<void> {
+  const { hubspot, dynamics } = sandboxes;
+  if (kind === 'hubspot') await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
+  if (kind === 'dynamics') {
+    const credentials = { kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } as const;
+    await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials });
+  }
+}
+
+/** A connection's settings and secrets between the bench sandboxes' commerce organization and one CRM sandbox. */
+export function benchConnection(sandboxes: SandboxesDescription, kind: CrmKind, extra: Record<string, unknown> = {}) {
+  const { commerce, salesforce, hubspot, dynamics } = sandboxes;
+  const crm = {
+    salesforce: { loginUrl: salesforce.loginUrl, clientId: salesforce.clientId },
+    hubspot: { kind, baseUrl: hubspot.baseUrl, auth: 'private-app' },
+    dynamics: { kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId },
+  }[kind];
+  const crmSecrets: Partial<ConnectionSecrets> = { salesforce: { crmClientSecret: salesforce.clientSecret }, hubspot: { crmAccessToken: hubspot.accessToken }, dynamics: { crmClientSecret: dynamics.clientSecret } }[kind];
+  const settings = connectionSettingsSchema.parse({
+    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+    crm,
+    schedule: { lookbackSeconds: 0 },
+    ...extra,
+  });
+  const secrets = connectionSecretsSchema.parse({ commerceClientSecret: commerce.clientSecret, ...crmSecrets });
+  return { settings, secrets };
+}

@@ -70,10 +70,17 @@ function tracedPageActivity(pool: Parameters<typeof createActivities>[0]['pool']
   return {
     async syncEntityPage(input: Parameters<typeof syncEntityPage>[0]) {
       const before = process.memoryUsage();
-      const outcome = await syncEntityPage(input);
+      // With --expose-gc: the page's live set, sampled by collecting every 250 ms while it runs.
+      let livePeak = 0;
+      const gc = (globalThis as { gc?: () => void }).gc;
+      const sampler = gc && setInterval(() => (gc(), (livePeak = Math.max(livePeak, process.memoryUsage().heapUsed))), 250);
+      const outcome = await syncEntityPage(input).finally(() => clearInterval(sampler));
       const after = process.memoryUsage();
+      // With --expose-gc: what the page left reachable, apart from garbage not yet collected.
+      gc?.();
+      const collected = gc ? mb(process.memoryUsage().heapUsed) : undefined;
       process.stderr.write(
-        `${JSON.stringify({ trace: 'page', entity: input.entity, records: outcome.records, written: outcome.created + outcome.updated, rssMB: [mb(before.rss), mb(after.rss)], heapUsedMB: [mb(before.heapUsed), mb(after.heapUsed)], externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers) })}\n`,
+        `${JSON.stringify({ trace: 'page', entity: input.entity, records: outcome.records, written: outcome.created + outcome.updated, rssMB: [mb(before.rss), mb(after.rss)], heapUsedMB: [mb(before.heapUsed), mb(after.heapUsed)], heapUsedAfterGcMB: collected, livePeakMB: gc ? mb(livePeak) : undefined, externalMB: mb(after.external), arrayBuffersMB: mb(after.arrayBuffers) })}\n`,
       );
       return outcome;
     },
