@@ -55,6 +55,10 @@ export function createPool(connectionString: string, bounds: PoolBounds = {}): p
   });
   // An idle client losing its server (e.g. a restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor may a client that is checked out when it happens (a lock held for a whole batch): pg emits the
+  // error on the client itself, where no listener means an uncaught exception. The query in flight
+  // fails with it instead, the activity is retried, and the pool drops the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 

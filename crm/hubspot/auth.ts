@@ -32,6 +32,10 @@ export function createTokenSource(baseUrl: string, credentials: HubSpotCredentia
     } catch (error) {
       const info = hubspotErrorInfo(error);
       const word = String((info?.context as { status?: unknown } | undefined)?.status ?? bodyStatus(error) ?? '');
+      // A 429 is HubSpot's rate limit answering, not a refusal of the token: wait and try again.
+      if (info?.status === 429) {
+        throw new CrmError(`HubSpot's token endpoint is rate limited: ${info.message}`, { code: 'RATE_LIMITED', retryable: true, retryAfterMs: 1000, cause: error });
+      }
       if (info && info.status >= 400 && info.status < 500) {
         throw new CrmCredentialsRefusedError(`HubSpot refused the connection's OAuth refresh token (${word || info.status}): ${info.message}. Authorize the app again and save the new refresh token with crm-sync edit`, word || 'oauth_refused', error);
       }

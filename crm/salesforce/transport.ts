@@ -9,11 +9,14 @@
 // Sockets: jsforce fetches through one undici dispatcher for the whole process (`setDispatcher` in
 // lib/request.js); it offers no per-connection agent. An Agent with `connections` bounds the sockets
 // per origin, and each Salesforce org has an origin of its own (its My Domain), so this bounds each org.
+// The same dispatcher hands answers over whole (whole-answers.ts): a body cut off half way must fail
+// the request, not crash the process from inside jsforce's streams.
 import { createRequire } from 'node:module';
 import type { Connection, HttpRequest, HttpResponse, OAuth2 } from 'jsforce';
 import { setDispatcher } from 'jsforce/lib/request.js';
 import { Transport } from 'jsforce/lib/transport.js';
 import { StreamPromise } from 'jsforce/lib/util/promise.js';
+import { wholeAnswers } from './whole-answers.ts';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Open sockets per Salesforce origin, at most: the connector makes a few calls at a time per org. */
@@ -67,7 +70,7 @@ export function boundSalesforceSockets(): void {
   // The Agent must come from the undici jsforce itself fetches with.
   const requireFromJsforce = createRequire(createRequire(import.meta.url).resolve('jsforce'));
   const { Agent } = requireFromJsforce('undici') as typeof import('undici');
-  setDispatcher(new Agent({ connect: { allowH2: false }, connections: SOCKETS_PER_SALESFORCE_ORIGIN }));
+  setDispatcher(new Agent({ connect: { allowH2: false }, connections: SOCKETS_PER_SALESFORCE_ORIGIN }).compose(wholeAnswers()));
   socketsBounded = true;
 }
 

@@ -15,6 +15,9 @@ export type FaultRule = {
   truncatedRate: number;
   /** A 500 answered after the handler ran: the call took effect, the caller is told it failed. */
   rate500After: number;
+  /** A share of answers that come `slowMs` later than the others (slow, not failed). */
+  slowRate: number;
+  slowMs: number;
   /** Present when the rule refuses calls: with `ids`, only calls whose path names one of them. */
   refusal?: Refusal;
 };
@@ -30,12 +33,12 @@ export type FaultDecision = {
   corrupt?: 'malformed' | 'truncated' | 'error500';
 };
 
-const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500After'] as const;
+const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500After', 'slowRate'] as const;
 
 /** Parses the body of POST /_sandbox/faults; unknown fields and out-of-range values are 400s. */
 export function parseFaultRule(body: unknown): { operation: string; rule: FaultRule } {
   if (!isPlainObject(body)) throw badRequest('the body must be a JSON object');
-  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', ...REFUSAL_FIELDS]);
+  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', 'slowMs', ...REFUSAL_FIELDS]);
   for (const key of Object.keys(body)) if (!known.has(key)) throw badRequest(`unknown field ${key}; expected ${[...known].join(', ')}`);
   const operation = body.operation ?? '*';
   if (typeof operation !== 'string' || (operation !== '*' && !/^[A-Z]+ \//.test(operation))) {
@@ -56,6 +59,8 @@ export function parseFaultRule(body: unknown): { operation: string; rule: FaultR
       rate500After: number('rate500After', 0, 1),
       retryAfterSeconds: Math.round(number('retryAfterSeconds', 1, 86_400)),
       latencyMs: number('latencyMs', 0, 60_000),
+      slowRate: number('slowRate', 0, 1),
+      slowMs: number('slowMs', 0, 120_000),
       ...parseRefusal(body, operation, number),
     },
   };
@@ -133,6 +138,7 @@ export class Faults {
     else if (draw(rule.truncatedRate)) decision.corrupt = 'truncated';
     // Drawn last, and only when set, so rules without it see the same faults as before it existed.
     else if (draw(rule.rate500After)) decision.corrupt = 'error500';
+    if (draw(rule.slowRate)) decision.latencyMs += rule.slowMs;
     return decision;
   }
 }

@@ -1,12 +1,13 @@
 // Injected trouble for resilience tests: per call kind (a rule's endpoint is '*' or a substring of
 // the kind, e.g. 'PATCH', '$batch', 'opportunities'), a share of calls answers 429 (Dataverse's
 // service protection body, Retry-After: 1) or 500 before doing anything, a share is done and then
-// its answer cut off (truncatedRate: a lost answer), and matching calls wait latencyMs. A seed
-// makes the sequence reproducible.
+// its answer cut off (truncatedRate: a lost answer), matching calls wait latencyMs, and a share of them
+// (slowRate) slowMs more. A seed makes the sequence reproducible.
 import { randomUUID } from 'node:crypto';
+import { slowness } from '../lost-answer.ts';
 import { DataverseError } from './errors.ts';
 
-export type FaultRule = { endpoint: string; rate429: number; rate500: number; truncatedRate: number; latencyMs: number };
+export type FaultRule = { endpoint: string; rate429: number; rate500: number; truncatedRate: number; latencyMs: number; slowRate: number; slowMs: number };
 export type FaultDecision = { latencyMs: number; error?: DataverseError; truncate?: boolean };
 
 function seeded(seed: number): () => number {
@@ -39,7 +40,9 @@ export function createFaults() {
       const endpoint = body.endpoint === undefined ? '*' : String(body.endpoint);
       const latencyMs = body.latencyMs === undefined ? 0 : Number(body.latencyMs);
       if (!(latencyMs >= 0)) throw bad('latencyMs must be a number of at least 0');
-      const rule = { endpoint, rate429: share(body.rate429, 'rate429'), rate500: share(body.rate500, 'rate500'), truncatedRate: share(body.truncatedRate, 'truncatedRate'), latencyMs };
+      const slowMs = body.slowMs === undefined ? 0 : Number(body.slowMs);
+      if (!(slowMs >= 0)) throw bad('slowMs must be a number of at least 0');
+      const rule = { endpoint, rate429: share(body.rate429, 'rate429'), rate500: share(body.rate500, 'rate500'), truncatedRate: share(body.truncatedRate, 'truncatedRate'), latencyMs, slowRate: share(body.slowRate, 'slowRate'), slowMs };
       if (rule.rate429 + rule.rate500 + rule.truncatedRate > 1) throw bad('rate429, rate500 and truncatedRate add up to more than 1');
       if (typeof body.seed === 'number') random = seeded(body.seed);
       rules = [...rules.filter((r) => r.endpoint !== endpoint), rule];
@@ -56,19 +59,20 @@ export function createFaults() {
       const rule = ruleFor(kind);
       if (!rule) return { latencyMs: 0 };
       const roll = random();
+      const latencyMs = rule.latencyMs + slowness(rule, random);
       if (roll < rule.rate429) {
         hit('429');
-        return { latencyMs: rule.latencyMs, error: new DataverseError(429, '0x80072322', 'Number of requests exceeded the limit of 6000 over time window of 300 seconds.', { 'Retry-After': '1' }) };
+        return { latencyMs, error: new DataverseError(429, '0x80072322', 'Number of requests exceeded the limit of 6000 over time window of 300 seconds.', { 'Retry-After': '1' }) };
       }
       if (roll < rule.rate429 + rule.rate500) {
         hit('500');
-        return { latencyMs: rule.latencyMs, error: new DataverseError(500, '0x80040216', `An unexpected error occurred. (injected by the sandbox, ${randomUUID()})`) };
+        return { latencyMs, error: new DataverseError(500, '0x80040216', `An unexpected error occurred. (injected by the sandbox, ${randomUUID()})`) };
       }
       if (roll < rule.rate429 + rule.rate500 + rule.truncatedRate) {
         hit('truncated');
-        return { latencyMs: rule.latencyMs, truncate: true };
+        return { latencyMs, truncate: true };
       }
-      return { latencyMs: rule.latencyMs };
+      return { latencyMs };
     },
   };
 }

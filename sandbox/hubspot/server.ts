@@ -3,6 +3,7 @@
 // client throws without one) and the X-HubSpot-RateLimit-* headers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loseAnswer } from '../lost-answer.ts';
 import { readBody } from '../read-body.ts';
 import { HubSpotError, validation } from './errors.ts';
 import type { Ctx, Handler, Reply } from './http.ts';
@@ -59,6 +60,8 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   const limited = route.auth === 'api' || route.auth === 'search';
   const fault = state.faults.decide(kind);
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  // The request is carried out below; only its answer is lost.
+  if (fault.truncate) loseAnswer(res);
   if (fault.reply) return send(res, { status: fault.reply.status, json: fault.reply.body }, limited ? state.limits.headers() : {});
   if (!limited) return send(res, await run(ctx, route.handler), {});
 

@@ -1,10 +1,12 @@
 // Injected trouble for resilience tests: by endpoint kind (as counted in /_sandbox/calls, a prefix
 // ending in '*', or '*' for all), a share of requests answers 429, 500 or 503 before doing anything,
-// and every matching request can be slowed down.
+// and every matching request can be slowed down; a share can be slow (slowRate, slowMs) or carried
+// out with its answer lost on the way (truncatedRate, sandbox/lost-answer.ts).
+import { slowness } from '../lost-answer.ts';
 import { RequestError } from './errors.ts';
 
-export type FaultRule = { endpoint: string; rate429: number; rate500: number; rate503: number; latencyMs: number };
-export type FaultDecision = { latencyMs: number; error?: RequestError; retryAfterSeconds?: number };
+export type FaultRule = { endpoint: string; rate429: number; rate500: number; rate503: number; latencyMs: number; truncatedRate: number; slowRate: number; slowMs: number };
+export type FaultDecision = { latencyMs: number; error?: RequestError; retryAfterSeconds?: number; truncate?: boolean };
 
 /** A small seeded generator (mulberry32) so a test can ask for a reproducible fault sequence. */
 function seeded(seed: number): () => number {
@@ -28,9 +30,9 @@ export function createFaults() {
   let rules: FaultRule[] = [];
   let random: () => number = Math.random;
   // How many answers each injected status replaced, so a test can show its faults were really met.
-  const injected = new Map<number, number>();
+  const injected = new Map<string, number>();
   const met = (decision: FaultDecision): FaultDecision => {
-    if (decision.error) injected.set(decision.error.status, (injected.get(decision.error.status) ?? 0) + 1);
+    if (decision.error) injected.set(String(decision.error.status), (injected.get(String(decision.error.status)) ?? 0) + 1);
     return decision;
   };
 
@@ -45,8 +47,10 @@ export function createFaults() {
       const endpoint = body.endpoint === undefined ? '*' : String(body.endpoint);
       const latencyMs = body.latencyMs === undefined ? 0 : Number(body.latencyMs);
       if (!(latencyMs >= 0)) throw new RequestError(400, 'INVALID_FAULT', 'latencyMs must be a number of at least 0');
-      const rule = { endpoint, rate429: rate(body.rate429, 'rate429'), rate500: rate(body.rate500, 'rate500'), rate503: rate(body.rate503, 'rate503'), latencyMs };
-      if (rule.rate429 + rule.rate500 + rule.rate503 > 1) throw new RequestError(400, 'INVALID_FAULT', 'the rates add up to more than 1');
+      const slowMs = body.slowMs === undefined ? 0 : Number(body.slowMs);
+      if (!(slowMs >= 0)) throw new RequestError(400, 'INVALID_FAULT', 'slowMs must be a number of at least 0');
+      const rule = { endpoint, rate429: rate(body.rate429, 'rate429'), rate500: rate(body.rate500, 'rate500'), rate503: rate(body.rate503, 'rate503'), latencyMs, truncatedRate: rate(body.truncatedRate, 'truncatedRate'), slowRate: rate(body.slowRate, 'slowRate'), slowMs };
+      if (rule.rate429 + rule.rate500 + rule.rate503 + rule.truncatedRate > 1) throw new RequestError(400, 'INVALID_FAULT', 'the rates add up to more than 1');
       if (typeof body.seed === 'number') random = seeded(body.seed);
       rules = [...rules.filter((r) => r.endpoint !== endpoint), rule];
       return rules;
@@ -57,25 +61,30 @@ export function createFaults() {
       injected.clear();
     },
     list: () => rules,
-    injected: (): Record<string, number> => Object.fromEntries([...injected].map(([status, count]) => [String(status), count])),
+    injected: (): Record<string, number> => Object.fromEntries(injected),
     decide(kind: string): FaultDecision {
       const rule = ruleFor(kind);
       if (!rule) return { latencyMs: 0 };
       const roll = random();
+      const latencyMs = rule.latencyMs + slowness(rule, random);
       if (roll < rule.rate429) {
         // Not a documented REST status; shaped like Salesforce's concurrency refusal, with Retry-After.
-        return met({ latencyMs: rule.latencyMs, retryAfterSeconds: 1, error: new RequestError(429, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.') });
+        return met({ latencyMs, retryAfterSeconds: 1, error: new RequestError(429, 'REQUEST_LIMIT_EXCEEDED', 'ConcurrentPerOrgLongTxn Limit exceeded.') });
       }
       if (roll < rule.rate429 + rule.rate500) {
         return met({
-          latencyMs: rule.latencyMs,
+          latencyMs,
           error: new RequestError(500, 'UNKNOWN_EXCEPTION', 'An unexpected error occurred. Please include this ErrorId if you contact support: 1839437191-98765 (-1197658461)'),
         });
       }
       if (roll < rule.rate429 + rule.rate500 + rule.rate503) {
-        return met({ latencyMs: rule.latencyMs, error: new RequestError(503, 'SERVER_UNAVAILABLE', 'Server is temporarily unavailable. Try again later.') });
+        return met({ latencyMs, error: new RequestError(503, 'SERVER_UNAVAILABLE', 'Server is temporarily unavailable. Try again later.') });
       }
-      return { latencyMs: rule.latencyMs };
+      if (roll < rule.rate429 + rule.rate500 + rule.rate503 + rule.truncatedRate) {
+        injected.set('truncated', (injected.get('truncated') ?? 0) + 1);
+        return { latencyMs, truncate: true };
+      }
+      return { latencyMs };
     },
   };
 }

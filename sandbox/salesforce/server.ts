@@ -3,6 +3,7 @@
 // write the reply (REST responses carry Sforce-Limit-Info).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loseAnswer } from '../lost-answer.ts';
 import { readBody } from '../read-body.ts';
 import { notFound, RequestError, sessionInvalid } from './errors.ts';
 import type { Ctx, Reply } from './http.ts';
@@ -58,6 +59,8 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   state.calls.count(route.kind);
   const fault = state.faults.decide(route.kind);
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  // The request is carried out below; only its answer is lost.
+  if (fault.truncate) loseAnswer(res);
   if (fault.error) {
     const retryAfter = fault.retryAfterSeconds ? { 'Retry-After': String(fault.retryAfterSeconds) } : undefined;
     const reply = route.kind === 'token' ? oauthFault(fault.error) : errorReply(fault.error, retryAfter);

@@ -1,5 +1,6 @@
 // Chaos on both sides, for each CRM: the production worker syncs the commerce sandbox into the CRM's
-// sandbox while both answer 10% 500s and 5% 429s and every token (session) is revoked each second. The
+// sandbox while both answer 10% 500s and 5% 429s, 1% of answers come 1.5 s late and 1% are lost on the
+// way (the call was carried out, its answer cut off), and every token (session) is revoked each second. The
 // sync must still converge to exactly the expected CRM, with no duplicate, and write the ids back.
 // Production look-back (600 s).
 import { Client } from '@temporalio/client';
@@ -29,10 +30,10 @@ it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s
     void crm.expireCredentials().catch(() => {});
   }, 1000);
   try {
-    await post(`${commerce.apiUrl}/_sandbox/faults`, { operation: '*', rate500: 0.1, rate429: 0.05, retryAfterSeconds: 1 });
+    await post(`${commerce.apiUrl}/_sandbox/faults`, { operation: '*', rate500: 0.1, rate429: 0.05, retryAfterSeconds: 1, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500 });
     // Seeded: with seed 3 the sequence already holds a 429 and a 500 among its first six answers, so
     // both are always met even where a CRM takes few calls (Bulk jobs, batches of 100).
-    await crm.faults({ rate500: 0.1, rate429: 0.05, seed: 3 });
+    await crm.faults({ rate500: 0.1, rate429: 0.05, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500, seed: 3 });
     const result: SyncProgress = await new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, {
       taskQueue,
       workflowId: `chaos-both-${kind}-${Date.now()}`,

@@ -64,7 +64,8 @@ export type OpportunityInput = {
   productId?: string;
 };
 
-export type FaultRule = { rate500?: number; rate429?: number; latencyMs?: number; seed?: number };
+/** `truncatedRate`: a share of calls carried out with their answer lost; `slowRate`: a share answered `slowMs` late. */
+export type FaultRule = { rate500?: number; rate429?: number; latencyMs?: number; seed?: number; truncatedRate?: number; slowRate?: number; slowMs?: number };
 
 export type CrmUnderTest = {
   kind: CrmUnderTestKind;

@@ -1,0 +1,215 @@
+// Benchmark: freshness (issue #14). For each CRM in BENCH_CRMS (default all three): a commerce sandbox
+// with BENCH_FRESHNESS_ENTITLEMENTS (default 2,000) entitlements synced once, then the connection's real
+// schedules with their default intervals (incremental every 5 minutes, notifications every 30 seconds,
+// co-sell every minute) while changes arrive at a steady rate on both sides for
+// BENCH_FRESHNESS_SECONDS (default 240):
+//   commerce -> CRM  one commerce change every BENCH_COMMERCE_CHANGE_EVERY_SECONDS (default 2) from the
+//                    sandbox's change driver (statuses, usage, renewals, offers, referral stages); its
+//                    delay is the time the sync recorded the CRM's answer for that record (the record
+//                    link's updated_at, written right after the CRM write) minus the change's own
+//                    lastUpdateTime;
+//   CRM -> commerce  one opportunity shared for co-sell every BENCH_CRM_CHANGE_EVERY_SECONDS (default 6),
+//                    made through the CRM's API as a seller's tool would; its delay is the referral's
+//                    creationTime on the commerce side minus the moment the CRM answered the create.
+// After the last change the schedules run on for up to BENCH_FRESHNESS_DRAIN_SECONDS (default 180) until
+// every change has arrived; one that never does is counted as missing, never left out silently.
+// One JSON object per CRM with p50 / p95 / max per direction beside the 60-second target, then a summary.
+// The sandboxes and the worker run in this process (freshness, not memory, is measured here).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import pg from 'pg';
+import { createCommerceClient, q } from '../commerce/index.ts';
+import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
+import { createLogger } from '../config/logger.ts';
+import { startEmbeddedPostgres } from '../infra/embedded-postgres.ts';
+import { startTemporalDevServer } from '../infra/temporal-dev-server.ts';
+import { createConnectionStore } from '../store/connections.ts';
+import { createPool } from '../store/database.ts';
+import { migrate } from '../store/migrate.ts';
+import { connectionSettingsSchema } from '../sync/connection-settings.ts';
+import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { WORKFLOW_TYPES } from '../workflows/names.ts';
+import { createSyncWorker } from '../worker.ts';
+import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from '../test/support/crm-sandbox.ts';
+import { TEST_SECRET_BOX } from '../test/support/sync-harness.ts';
+import type { CrmKind } from './crm-calls.ts';
+
+const number = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(process.env[name])}`);
+  return value;
+};
+const entitlements = number('BENCH_FRESHNESS_ENTITLEMENTS', 2000);
+const seconds = number('BENCH_FRESHNESS_SECONDS', 240);
+const drainSeconds = number('BENCH_FRESHNESS_DRAIN_SECONDS', 180);
+const commerceEvery = number('BENCH_COMMERCE_CHANGE_EVERY_SECONDS', 2);
+const crmEvery = number('BENCH_CRM_CHANGE_EVERY_SECONDS', 6);
+const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
+// Changes the incremental and notification passes carry to the CRM (a term's own change without its
+// entitlement's is the daily reconciliation's business, and is left out here).
+const COMMERCE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage', 'newOffer'];
+const ENTITY_OF: Record<string, string> = { ENTITLEMENT: 'entitlement', ENTITLEMENT_TERM: 'entitlement', OFFER: 'offer', REFERRAL: 'referral', BUYER: 'buyer', CONTACT: 'contact' };
+const TARGET_SECONDS = 60;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number) => Number(value.toFixed(1));
+
+/** The value below which `share` of the sorted delays fall (nearest rank). */
+function percentile(sorted: number[], share: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))]!;
+}
+
+function figures(delays: number[], prefix: string) {
+  const sorted = [...delays].sort((a, b) => a - b);
+  const p95 = percentile(sorted, 0.95);
+  return {
+    [`${prefix}Samples`]: sorted.length,
+    [`${prefix}P50Seconds`]: sorted.length ? round(percentile(sorted, 0.5)!) : null,
+    [`${prefix}P95Seconds`]: p95 === null ? null : round(p95),
+    [`${prefix}MaxSeconds`]: sorted.length ? round(sorted.at(-1)!) : null,
+    [`${prefix}P95SecondsTarget`]: TARGET_SECONDS,
+    [`${prefix}P95Met`]: p95 !== null && p95 < TARGET_SECONDS,
+  };
+}
+
+type CommerceChange = { entity: string; id: string; at: number };
+
+async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: string) {
+  const name = `crm_sync_freshness_${kind}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  const pool = createPool(url.toString());
+  await migrate(pool, createLogger({ level: 'warn', format: 'json' }));
+  const sandboxes = await startSandboxesFor(kind as CrmUnderTestKind, { entitlements, seed: 17 });
+  const { commerce, crm } = sandboxes;
+  const connectionId = (await createCrmConnection({ url: url.toString(), pool, drop: async () => {} }, commerce, crm, {})).id;
+  const taskQueue = `freshness-${kind}`;
+  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await createSyncWorker({ connection: nativeConnection, namespace: 'default', taskQueue, pool, secretBox: TEST_SECRET_BOX });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection });
+  const commerceClient = createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret });
+  const stopDrivers: (() => void)[] = [];
+  try {
+    // The first sync and one co-sell pass (the buyers' accounts the shared opportunities go on), by hand.
+    for (const type of [WORKFLOW_TYPES.incrementalSync, WORKFLOW_TYPES.cosell]) {
+      await client.workflow.execute(type, { taskQueue, workflowId: `freshness-first-${type}-${kind}-${Date.now()}`, args: [{ connectionId }] });
+    }
+    const accounts = await crm.accounts();
+    // The intervals the connection was saved with: the defaults (connection-settings.ts).
+    const defaults = connectionSettingsSchema.parse((await createConnectionStore(pool, TEST_SECRET_BOX).get(connectionId))!.settings).schedule;
+    await ensureConnectionSchedules(client, { connectionId, every: defaults.every, realtimeEvery: defaults.realtimeEvery, reconcileEvery: defaults.reconcileEvery, cosellEvery: defaults.cosellEvery, taskQueue });
+    const started = Date.now();
+    process.stderr.write(`freshness ${kind}: schedules on, changes for ${seconds} s\n`);
+
+    const commerceChanges: CommerceChange[] = [];
+    const shared: { id: string; at: number }[] = [];
+    const driverErrors: string[] = [];
+    const every = (intervalSeconds: number, work: () => Promise<void>) => {
+      const timer = setInterval(() => void work().catch((error: Error) => driverErrors.push(error.message)), intervalSeconds * 1000);
+      stopDrivers.push(() => clearInterval(timer));
+    };
+    every(commerceEvery, async () => {
+      const response = await fetch(`${commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, kinds: COMMERCE_KINDS }) });
+      const { changes } = (await response.json()) as { changes: { entityType: string; id: string; lastUpdateTime: string; entitlementID?: string }[] };
+      for (const change of changes) {
+        const entity = ENTITY_OF[change.entityType];
+        if (entity) commerceChanges.push({ entity, id: change.entitlementID ?? change.id, at: Date.parse(change.lastUpdateTime) });
+      }
+    });
+    let made = 0;
+    every(crmEvery, async () => {
+      made += 1;
+      const account = accounts[made % accounts.length]!;
+      const [id] = await crm.createOpportunities([{ name: `Freshness ${made}`, accountId: account.id, stage: crm.openStage, closeDate: '2027-06-30', share: true, partner: 'Marketplace D' }]);
+      shared.push({ id: id!, at: Date.now() });
+    });
+    await sleep(seconds * 1000);
+    for (const stop of stopDrivers.splice(0)) stop();
+
+    // Runs on until every change has arrived (or the drain ends).
+    const field = OPPORTUNITY_ID_FIELD[kind];
+    const referralCreated = new Map<string, number>();
+    const arrivedAt = new Map<string, number>();
+    const lastChange = new Map<string, CommerceChange>();
+    for (const change of commerceChanges) lastChange.set(`${change.entity}:${change.id}`, change);
+    const drainEnds = Date.now() + drainSeconds * 1000;
+    for (;;) {
+      const { rows } = await pool.query(`SELECT entity, source_id, source_version, updated_at FROM record_links WHERE connection_id = $1 AND updated_at >= $2`, [connectionId, new Date(started - 5000)]);
+      for (const row of rows) {
+        const change = lastChange.get(`${row.entity}:${row.source_id}`);
+        if (change && row.source_version && (row.source_version as Date).getTime() >= change.at - 1) arrivedAt.set(`${row.entity}:${row.source_id}`, (row.updated_at as Date).getTime());
+      }
+      const waiting = shared.filter((item) => !referralCreated.has(item.id)).map((item) => item.id);
+      for (let start = 0; start < waiting.length; start += 50) {
+        for await (const page of commerceClient.referrals.list(commerce.organizationId, { q: q.in(field, waiting.slice(start, start + 50)).expression, limit: 1000 })) {
+          for (const referral of page.records) if (referral[field] && referral.creationTime) referralCreated.set(String(referral[field]), Date.parse(String(referral.creationTime)));
+        }
+      }
+      if ((arrivedAt.size >= lastChange.size && referralCreated.size >= shared.length) || Date.now() > drainEnds) break;
+      await sleep(2000);
+    }
+    const toCrm = [...lastChange].flatMap(([key, change]) => (arrivedAt.has(key) ? [(arrivedAt.get(key)! - change.at) / 1000] : []));
+    const toCommerce = shared.flatMap((item) => (referralCreated.has(item.id) ? [(referralCreated.get(item.id)! - item.at) / 1000] : []));
+    return {
+      bench: 'freshness',
+      crm: kind,
+      entitlements,
+      schedules: { every: defaults.every, realtimeEvery: defaults.realtimeEvery, cosellEvery: defaults.cosellEvery },
+      changeSeconds: seconds,
+      commerceChanges: commerceChanges.length,
+      commerceChangedRecords: lastChange.size,
+      ...figures(toCrm, 'freshnessCommerceToCrm'),
+      commerceToCrmMissing: lastChange.size - toCrm.length,
+      crmChanges: shared.length,
+      ...figures(toCommerce, 'freshnessCrmToCommerce'),
+      crmToCommerceMissing: shared.length - toCommerce.length,
+      freshnessP95Seconds: Math.max(percentile([...toCrm].sort((a, b) => a - b), 0.95) ?? Infinity, percentile([...toCommerce].sort((a, b) => a - b), 0.95) ?? Infinity),
+      freshnessP95SecondsTarget: TARGET_SECONDS,
+      driverErrors: driverErrors.slice(0, 5),
+    };
+  } finally {
+    for (const stop of stopDrivers) stop();
+    for (const id of connectionScheduleIds(connectionId)) await client.schedule.getHandle(id).delete().catch(() => {});
+    worker.shutdown();
+    await running.catch(() => {});
+    await nativeConnection.close();
+    await connection.close();
+    await sandboxes.stop();
+    await pool.end();
+  }
+}
+
+const logger = createLogger({ level: 'warn', format: 'json' });
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-freshness-'));
+chmodSync(dataDir, 0o755);
+const postgres = await startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger });
+const temporal = await startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger });
+const results: Record<string, unknown>[] = [];
+try {
+  for (const kind of crms) {
+    const result = await freshness(kind, postgres.url, temporal.address);
+    results.push(result);
+    console.log(JSON.stringify(result));
+  }
+} finally {
+  await temporal.stop();
+  await postgres.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+console.log('');
+console.log(`Freshness with default schedules, p50 / p95 / max seconds (target p95 < ${TARGET_SECONDS})`);
+for (const result of results) {
+  const line = (prefix: string) => `${result[`${prefix}P50Seconds`]} / ${result[`${prefix}P95Seconds`]} / ${result[`${prefix}MaxSeconds`]}`;
+  console.log(`${String(result.crm).padEnd(12)} commerce->CRM ${line('freshnessCommerceToCrm').padEnd(20)} (${result.commerceToCrmMissing} missing)   CRM->commerce ${line('freshnessCrmToCommerce').padEnd(20)} (${result.crmToCommerceMissing} missing)`);
+}
