@@ -60,6 +60,8 @@ const dynamicsSettingsSchema = z.object({
   scope: z.string().min(1).optional(),
   apiVersion: z.string().regex(/^\d+\.\d+$/).default('9.2'),
   concurrency: z.number().int().min(1).max(52).default(8),
+  /** The longest one Dataverse call may take before it is given up and tried again (default 120 s). */
+  requestTimeoutMs: z.number().int().min(100).max(600_000).optional(),
   organizationId: z.string().min(1).optional(),
 });
 

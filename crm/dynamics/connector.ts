@@ -31,7 +31,7 @@ export function createDynamicsConnector(
   tuning: { lookbackSeconds?: number } = {},
   overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
 ): CrmConnector & { figures(): ReturnType<ReturnType<typeof createDynamicsTransport>['figures']> } {
-  const transport = createDynamicsTransport({ orgUrl: settings.orgUrl, apiVersion: settings.apiVersion, credentials: dynamicsCredentials(settings, secrets), concurrency: settings.concurrency, ...overrides });
+  const transport = createDynamicsTransport({ orgUrl: settings.orgUrl, apiVersion: settings.apiVersion, credentials: dynamicsCredentials(settings, secrets), concurrency: settings.concurrency, timeoutMs: settings.requestTimeoutMs, ...overrides });
   const metadata = createMetadata(transport);
   const reader = createReader(transport, metadata);
   const writer = createBatchWriter(transport);

@@ -35,6 +35,7 @@ export type DynamicsTransport = {
 
 const MAX_RATE_WAITS = 8;
 const MAX_SERVER_RETRIES = 4;
+const MAX_RENEWALS = 3;
 /** Used when a 429 carries no Retry-After (Microsoft always sends one; a proxy might not). */
 const DEFAULT_RATE_WAIT_MS = 5_000;
 
@@ -58,6 +59,7 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
   const tokens = createTokenSource(options.credentials, options.clock);
   const limit = pLimit(options.concurrency ?? 8);
   const serverUrl = options.orgUrl.endsWith('/') ? options.orgUrl : `${options.orgUrl}/`;
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const figures: TransportFigures = { calls: 0, batches: 0, batchOperations: 0, rateLimitWaits: 0, rateLimitWaitMs: 0, serverRetries: 0, tokenRenewals: 0 };
 
   const client = () =>
@@ -65,14 +67,16 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
       serverUrl,
       dataApi: { version: options.apiVersion ?? '9.2' },
       onTokenRefresh: () => tokens.token(),
-      timeout: options.timeoutMs ?? 120_000,
+      timeout: timeoutMs,
       propagateErrors: true,
     });
 
   async function attempt<T>(what: string, run: (client: DynamicsWebApi) => Promise<T>, signal: AbortSignal | undefined, operations: number | undefined): Promise<T> {
     let rateWaits = 0;
     let serverRetries = 0;
-    let renewed = false;
+    // A token can expire between its renewal and the call's arrival (a slow answer, a wait for a slot):
+    // a few renewals per call before a refusal is believed.
+    let renewals = 0;
     for (;;) {
       signal?.throwIfAborted();
       try {
@@ -81,12 +85,12 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
           figures.batches += 1;
           figures.batchOperations += operations;
         }
-        return await limit(() => run(client()));
+        return await limit(() => answerWithin(run(client()), what));
       } catch (error) {
         if (error instanceof CrmError) throw error;
         const info = dataverseErrorInfo(error);
-        if (info.status === 401 && !renewed) {
-          renewed = true;
+        if (info.status === 401 && renewals < MAX_RENEWALS) {
+          renewals += 1;
           figures.tokenRenewals += 1;
           await tokens.renew();
           continue;
@@ -116,6 +120,20 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
         throw new DynamicsCallError(what, info, error);
       }
     }
+  }
+
+  /**
+   * dynamics-web-api settles a call only on its answer's 'end' (and its timeout only watches an idle
+   * socket): an answer cut off half way, its connection dropped, would leave the call waiting forever
+   * and its activity heartbeating on. The call's own deadline turns that into a network failure, which
+   * is retried like one (every write is an upsert by key or an update by id: safe to repeat).
+   */
+  function answerWithin<T>(work: Promise<T>, what: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`Dataverse gave no complete answer to ${what} within ${timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })), timeoutMs);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 
   return {

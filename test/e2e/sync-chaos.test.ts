@@ -20,7 +20,8 @@ it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s
   // HubSpot signs in with OAuth here: its access tokens expire with the others.
   const sandboxes = await startSandboxesFor(kind, { entitlements: 120, seed: 17 }, { auth: 'oauth' });
   const { commerce, crm } = sandboxes;
-  const { id: connectionId } = await createCrmConnection(database, commerce, crm, { pageSize: 40 });
+  // A lost Dataverse answer waits for the call's deadline before it is tried again: 5 s here, not 120.
+  const { id: connectionId } = await createCrmConnection(database, commerce, crm, { pageSize: 40, ...(kind === 'dynamics' && { crmSettings: { requestTimeoutMs: 5000 } }) });
   const taskQueue = `chaos-both-${kind}-${Date.now()}`;
   const worker = await startProductionWorker(database, { taskQueue });
   const { connection } = worker;
@@ -31,9 +32,9 @@ it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s
   }, 1000);
   try {
     await post(`${commerce.apiUrl}/_sandbox/faults`, { operation: '*', rate500: 0.1, rate429: 0.05, retryAfterSeconds: 1, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500 });
-    // Seeded: with seed 3 the sequence already holds a 429 and a 500 among its first six answers, so
-    // both are always met even where a CRM takes few calls (Bulk jobs, batches of 100).
-    await crm.faults({ rate500: 0.1, rate429: 0.05, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500, seed: 3 });
+    // Seeded: with seed 13 the sequence already holds a 429 and a 500 among its first six answers (in
+    // every CRM sandbox), so both are always met even where a CRM takes few calls (Bulk jobs, batches of 100).
+    await crm.faults({ rate500: 0.1, rate429: 0.05, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500, seed: 13 });
     const result: SyncProgress = await new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, {
       taskQueue,
       workflowId: `chaos-both-${kind}-${Date.now()}`,

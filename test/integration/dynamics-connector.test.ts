@@ -236,6 +236,24 @@ describe('service protection and credentials', () => {
     expect(crm.figures().rateLimitWaits).toBe(waits.length);
   });
 
+  it('an answer lost on the way (carried out, cut off half way) is given up at the call deadline and tried again: each record once', async () => {
+    const crm = createDynamicsConnector({ ...settings(), requestTimeoutMs: 1500 }, { crmClientSecret: dynamics.clientSecret }, {}, { wait: async () => {} });
+    await crm.describe('account');
+    // Seeded: the first $batch calls are carried out and their answers cut off; a later one arrives whole.
+    await control(dynamics, 'POST', '/faults', { endpoint: '$batch', truncatedRate: 0.6, seed: 7 });
+    const items = Array.from({ length: 4 }, (_, i) => ({ sourceId: `lost-${i}`, externalIdField: 'ccs_commercebuyerid', externalId: `lost-${i}`, fields: { name: `Lost answer ${i}` } }));
+    try {
+      const results = await crm.upsert('account', items);
+      expect(results.filter((result) => !result.ok)).toEqual([]);
+      expect((await control(dynamics, 'GET', '/faults')).injected.truncated).toBeGreaterThan(0);
+    } finally {
+      await control(dynamics, 'DELETE', '/faults');
+    }
+    expect(crm.figures().serverRetries).toBeGreaterThan(0);
+    const stored = (await rows('accounts')).filter((row) => String(row.ccs_commercebuyerid).startsWith('lost-'));
+    expect(stored.map((row) => row.ccs_commercebuyerid).sort()).toEqual(['lost-0', 'lost-1', 'lost-2', 'lost-3']);
+  });
+
   it("keeps its requests in flight within its concurrency, so Dataverse's concurrency limit is not hit; past it, 429s are waited out", async () => {
     // Dataverse allows this app 3 requests at once here, each taking 100 ms; 12 lookups are asked at once.
     await control(dynamics, 'POST', '/limits', { concurrency: 3 });

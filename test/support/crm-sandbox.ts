@@ -495,10 +495,11 @@ export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions:
 }
 
 /** A stored connection from the commerce sandbox to the CRM under test (production look-back unless told). */
-export async function createCrmConnection(database: TestDatabase, commerce: CommerceSandbox, crm: CrmUnderTest, extra: { pageSize?: number; entities?: Entity[]; lookbackSeconds?: number } = {}) {
+/** `crmSettings`: more of the CRM side's settings (a Dynamics requestTimeoutMs, say). */
+export async function createCrmConnection(database: TestDatabase, commerce: CommerceSandbox, crm: CrmUnderTest, extra: { pageSize?: number; entities?: Entity[]; lookbackSeconds?: number; crmSettings?: Record<string, unknown> } = {}) {
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-    crm: crm.settings(),
+    crm: { ...crm.settings(), ...extra.crmSettings },
     entities: extra.entities,
     schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, ...(extra.lookbackSeconds === undefined ? {} : { lookbackSeconds: extra.lookbackSeconds }) },
   });
