@@ -253,6 +253,20 @@ describe('rate limits and credentials', () => {
     await expect(refused.findByExternalIds('companies', 'commerce_buyer_id', ['b-1'])).rejects.toMatchObject({ name: 'CrmCredentialsRefusedError', code: 'BAD_REFRESH_TOKEN' });
   });
 
+  it("OAuth: a 429 from the token endpoint is HubSpot's rate limit, retried later, never taken for a refused refresh token", async () => {
+    const crm = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'oauth', clientId: hubspot.oauth.clientId, entitlementObject: 'marketplace_entitlement' }, { crmClientSecret: hubspot.oauth.clientSecret, crmRefreshToken: hubspot.oauth.refreshToken });
+    await control(hubspot, 'POST', '/faults', { endpoint: 'oauth.token', rate429: 1 });
+    try {
+      const error = await crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1']).then(() => undefined, (thrown: unknown) => thrown);
+      expect(error).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+      expect((error as Error).name).not.toBe('CrmCredentialsRefusedError');
+    } finally {
+      await control(hubspot, 'DELETE', '/faults');
+    }
+    // The limit passed: the same refresh token works.
+    await expect(crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1'])).resolves.toBeInstanceOf(Map);
+  });
+
   it('two connections in one process keep their own limits', async () => {
     const patient = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement', reservedShare: 0 }, { crmAccessToken: hubspot.accessToken });
     const careful = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement', reservedShare: 0.9 }, { crmAccessToken: hubspot.accessToken });
