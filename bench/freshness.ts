@@ -17,28 +17,15 @@
 // A shared opportunity without its referral by the end is counted as missing.
 // One JSON object per CRM with p50 / p95 / max per direction beside the 60-second target, then a summary.
 // The sandboxes and the worker run in this process (freshness, not memory, is measured here).
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import pg from 'pg';
 import { createCommerceClient, q } from '../commerce/index.ts';
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
-import { createLogger } from '../config/logger.ts';
-import { startEmbeddedPostgres } from '../infra/embedded-postgres.ts';
-import { startTemporalDevServer } from '../infra/temporal-dev-server.ts';
 import { createConnectionStore } from '../store/connections.ts';
-import { createPool } from '../store/database.ts';
-import { migrate } from '../store/migrate.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
-import { createSyncWorker } from '../worker.ts';
-import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from '../test/support/crm-sandbox.ts';
 import { TEST_SECRET_BOX } from '../test/support/sync-harness.ts';
 import type { CrmKind } from './crm-calls.ts';
+import { startInProcessStack, startServices } from './processes/in-process-stack.ts';
 
 const number = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -80,32 +67,14 @@ function figures(delays: number[], prefix: string) {
 
 type CommerceChange = { entity: string; id: string; at: number; type: string };
 
-async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: string) {
-  const name = `crm_sync_freshness_${kind}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  const pool = createPool(url.toString());
-  await migrate(pool, createLogger({ level: 'warn', format: 'json' }));
-  const sandboxes = await startSandboxesFor(kind as CrmUnderTestKind, { entitlements, seed: 17 });
-  const { commerce, crm } = sandboxes;
-  const connectionId = (await createCrmConnection({ url: url.toString(), pool, drop: async () => {} }, commerce, crm, {})).id;
-  const taskQueue = `freshness-${kind}`;
-  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await createSyncWorker({ connection: nativeConnection, namespace: 'default', taskQueue, pool, secretBox: TEST_SECRET_BOX });
-  const running = worker.run();
-  const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection });
+async function freshness(kind: CrmKind, services: { postgresUrl: string; temporalAddress: string }) {
+  const stack = await startInProcessStack(kind, services, { name: 'freshness', entitlements, seed: 17 });
+  const { pool, commerce, crm, connectionId, taskQueue, client } = stack;
   const commerceClient = createCommerceClient({ baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, clientSecret: commerce.clientSecret });
   const stopDrivers: (() => void)[] = [];
   try {
     // The first sync and one co-sell pass (the buyers' accounts the shared opportunities go on), by hand.
-    for (const type of [WORKFLOW_TYPES.incrementalSync, WORKFLOW_TYPES.cosell]) {
-      await client.workflow.execute(type, { taskQueue, workflowId: `freshness-first-${type}-${kind}-${Date.now()}`, args: [{ connectionId }] });
-    }
+    for (const type of [WORKFLOW_TYPES.incrementalSync, WORKFLOW_TYPES.cosell]) await stack.run(type);
     const accounts = await crm.accounts();
     // The intervals the connection was saved with: the defaults (connection-settings.ts).
     const defaults = connectionSettingsSchema.parse((await createConnectionStore(pool, TEST_SECRET_BOX).get(connectionId))!.settings).schedule;
@@ -164,7 +133,7 @@ async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: st
     // A change that made no CRM write: the CRM refused the record (a dead letter), or the change touched
     // nothing the mapping carries (the record's content hash did not move, so nothing was written).
     const { rows: letters } = await pool.query(`SELECT DISTINCT entity || ':' || source_id AS key FROM dead_letters WHERE connection_id = $1`, [connectionId]);
-    const refused = new Set(letters.map((row) => row.key as string));
+    const refused = new Set(letters.map((row: { key: string }) => row.key));
     // Per kind of commerce change: its delays' worst, and how many made no CRM write.
     const byType: Record<string, { samples: number; maxSeconds: number; notWritten: number; refused: number }> = {};
     for (const [key, change] of lastChange) {
@@ -202,31 +171,20 @@ async function freshness(kind: CrmKind, postgresUrl: string, temporalAddress: st
   } finally {
     for (const stop of stopDrivers) stop();
     for (const id of connectionScheduleIds(connectionId)) await client.schedule.getHandle(id).delete().catch(() => {});
-    worker.shutdown();
-    await running.catch(() => {});
-    await nativeConnection.close();
-    await connection.close();
-    await sandboxes.stop();
-    await pool.end();
+    await stack.stop();
   }
 }
 
-const logger = createLogger({ level: 'warn', format: 'json' });
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-freshness-'));
-chmodSync(dataDir, 0o755);
-const postgres = await startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger });
-const temporal = await startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger });
+const services = await startServices('freshness');
 const results: Record<string, unknown>[] = [];
 try {
   for (const kind of crms) {
-    const result = await freshness(kind, postgres.url, temporal.address);
+    const result = await freshness(kind, services);
     results.push(result);
     console.log(JSON.stringify(result));
   }
 } finally {
-  await temporal.stop();
-  await postgres.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await services.stop();
 }
 
 console.log('');
