@@ -30,7 +30,8 @@ export async function openCommandContext(config: AppConfig, logger: Logger) {
     async temporalClient(): Promise<Client> {
       const target = await connectToRunningTemporal(config);
       try {
-        temporal ??= await Connection.connect({ ...target.connectionOptions, connectTimeout: 5_000 } as never);
+        // A refused port fails at once; a busy server (a worker host under load) gets 15 s to answer.
+        temporal ??= await Connection.connect({ ...target.connectionOptions, connectTimeout: 15_000 } as never);
       } catch (error) {
         throw new UnreachableError(
           `Temporal is not reachable at ${target.connectionOptions.address}: start the worker first (npx crm-sync start) or set TEMPORAL_ADDRESS. (${(error as Error).message})`,
