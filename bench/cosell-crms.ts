@@ -4,8 +4,9 @@
 // and one co-sell run: its seconds, referrals made, the calls it made on each side (commerce by
 // operation, the CRM by kind, counts reset just before) and per opportunity, and the delay from each
 // opportunity's creation to its referral's creationTime on the commerce side (p50 / max; it includes
-// the time to make the 1,000, as a seller sharing them in one go would see). The sandboxes and the worker
-// run in this process. One JSON line per CRM, then a summary.
+// the time to make the 1,000, as a seller sharing them in one go would see); then what one more run costs
+// with nothing new (each schedule tick on a quiet day). The sandboxes and the worker run in this process.
+// One JSON line per CRM, then a summary.
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { commerceDump } from '../test/support/sync-harness.ts';
 import type { CosellTotals } from '../workflows/cosell.ts';
@@ -56,6 +57,12 @@ async function cosell(kind: CrmKind, services: { postgresUrl: string; temporalAd
       .sort((a, b) => a - b);
     const commerceTotal = commerceCalls.total ?? sum(commerceCalls.operations ?? {});
     const crmTotal = typeof crmCalls.total === 'number' ? crmCalls.total : sum(crmCalls);
+    // What a co-sell run costs when nothing changed: what every schedule tick spends on a quiet day.
+    await fetch(`${commerce.apiUrl}/_sandbox/calls/reset`, { method: 'POST' });
+    await crm.resetCalls();
+    await stack.run(WORKFLOW_TYPES.cosell);
+    const quietCommerce = (await (await fetch(`${commerce.apiUrl}/_sandbox/calls`)).json()) as { total?: number; operations?: Record<string, number> };
+    const quietCrm = await crm.calls();
     return {
       bench: 'cosell',
       crm: kind,
@@ -74,6 +81,8 @@ async function cosell(kind: CrmKind, services: { postgresUrl: string; temporalAd
       crmCallsByKind: crmCalls,
       delayToReferralP50Seconds: delays.length ? round(delays[Math.floor(delays.length / 2)]!) : null,
       delayToReferralMaxSeconds: delays.length ? round(delays.at(-1)!) : null,
+      quietRunCrmCalls: typeof quietCrm.total === 'number' ? quietCrm.total : sum(quietCrm),
+      quietRunCommerceCalls: quietCommerce.total ?? sum(quietCommerce.operations ?? {}),
     };
   } finally {
     await stack.stop();
