@@ -1,9 +1,11 @@
-// Benchmark scenarios per CRM (issue #14, first part): for each CRM sandbox in BENCH_CRMS (default all
-// three), a stack of its own (sandboxes and worker in processes of their own, a local Temporal dev
-// server, an embedded PostgreSQL) and BENCH_ENTITLEMENTS (default 10,000) entitlements with their
-// buyers, contacts, offers and referrals:
+// Benchmark scenarios per CRM (issue #14): for each CRM sandbox in BENCH_CRMS (default all three), a
+// stack of its own (sandboxes and worker in processes of their own, a local Temporal dev server, an
+// embedded PostgreSQL) and BENCH_ENTITLEMENTS (default 100,000; about 40 minutes for the three CRMs on
+// two cores) entitlements with their buyers, contacts, offers and referrals:
 //   backfill      the initial sync: seconds, records per second, CRM write requests against the floor the
-//                 batch size allows, records per write request, commerce calls;
+//                 batch size allows, records per write request, commerce calls, the worker's peak RSS,
+//                 Temporal history events per 10,000 records; then, with the stack down, the plain
+//                 baseline (bench/processes/baseline.ts) on the same data: throughputVsBaseline;
 //   noop          the same data again, nothing changed: CRM calls (target 0), commerce calls, seconds;
 //   changed-1pct  1% of the entitlements' worth of commerce changes, then one incremental run: CRM write
 //                 requests against the floor, seconds.
@@ -17,7 +19,7 @@ import type { BaselineResult } from './processes/baseline.ts';
 import { startChild } from './processes/ipc.ts';
 import { prepareCrm, startBenchStack, type BenchStack, type SandboxesDescription } from './processes/stack.ts';
 
-const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 10_000);
+const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 100_000);
 const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
 // The kinds of change that move existing records (1% of the entitlements' worth), as sellers' and buyers' days do.
 const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage'];

@@ -48,6 +48,12 @@ export function createStore() {
   const records = new Map<string, Map<string, HubRecord>>();
   const properties = new Map<string, Map<string, PropertyDef>>();
   let associations: Association[] = [];
+  // Indexes, so a portal of 100,000 records answers as fast as one of 100 (HubSpot's own are indexed):
+  // associations by their from-record and by their whole key; records by a property's value, built on
+  // the first lookup of that property and kept up to date by putRecord.
+  let associationsFrom = new Map<string, Association[]>();
+  let associationKeys = new Set<string>();
+  let valueIndexes = new Map<string, { normalize: (value: string) => string; ids: Map<string, Set<string>> }>();
   const pipelines = new Map<string, Pipeline>();
   const listeners: ((change: StoreChange) => void)[] = [];
   let nextId = 1000;
@@ -57,6 +63,9 @@ export function createStore() {
     records.clear();
     properties.clear();
     associations = [];
+    associationsFrom = new Map();
+    associationKeys = new Set();
+    valueIndexes = new Map();
     pipelines.clear();
     for (const t of OBJECT_TYPES) {
       records.set(t.name, new Map());
@@ -68,8 +77,22 @@ export function createStore() {
   init();
   const table = (type: string) => records.get(type)!;
   const props = (type: string) => properties.get(type)!;
-  const sameAssociation = (a: Association, b: Association) =>
-    a.fromType === b.fromType && a.fromId === b.fromId && a.toType === b.toType && a.toId === b.toId && a.typeId === b.typeId;
+  const fromKey = (type: string, id: string) => `${type}\u0000${id}`;
+  const associationKey = (a: Association) => [a.fromType, a.fromId, a.toType, a.toId, a.typeId].join('\u0000');
+  const indexKey = (type: string, name: string) => `${type}\u0000${name}`;
+  const indexRecord = (type: string, record: HubRecord, add: boolean) => {
+    for (const [key, index] of valueIndexes) {
+      const [indexType, name] = key.split('\u0000') as [string, string];
+      const value = record.properties[name];
+      if (indexType !== type || value === undefined || value === '') continue;
+      const normalized = index.normalize(value);
+      const ids = index.ids.get(normalized) ?? new Set<string>();
+      if (add) ids.add(record.id);
+      else ids.delete(record.id);
+      if (ids.size) index.ids.set(normalized, ids);
+      else index.ids.delete(normalized);
+    }
+  };
 
   return {
     onChange(listener: (change: StoreChange) => void) {
@@ -83,8 +106,29 @@ export function createStore() {
     records: (type: string) => [...table(type).values()],
     record: (type: string, id: string) => table(type).get(id),
     putRecord(type: string, record: HubRecord) {
+      const before = table(type).get(record.id);
+      if (before) indexRecord(type, before, false);
       table(type).set(record.id, record);
+      indexRecord(type, record, true);
       emit({ op: 'record', type, record });
+    },
+    /** The records (archived ones too) whose `name` holds `value`, compared after `normalize`, through an index. */
+    recordsWithValue(type: string, name: string, value: string, normalize: (value: string) => string = (v) => v): HubRecord[] {
+      const key = indexKey(type, name);
+      let index = valueIndexes.get(key);
+      if (!index) {
+        index = { normalize, ids: new Map() };
+        valueIndexes.set(key, index);
+        for (const record of table(type).values()) {
+          const stored = record.properties[name];
+          if (stored === undefined || stored === '') continue;
+          const normalized = normalize(stored);
+          const ids = index.ids.get(normalized) ?? new Set<string>();
+          ids.add(record.id);
+          index.ids.set(normalized, ids);
+        }
+      }
+      return [...(index.ids.get(index.normalize(value)) ?? [])].flatMap((id) => table(type).get(id) ?? []);
     },
     properties: (type: string) => [...props(type).values()],
     property: (type: string, name: string) => props(type).get(name),
@@ -93,11 +137,15 @@ export function createStore() {
       emit({ op: 'property', type, property });
     },
     associationsOf: (fromType: string, fromId: string, toType?: string) =>
-      associations.filter((a) => a.fromType === fromType && a.fromId === fromId && (toType === undefined || a.toType === toType)),
+      (associationsFrom.get(fromKey(fromType, fromId)) ?? []).filter((a) => toType === undefined || a.toType === toType),
     allAssociations: () => [...associations],
     addAssociation(association: Association) {
-      if (associations.some((a) => sameAssociation(a, association))) return;
+      const key = associationKey(association);
+      if (associationKeys.has(key)) return;
+      associationKeys.add(key);
       associations.push(association);
+      const from = fromKey(association.fromType, association.fromId);
+      associationsFrom.set(from, [...(associationsFrom.get(from) ?? []), association]);
       emit({ op: 'association', association });
     },
     pipelines: () => [...pipelines.values()],

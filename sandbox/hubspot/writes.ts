@@ -36,12 +36,16 @@ export function checkProperties(store: Store, type: string, input: unknown): Rec
 const sameValue = (type: string, name: string, stored: string | undefined, value: string) =>
   stored !== undefined && (isIdentity(type, name) ? stored.toLowerCase() === value.toLowerCase() : stored === value);
 
+/** The records holding `value` in `name` (through the store's index), compared as sameValue compares. */
+const withValue = (store: Store, type: string, name: string, value: string) =>
+  store.recordsWithValue(type, name, value, isIdentity(type, name) ? (v) => v.toLowerCase() : undefined).filter((r) => sameValue(type, name, r.properties[name], value));
+
 /** Another live record already holding one of `values`' unique values: 409 naming it. */
 export function checkUnique(store: Store, type: string, values: Record<string, string>, selfId?: string) {
   for (const [name, value] of Object.entries(values)) {
     const identity = isIdentity(type, name);
     if (value === '' || !(identity || store.property(type, name)?.hasUniqueValue)) continue;
-    const other = store.records(type).find((r) => !r.archived && r.id !== selfId && sameValue(type, name, r.properties[name], value));
+    const other = withValue(store, type, name, value).find((r) => !r.archived && r.id !== selfId);
     if (other && identity) {
       throw new HubSpotError(409, 'CONFLICT', `Contact already exists. Existing ID: ${other.id}`, { context: { [name]: [value], id: [other.id] } });
     }
@@ -97,7 +101,7 @@ export function findRecord(store: Store, type: string, id: string, idProperty?: 
     const record = store.record(type, id);
     return record && !record.archived ? record : undefined;
   }
-  return store.records(type).find((r) => !r.archived && sameValue(type, idProperty, r.properties[idProperty], id));
+  return withValue(store, type, idProperty, id).find((r) => !r.archived);
 }
 
 /** A record as the API shows it: the requested properties (default ones when none are asked for). */
