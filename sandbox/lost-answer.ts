@@ -5,7 +5,6 @@ import type { ServerResponse } from 'node:http';
 
 /** The next answer written on `res` is cut off half way and the connection dropped. */
 export function loseAnswer(res: ServerResponse): void {
-  const end = res.end.bind(res);
   res.end = ((chunk?: unknown) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
     if (!text) {
@@ -16,7 +15,6 @@ export function loseAnswer(res: ServerResponse): void {
     res.write(text.slice(0, Math.floor(text.length / 2)), () => res.destroy());
     return res;
   }) as typeof res.end;
-  void end;
 }
 
 /** A rule's extra wait: `slowMs` for a `slowRate` share of answers (a slow answer, not a failed one). */

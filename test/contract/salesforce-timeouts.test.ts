@@ -37,6 +37,19 @@ describe('Salesforce connector: time limits and sockets', () => {
     expect(error!.message).toMatch(/^Salesforce did not answer within 0\.2 s \(http:\/\/127\.0\.0\.1:\d+\/services\/data\/v62\.0\/query\); retrying$/);
   });
 
+  it('an answer cut off half way (carried out, connection dropped) is a retryable error, never a crash of the process', async () => {
+    const sf = connector({ retries: 0 });
+    await sf.verify();
+    await control(sandbox, 'POST', '/faults', { endpoint: 'query', truncatedRate: 1 });
+    // Without whole-answers.ts jsforce's stream pipe throws this outside any promise: vitest reports it
+    // as an unhandled error and the run fails.
+    const error = await errorOf(sf.findByExternalIds('Account', 'Commerce_Buyer_Id__c', ['b-1']));
+    expect(error).toBeInstanceOf(CrmError);
+    expect(error).toMatchObject({ retryable: true });
+    await control(sandbox, 'DELETE', '/faults');
+    await expect(sf.findByExternalIds('Account', 'Commerce_Buyer_Id__c', ['b-1'])).resolves.toBeInstanceOf(Map);
+  });
+
   it('retries a write that timed out, and the record exists once', async () => {
     const sf = connector({ requestTimeoutMs: 300, retries: 3 });
     await sf.verify();
