@@ -126,7 +126,9 @@ export function findRow(store: Store, entity: EntityDef, key: KeySpec): Row | un
   if ('guid' in key) return store.get(entity.LogicalName, key.guid);
   const names = Object.keys(key.values);
   if (names.length === 1 && names[0] === entity.PrimaryIdAttribute) return store.get(entity.LogicalName, String(key.values[names[0]!]).toLowerCase());
-  return store.rows(entity.LogicalName).find((row) => names.every((n) => sameValue(row[n], key.values[n]!)));
+  const first = names[0]!;
+  const candidates = key.values[first] === null ? store.rows(entity.LogicalName) : store.candidates(entity.LogicalName, first, key.values[first]);
+  return candidates.find((row) => names.every((n) => sameValue(row[n], key.values[n]!)));
 }
 
 export const notFoundFor = (entity: EntityDef, key: KeySpec) => ('guid' in key ? doesNotExist(entity.LogicalName, key.guid) : keyDoesNotExist(entity.LogicalName));

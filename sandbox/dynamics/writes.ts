@@ -74,7 +74,7 @@ function checkUnique(state: SandboxState, entity: EntityDef, id: string, row: Ro
     const values = key.KeyAttributes.map((a) => row[a]);
     if (values.some((v) => v === null || v === undefined)) continue;
     const norm = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v && typeof v === 'object' ? (v as Lookup).id : v);
-    const clash = state.store.rows(entity.LogicalName).find((other) => other[entity.PrimaryIdAttribute] !== id && key.KeyAttributes.every((a, i) => norm(other[a]) === norm(values[i])));
+    const clash = state.store.candidates(entity.LogicalName, key.KeyAttributes[0]!, values[0]).find((other) => other[entity.PrimaryIdAttribute] !== id && key.KeyAttributes.every((a, i) => norm(other[a]) === norm(values[i])));
     if (clash) throw duplicateKey(key.DisplayName, key.KeyAttributes.map((a) => entity.Attributes.find((x) => x.LogicalName === a)?.SchemaName ?? a).join(', '));
   }
 }
