@@ -32,15 +32,29 @@ export function activityLog(message: string): void {
 
 /**
  * Heartbeats of one activity attempt. `keep` adds facts every later heartbeat carries (so the next
- * attempt can read them); each beat adds the current phase. Beats are cheap: the SDK throttles them.
+ * attempt can read them) and is sent at once; each beat adds the current phase. Progress beats come
+ * per record on a large page, and the SDK serializes the details of every call before throttling
+ * them, so beats closer than `minIntervalMs` to the last one sent are dropped here (the next one
+ * carries the newer phase; liveness is measured from the last one sent).
  */
-export function createBeat<K extends Record<string, unknown>>(kept: Partial<K> = {}) {
+export function createBeat<K extends Record<string, unknown>>(kept: Partial<K> = {}, options: { minIntervalMs?: number; now?: () => number } = {}) {
+  const minIntervalMs = options.minIntervalMs ?? 1_000;
+  const now = options.now ?? Date.now;
   const sticky: Record<string, unknown> = { ...kept };
-  const beat = (phase: Record<string, unknown> = {}) => current()?.heartbeat({ ...sticky, ...phase });
+  let lastSent = -Infinity;
+  const send = (phase: Record<string, unknown>) => {
+    const context = current();
+    if (!context) return;
+    lastSent = now();
+    context.heartbeat({ ...sticky, ...phase });
+  };
+  const beat = (phase: Record<string, unknown> = {}) => {
+    if (now() - lastSent >= minIntervalMs) send(phase);
+  };
   return Object.assign(beat, {
     keep(facts: Partial<K>) {
       Object.assign(sticky, facts);
-      beat();
+      send({});
     },
     kept: () => sticky as Partial<K>,
   });

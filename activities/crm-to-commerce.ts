@@ -22,6 +22,7 @@ import { canonicalJson } from '../sync/hash.ts';
 import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
 import { guard } from './failures.ts';
+import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
 
 const EPOCH: WireCursor = { time: new Date(0).toISOString() };
@@ -58,11 +59,11 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
     return [...wanted, ...(side.optionalFields ?? []).filter((name) => schema.fields.has(name))];
   }
 
-  return {
+  return markingRefusedCredentials(deps.pool, {
     /** The run's window end, and which flows this connection runs with where each starts. */
     async startCrmFlows(input: { connectionId: string }) {
       const refused = await reauthorisation.get(input.connectionId);
-      if (refused) throw ApplicationFailure.create({ type: 'ConnectionNeedsReauthorisation', nonRetryable: true, message: `This connection needs re-authorisation: ${refused.reason}. Save new secrets with crm-sync edit <connection>.` });
+      if (refused) throw ApplicationFailure.create({ type: 'ConnectionNeedsReauthorisation', nonRetryable: true, message: `This connection needs re-authorisation: ${reasonInSentence(refused.reason)}. Save new secrets with crm-sync edit <connection>.` });
       const rt = await deps.runtimeFor(input.connectionId);
       // Co-sell writes to the commerce side: only the connection that writes CRM ids back for its commerce
       // organization does it (a UAT org beside production must not create referrals or claim them).
@@ -196,7 +197,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       });
       return { ...counts, nextCursor, done: page.length < input.pageSize };
     },
-  };
+  });
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

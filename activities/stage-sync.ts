@@ -19,6 +19,7 @@ import { readWindowBatch } from '../sync/sources.ts';
 import { decideStage, nextTry, type StageTables } from '../sync/stage-policy.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
 import { guard } from './failures.ts';
+import { markingRefusedCredentials } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
 
 export type StageSide = 'crm' | 'commerce';
@@ -34,7 +35,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
   const cursors = createCursorStore(deps.pool);
   const stages = createStageSyncStore(deps.pool);
 
-  return {
+  return markingRefusedCredentials(deps.pool, {
     /**
      * Where each side's change feed stands, and the stage pass's own window end: taken after the run's
      * creates, so pairs made in this run are seen (and agreed on) in this run.
@@ -196,7 +197,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       if (nextCursor.afterId) await cursors.advance(input.connectionId, STAGE_CURSOR[input.side], { time: new Date(nextCursor.time), id: nextCursor.afterId });
       return { ...counts, nextCursor, done };
     },
-  };
+  });
 }
 
 export type StageSyncActivities = ReturnType<typeof createStageSyncActivities>;

@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { cancellationSignal, createBeat, previousDetails } from './activity-context.ts';
 import type { WriteMemory } from './crm-write.ts';
 import { guard, isCredentialsRefused } from './failures.ts';
+import { reasonInSentence } from './reauthorisation-mark.ts';
 import { syncRecordBatch, type PageCounts } from './record-sync.ts';
 
 export type { PageCounts } from './record-sync.ts';
@@ -99,7 +100,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     throw ApplicationFailure.create({
       type: 'ConnectionNeedsReauthorisation',
       nonRetryable: true,
-      message: `This connection needs re-authorisation (since ${refused.since.toISOString()}): ${refused.reason}. Save new secrets with crm-sync edit <connection>; syncing resumes after that.`,
+      message: `This connection needs re-authorisation (since ${refused.since.toISOString()}): ${reasonInSentence(refused.reason)}. Save new secrets with crm-sync edit <connection>; syncing resumes after that.`,
     });
   }
 

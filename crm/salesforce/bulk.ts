@@ -43,7 +43,7 @@ export async function runBulkUpsert(
   object: string,
   externalIdField: string,
   items: UpsertItem[],
-  rows: Record<string, string | number | boolean>[],
+  csv: string,
   options: UpsertOptions = {},
 ): Promise<BulkOutcome> {
   const ingest = (connection: Connection, id: string) => connection.bulk2.job('ingest', { id });
@@ -76,7 +76,7 @@ export async function runBulkUpsert(
         created = job.id;
         steps.onJobCreated();
         options.bulkJob?.onCreated?.(job.id);
-        await job.uploadData(rows as never);
+        await job.uploadData(csv);
         await job.close();
         return job.id;
       });

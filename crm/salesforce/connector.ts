@@ -9,6 +9,7 @@ import pRetry, { AbortError } from 'p-retry';
 import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
 import { createBudgetGuard } from './budget.ts';
 import { runBulkUpsert } from './bulk.ts';
+import { bulkCsv, type BulkRow } from './bulk-csv.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlDateTime, soqlIdentifier, soqlIn, soqlString } from './soql.ts';
@@ -154,7 +155,8 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   }
 
   async function bulkUpsert(object: string, externalIdField: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
-    const rows = bulkRows(items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId })));
+    const rows = items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId }));
+    const csv = bulkCsv(bulkColumns(rows), rows);
     const outcome = await runBulkUpsert(
       {
         guarded,
@@ -168,7 +170,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
       object,
       externalIdField,
       items,
-      rows,
+      csv,
       options,
     );
     stats.bulkRecords += items.length - outcome.notInJob.length;
@@ -294,18 +296,18 @@ function stripAttributes(record: CrmRecord): CrmRecord {
 }
 
 /**
- * One column set for every row of a job: jsforce writes the CSV header from the first row, so a field
- * the first record lacks would be dropped for all. A missing value is an empty cell, which Bulk API 2.0
- * leaves unchanged (#N/A is what clears a field).
+ * One column set for every row of a job (a field only some records have would otherwise be lost). A
+ * missing value is an empty cell, which Bulk API 2.0 leaves unchanged (#N/A is what clears a field).
  */
-export function bulkRows(rows: Record<string, string | number | boolean>[]): Record<string, string | number | boolean>[] {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  return rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? ''])));
+export function bulkColumns(rows: BulkRow[]): string[] {
+  const columns = new Set<string>();
+  for (const row of rows) for (const column of Object.keys(row)) columns.add(column);
+  return [...columns];
 }
 
 /** Bulk API 2.0 CSV columns: a relationship reference {Account: {Ext__c: 'x'}} becomes Account.Ext__c; null is #N/A. */
-export function flattenForCsv(fields: CrmRecord): Record<string, string | number | boolean> {
-  const row: Record<string, string | number | boolean> = {};
+export function flattenForCsv(fields: CrmRecord): BulkRow {
+  const row: BulkRow = {};
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (value === null) row[name] = '#N/A';

@@ -1,7 +1,9 @@
 // Injected faults: latency, 429 with Retry-After, 500, a refused call (a 4xx with a body of the
-// contract's error shape, for a fraction of calls or for named record ids), malformed and truncated
-// bodies, and a 500 after the handler ran (the write happened, the answer says it failed). Decisions come from a seeded PRNG, so a test run with the same seed and the same calls sees
-// the same faults.
+// contract's error shape, for a fraction of calls or for named record ids), a gateway's answer (a 4xx
+// or 5xx in plain text, not JSON, from what stands in front of the service: for named record ids, a
+// number of times), malformed and truncated bodies, and a 500 after the handler ran (the write
+// happened, the answer says it failed). Decisions come from a seeded PRNG, so a test run with the same
+// seed and the same calls sees the same faults.
 import { badRequest } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
 import { createRandom, type Random } from './prng.ts';
@@ -20,7 +22,12 @@ export type FaultRule = {
   slowMs: number;
   /** Present when the rule refuses calls: with `ids`, only calls whose path names one of them. */
   refusal?: Refusal;
+  /** Present when a gateway answers instead of the service (plain text); `times` counts down to 0. */
+  gateway?: Gateway;
 };
+
+export type Gateway = { status: number; body: string; contentType: GatewayContentType; ids?: string[]; times?: number };
+type GatewayContentType = 'text/plain' | 'text/html';
 
 export type Refusal = { rate4xx: number; status: number; body: unknown; ids?: string[] };
 
@@ -30,6 +37,8 @@ export type FaultDecision = {
   retryAfterSeconds: number;
   /** A 4xx to answer instead of running the handler. */
   refused?: { status: number; body: unknown };
+  /** A gateway's plain-text answer instead of the service's (the handler does not run). */
+  gateway?: { status: number; body: string; contentType: GatewayContentType };
   corrupt?: 'malformed' | 'truncated' | 'error500';
 };
 
@@ -38,7 +47,7 @@ const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500A
 /** Parses the body of POST /_sandbox/faults; unknown fields and out-of-range values are 400s. */
 export function parseFaultRule(body: unknown): { operation: string; rule: FaultRule } {
   if (!isPlainObject(body)) throw badRequest('the body must be a JSON object');
-  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', 'slowMs', ...REFUSAL_FIELDS]);
+  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', 'slowMs', ...REFUSAL_FIELDS, 'gateway']);
   for (const key of Object.keys(body)) if (!known.has(key)) throw badRequest(`unknown field ${key}; expected ${[...known].join(', ')}`);
   const operation = body.operation ?? '*';
   if (typeof operation !== 'string' || (operation !== '*' && !/^[A-Z]+ \//.test(operation))) {
@@ -62,6 +71,39 @@ export function parseFaultRule(body: unknown): { operation: string; rule: FaultR
       slowRate: number('slowRate', 0, 1),
       slowMs: number('slowMs', 0, 120_000),
       ...parseRefusal(body, operation, number),
+      ...parseGateway(body.gateway),
+    },
+  };
+}
+
+/** What a load balancer or proxy in front of a service sends: its status line's words, in plain text. */
+const GATEWAY_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 413: 'Request Entity Too Large', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+
+/**
+ * `gateway: {status, body?, contentType?, ids?, times?}`: the call is answered by what stands in front of
+ * the service (a load balancer, a proxy, a web application firewall) with a 4xx or 5xx whose body is
+ * plain text, not the JSON of §7.1. `ids` limits it to calls whose path names one of them; `times` to
+ * that many calls (then the rule stops answering so), for a hiccup a client's retry gets past.
+ */
+function parseGateway(value: unknown): { gateway?: Gateway } {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) throw badRequest('gateway must be a JSON object {status, body?, contentType?, ids?, times?}', { field: 'gateway' });
+  for (const key of Object.keys(value)) if (!['status', 'body', 'contentType', 'ids', 'times'].includes(key)) throw badRequest(`gateway.${key} is not a field of gateway; expected status, body, contentType, ids, times`, { field: `gateway.${key}` });
+  const { status, body, contentType = 'text/plain', ids, times } = value;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) throw badRequest(`gateway.status must be an HTTP status from 400 to 599, got ${JSON.stringify(status)}`, { field: 'gateway.status' });
+  if (body !== undefined && typeof body !== 'string') throw badRequest('gateway.body must be a string (sent as it is, not as JSON)', { field: 'gateway.body' });
+  if (contentType !== 'text/plain' && contentType !== 'text/html') throw badRequest(`gateway.contentType must be text/plain or text/html, got ${JSON.stringify(contentType)}`, { field: 'gateway.contentType' });
+  if (ids !== undefined && (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && id !== ''))) {
+    throw badRequest('gateway.ids must be a non-empty list of record ids (strings), as they appear in the path', { field: 'gateway.ids' });
+  }
+  if (times !== undefined && (typeof times !== 'number' || !Number.isInteger(times) || times < 1)) throw badRequest('gateway.times must be a whole number of at least 1', { field: 'gateway.times' });
+  return {
+    gateway: {
+      status,
+      body: body ?? `${status} ${GATEWAY_TEXT[status] ?? 'Error'}`,
+      contentType,
+      ...(ids !== undefined && { ids: ids as string[] }),
+      ...(times !== undefined && { times }),
     },
   };
 }
@@ -131,6 +173,13 @@ export class Faults {
     if (!rule) return undefined;
     const draw = (rate: number) => rate > 0 && this.#random.next() < rate;
     const decision: FaultDecision = { latencyMs: rule.latencyMs, retryAfterSeconds: rule.retryAfterSeconds };
+    // The gateway stands in front of the service: it answers first, and draws nothing from the PRNG.
+    const gateway = rule.gateway;
+    if (gateway && (gateway.times === undefined || gateway.times > 0) && (!gateway.ids || gateway.ids.some((id) => ids.includes(id)))) {
+      if (gateway.times !== undefined) gateway.times -= 1;
+      decision.gateway = { status: gateway.status, body: gateway.body, contentType: gateway.contentType };
+      return decision;
+    }
     if (draw(rule.rate429)) decision.status = 429;
     else if (draw(rule.rate500)) decision.status = 500;
     else if (rule.refusal && refuses(rule.refusal, ids) && draw(rule.refusal.rate4xx)) decision.refused = { status: rule.refusal.status, body: rule.refusal.body };

@@ -1,8 +1,8 @@
 // The API host ({base_url}). Order of work for a request: /_sandbox controls (no token) are answered
 // first; anything else is counted under its operation key, then needs a valid bearer token (401),
-// then must be a known path (404) with a known method (405); then injected faults apply (a refused
-// call answers its 4xx without running the handler), then the organization must exist (404), then
-// the handler runs or the operation answers 501.
+// then must be a known path (404) with a known method (405); then injected faults apply (a gateway's
+// plain-text answer or a refused call's 4xx, without running the handler), then the organization must
+// exist (404), then the handler runs or the operation answers 501.
 import http from 'node:http';
 import { handleControl } from './control.ts';
 import { HttpError, methodNotAllowed, notFound, notImplemented, unauthenticated } from './errors.ts';
@@ -64,6 +64,8 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
   const ids = Object.entries(match.params).filter(([name]) => name !== 'orgId').map(([, value]) => value);
   const fault: FaultDecision | undefined = state.faults.decide(match.key, true, ids);
   if (fault?.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  // A gateway in front of the service answers in plain text; the service never sees the call.
+  if (fault?.gateway) return sendRaw(response, fault.gateway.status, fault.gateway.body, { 'content-type': `${fault.gateway.contentType}; charset=utf-8` });
   if (fault?.status === 429) {
     throw new HttpError(429, { code: 'RESOURCE_EXHAUSTED', message: `too many requests (sandbox fault); retry after ${fault.retryAfterSeconds} s` }, { 'retry-after': String(fault.retryAfterSeconds) });
   }

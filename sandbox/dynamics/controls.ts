@@ -1,5 +1,5 @@
-// Test controls under /_sandbox (JSON, no token, never counted nor rate limited): call counts,
-// injected faults, token expiry, client secret revocation, limits, a full reset, row dumps, and the
+// Test controls under /_sandbox (JSON, no token, never counted nor rate limited): call counts, the
+// auth ledger, injected faults, token expiry, client secret revocation, limits, a full reset, row dumps, and the
 // change driver for opportunities (salespeople's edits).
 import { DataverseError } from './errors.ts';
 import { seeded } from './faults.ts';
@@ -75,6 +75,7 @@ export async function handleControl(state: SandboxState, method: string, path: s
     const route = `${method} ${path.replace(/\/+$/, '')}`;
     switch (route) {
       case 'GET calls': return json(200, state.calls.snapshot());
+      case 'GET auth': return json(200, state.auth.snapshot());
       case 'DELETE calls': state.calls.reset(); return ok();
       case 'GET faults': return json(200, { rules: state.faults.list(), injected: state.faults.injected() });
       case 'POST faults': return json(200, { rules: state.faults.add(bodyObject(body)) });

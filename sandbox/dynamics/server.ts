@@ -61,7 +61,9 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
     if (fault.latencyMs) await sleep(fault.latencyMs);
     if (fault.error) return send(res, { status: fault.error.status, json: { error: 'temporarily_unavailable', error_description: `AADSTS50196: ${fault.error.message}`, error_codes: [50196] }, headers: fault.error.headers, contentType: 'application/json; charset=utf-8' });
     if (method !== 'POST') return send(res, { status: 405, json: { error: 'invalid_request', error_description: 'AADSTS900561: The endpoint only accepts POST requests.', error_codes: [900561] }, contentType: 'application/json; charset=utf-8' });
-    const answer = state.tokens.token(decodeURIComponent(token[1]!), new URLSearchParams(body));
+    const form = new URLSearchParams(body);
+    const answer = state.tokens.token(decodeURIComponent(token[1]!), form);
+    state.auth.tokenRequest(form.get('client_id'), answer.status === 200);
     return send(res, { status: answer.status, json: answer.json, contentType: 'application/json; charset=utf-8' }, { 'Cache-Control': 'no-store, no-cache' }, fault.truncate);
   }
 
@@ -75,6 +77,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   const odata = { 'OData-Version': '4.0', REQ_ID: crypto.randomUUID() };
   const clientId = state.tokens.check(headers.authorization);
   if (!clientId) {
+    state.auth.refused(state.tokens.refusal(headers.authorization));
     const c = state.config.credentials;
     return send(res, { status: 401 }, { ...odata, 'WWW-Authenticate': `Bearer authorization_uri=${state.origin}/${c.tenantId}/oauth2/authorize, resource_id=${state.origin}/` });
   }

@@ -1,4 +1,5 @@
-// Everything one running sandbox holds: its data, tokens, limits, counters and faults.
+// Everything one running sandbox holds: its data, tokens, limits, counters, auth ledger and faults.
+import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
@@ -23,6 +24,7 @@ export function createState(config: SandboxConfig) {
     tokens: createTokens(config.credentials, config.now, () => where.origin),
     limits: createLimits(config.limits, config.now),
     calls: createCallCounter(),
+    auth: createAuthLedger(),
     faults: createFaults(),
   };
   return state;
@@ -30,10 +32,11 @@ export function createState(config: SandboxConfig) {
 
 export type SandboxState = ReturnType<typeof createState>;
 
-/** Back to a fresh organisation: standard tables only, no rows, fresh budgets, no faults or counts. */
+/** Back to a fresh organisation: standard tables only, no rows, fresh budgets, no faults, counts or auth ledger. */
 export function resetState(state: SandboxState) {
   state.store.clear();
   state.limits.reset(state.config.limits);
   state.calls.reset();
+  state.auth.reset();
   state.faults.clear();
 }

@@ -2,6 +2,7 @@
 // issues: errors in AADSTS shape, tokens that expire after expires_in on the sandbox clock, at once
 // by /_sandbox/tokens/expire, and a client secret that /_sandbox/clients/revoke makes invalid.
 import { randomUUID } from 'node:crypto';
+import type { BearerRefusal } from '../auth-ledger.ts';
 
 export const TOKEN_SECONDS = 3599;
 export type Credentials = { tenantId: string; clientId: string; clientSecret: string };
@@ -61,6 +62,12 @@ export function createTokens(credentials: Credentials, now: () => Date, resource
       const entry = token ? issued.get(token) : undefined;
       if (!entry || now().getTime() >= entry.expires) return undefined;
       return entry.clientId;
+    },
+    /** Why check() refuses a header: no token, one never issued here, or an expired one. */
+    refusal(authorization: string | undefined): BearerRefusal {
+      const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
+      if (!token) return 'missing';
+      return issued.has(token) ? 'expired' : 'unknown';
     },
     expireAll() {
       const at = now().getTime();

@@ -1,5 +1,5 @@
-// Test controls under /_sandbox (no token, never counted nor rate limited): call counts, injected
-// faults, token expiry, limits, a full reset and record dumps.
+// Test controls under /_sandbox (no token, never counted nor rate limited): call counts, the auth
+// ledger, injected faults, token expiry and revocation, limits, a full reset and record dumps.
 import { notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { findObjectType } from './schema.ts';
@@ -15,6 +15,8 @@ export const controls = {
     ctx.state.calls.reset();
     return ok();
   },
+  /** Token requests by client id and bearer tokens refused, by why (sandbox/auth-ledger.ts). */
+  auth: (ctx: Ctx) => json(200, ctx.state.auth.snapshot()),
   faults: (ctx: Ctx) => json(200, { faults: ctx.state.faults.list(), injected: ctx.state.faults.injected() }),
   addFault: (ctx: Ctx) => json(200, { faults: ctx.state.faults.add(bodyObject(ctx)) }),
   clearFaults(ctx: Ctx) {
@@ -22,6 +24,16 @@ export const controls = {
     return ok();
   },
   expireTokens: (ctx: Ctx) => ok({ expired: ctx.state.tokens.expireAll() }),
+  /** `{app?: 'oauth' | 'private-app'}` (absent: both): an admin uninstalls the OAuth app or expires the private app's token now. */
+  revokeTokens(ctx: Ctx) {
+    const { app } = bodyObject(ctx);
+    if (app !== undefined && app !== 'oauth' && app !== 'private-app') throw validation('app must be "oauth" (the OAuth app is uninstalled) or "private-app" (its token is expired now); without it, both');
+    return ok({ revoked: ctx.state.tokens.revoke(app === undefined ? ['oauth', 'private-app'] : [app]) });
+  },
+  restoreTokens(ctx: Ctx) {
+    ctx.state.tokens.restore();
+    return ok();
+  },
   limits: (ctx: Ctx) => json(200, ctx.state.limits.snapshot()),
   setLimits(ctx: Ctx) {
     const input = bodyObject(ctx);

@@ -19,6 +19,11 @@ export type HubSpotSandboxOptions = {
   searchPerSecond?: number; // default 5
   /** false: an account without custom objects (marketplace_entitlement is an unknown object type). */
   customObjects?: boolean;
+  /**
+   * Record, pipeline and stage ids count on after this number (default 0). Real portals never share
+   * ids; two sandboxes started alike do: give a second portal another range when a test must tell them apart.
+   */
+  idsAfter?: number;
 };
 
 export type HubSpotSandbox = {
@@ -57,6 +62,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
       searchPerSecond: whole('searchPerSecond', options.searchPerSecond, 5, 0),
     },
   });
+  state.store.continueIdsAfter(whole('idsAfter', options.idsAfter, 0, 0));
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

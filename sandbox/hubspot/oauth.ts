@@ -5,8 +5,15 @@ import { json, type Ctx, type Reply } from './http.ts';
 
 const refuse = (status: string, message: string): Reply => json(400, { status, message, correlationId: randomUUID() });
 
+/** The token endpoint, its answer noted in the auth ledger under the client id the request named. */
 export function token(ctx: Ctx): Reply {
   const form = new URLSearchParams(ctx.body);
+  const reply = refreshGrant(ctx, form);
+  ctx.state.auth.tokenRequest(form.get('client_id'), reply.status === 200);
+  return reply;
+}
+
+function refreshGrant(ctx: Ctx, form: URLSearchParams): Reply {
   const { credentials } = ctx.state.config;
   const grant = form.get('grant_type');
   if (grant !== 'refresh_token') return refuse('UNSUPPORTED_GRANT_TYPE', `grant_type must be refresh_token, not ${grant ?? '(missing)'}`);

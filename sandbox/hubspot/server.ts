@@ -68,6 +68,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   try {
     state.tokens.check(req.headers.authorization);
   } catch (error) {
+    state.auth.refused(state.tokens.refusal(req.headers.authorization));
     return send(res, errorReply(error as HubSpotError), state.limits.headers());
   }
   const refusal = state.limits.consume(route.auth === 'search' ? 'search' : 'api');

@@ -1,4 +1,5 @@
-// Everything one running sandbox holds: its data, tokens, limits, counters and faults.
+// Everything one running sandbox holds: its data, tokens, limits, counters, auth ledger and faults.
+import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
@@ -15,17 +16,19 @@ export function createState(config: SandboxConfig) {
     tokens: createTokens(config.credentials, config.now),
     limits: createLimits(config.limits, config.now),
     calls: createCallCounter(),
+    auth: createAuthLedger(),
     faults: createFaults(),
   };
 }
 
 export type SandboxState = ReturnType<typeof createState>;
 
-/** Back to a fresh account: no records, default properties and pipeline, fresh budgets, no faults. */
+/** Back to a fresh account: no records, default properties and pipeline, fresh budgets, no faults, an empty auth ledger. */
 export function resetState(state: SandboxState) {
   state.store.clear();
   state.tokens.clear();
   state.limits.reset(state.config.limits);
   state.calls.reset();
+  state.auth.reset();
   state.faults.clear();
 }

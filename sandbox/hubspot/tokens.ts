@@ -1,6 +1,10 @@
 // Access tokens: one private-app token (never expires) and OAuth access tokens from the refresh_token
 // grant (expire after expires_in, or at once by /_sandbox/tokens/expire). 401 bodies as HubSpot's.
+// Revocation (/_sandbox/tokens/revoke) is what an admin does in the account: the OAuth app uninstalled
+// (its refresh token refused and every access token issued from it gone) or the private app's token
+// rotated with "expire now" (refused from then on); /_sandbox/tokens/restore makes both work again.
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { BearerRefusal } from '../auth-ledger.ts';
 import { HubSpotError } from './errors.ts';
 
 export const OAUTH_TOKEN_SECONDS = 1800;
@@ -23,12 +27,15 @@ const notFound = () =>
     'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
   );
 
+export type RevocableApp = 'oauth' | 'private-app';
+
 export function createTokens(credentials: Credentials, now: () => Date) {
   const issued = new Map<string, number>(); // OAuth access token -> expiry (epoch ms)
+  const revoked = new Set<RevocableApp>();
   return {
-    /** A new OAuth access token for the refresh token; undefined when the refresh token is not ours. */
+    /** A new OAuth access token for the refresh token; undefined when the refresh token is not ours or was revoked. */
     refresh(refreshToken: string) {
-      if (refreshToken !== credentials.refreshToken) return undefined;
+      if (refreshToken !== credentials.refreshToken || revoked.has('oauth')) return undefined;
       const token = `CO${randomBytes(24).toString('base64url')}`;
       issued.set(token, now().getTime() + OAUTH_TOKEN_SECONDS * 1000);
       return { access_token: token, refresh_token: credentials.refreshToken, expires_in: OAUTH_TOKEN_SECONDS, token_type: 'bearer' };
@@ -37,7 +44,10 @@ export function createTokens(credentials: Credentials, now: () => Date) {
     check(authorization: string | undefined) {
       const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
       if (!token) throw notFound();
-      if (token === credentials.accessToken) return;
+      if (token === credentials.accessToken) {
+        if (revoked.has('private-app')) throw notFound();
+        return;
+      }
       const expiry = issued.get(token);
       if (expiry === undefined) throw notFound();
       const late = now().getTime() - expiry;
@@ -48,13 +58,30 @@ export function createTokens(credentials: Credentials, now: () => Date) {
         });
       }
     },
+    /** Why check() refuses a header: no token, one never issued here, or an expired one. */
+    refusal(authorization: string | undefined): BearerRefusal {
+      const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
+      if (!token) return 'missing';
+      return token === credentials.accessToken || issued.has(token) ? 'expired' : 'unknown';
+    },
     /** Every OAuth access token issued so far is expired from now on (the private-app token is not). */
     expireAll() {
       const at = now().getTime() - 1;
       for (const token of issued.keys()) issued.set(token, at);
       return issued.size;
     },
-    clear: () => issued.clear(),
+    /** The apps named stop working: the OAuth app's access tokens are forgotten (as HubSpot forgets them at uninstall). */
+    revoke(apps: RevocableApp[]) {
+      for (const app of apps) revoked.add(app);
+      if (apps.includes('oauth')) issued.clear();
+      return [...revoked].sort();
+    },
+    /** Revoked credentials work again (access tokens forgotten at revocation stay forgotten). */
+    restore: () => revoked.clear(),
+    clear() {
+      issued.clear();
+      revoked.clear();
+    },
   };
 }
 

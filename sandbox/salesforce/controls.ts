@@ -1,5 +1,5 @@
-// Test controls under /_sandbox (no authentication, never counted as API calls): call counts,
-// injected faults, session expiry, the daily limit, token refusals, Bulk job processing, field
+// Test controls under /_sandbox (no authentication, never counted as API calls): call counts, the
+// auth ledger, injected faults, session expiry, the daily limit, token refusals, Bulk job processing, field
 // uniqueness, the change driver (on demand and its timer's rate), a full reset and record dumps.
 import { applyChanges, CHANGE_KINDS, type ChangeKind } from './change-driver.ts';
 import { MAX_CHANGES_PER_SECOND } from './change-timer.ts';
@@ -42,6 +42,8 @@ export const controls = {
     ctx.state.calls.reset();
     return ok();
   },
+  /** Token requests by client id and bearer tokens refused, by why (sandbox/auth-ledger.ts). */
+  auth: (ctx: Ctx) => json(200, ctx.state.auth.snapshot()),
   listFaults: (ctx: Ctx) => json(200, { faults: ctx.state.faults.list(), injected: ctx.state.faults.injected() }),
   addFault(ctx: Ctx) {
     const input = body(ctx);

@@ -32,6 +32,11 @@ export type SalesforceSandboxOptions = {
   productIds?: readonly string[];
   /** 'missing': an org before `crm-sync setup`: describe shows none of the project's custom objects and fields until the Tooling API creates them. Default 'deployed'. */
   customMetadata?: 'deployed' | 'missing';
+  /**
+   * Record ids count on after this number (default 0). Real orgs never share record ids; two sandboxes
+   * started alike do: give a second org another range when a test must tell their ids apart.
+   */
+  idsAfter?: number;
 };
 
 export type SalesforceSandbox = {
@@ -43,7 +48,7 @@ export type SalesforceSandbox = {
   stop(): Promise<void>;
 };
 
-/** The driver's options, checked before anything starts: a bad one names itself and what it expects. */
+/** The driver's options and the id range, checked before anything starts: a bad one names itself and what it expects. */
 function driverOptions(options: SalesforceSandboxOptions) {
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed)) throw new Error(`Salesforce sandbox: seed must be a whole number, not ${String(options.seed)}`);
@@ -51,12 +56,14 @@ function driverOptions(options: SalesforceSandboxOptions) {
   if (typeof changesPerSecond !== 'number' || !Number.isFinite(changesPerSecond) || changesPerSecond < 0 || changesPerSecond > MAX_RATE) {
     throw new Error(`Salesforce sandbox: changesPerSecond must be a number from 0 (off) to ${MAX_RATE}, not ${String(options.changesPerSecond)}`);
   }
+  const idsAfter = options.idsAfter ?? 0;
+  if (!Number.isSafeInteger(idsAfter) || idsAfter < 0) throw new Error(`Salesforce sandbox: idsAfter must be a whole number of at least 0, not ${String(options.idsAfter)}`);
   const productIds = options.productIds ?? DEFAULT_PRODUCT_IDS;
   const badProduct = Array.isArray(productIds) ? productIds.find((id) => typeof id !== 'string' || id.trim() === '' || id.length > 255) : undefined;
   if (!Array.isArray(productIds) || badProduct !== undefined) {
     throw new Error(`Salesforce sandbox: productIds must be a list of product ids (text of 1 to 255 characters); ${JSON.stringify(badProduct ?? productIds)} is not one`);
   }
-  return { seed, changesPerSecond, productIds: [...productIds] };
+  return { seed, changesPerSecond, productIds: [...productIds], idsAfter };
 }
 
 export async function startSalesforceSandbox(options: SalesforceSandboxOptions = {}): Promise<SalesforceSandbox> {
@@ -71,6 +78,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     customMetadata: options.customMetadata,
   };
   const state = createState(config);
+  state.store.continueIdsAfter(config.idsAfter);
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;
   try {

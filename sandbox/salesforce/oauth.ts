@@ -25,11 +25,18 @@ export function identityUrl(origin: string): string {
   return `${origin}/id/${ORG_ID}/${USER_ID}`;
 }
 
+/** The token endpoint, its answer noted in the auth ledger under the client id the request named. */
 export function token(ctx: Ctx): Reply {
+  const params = tokenParams(ctx);
+  const reply = issueToken(ctx, params);
+  ctx.state.auth.tokenRequest(params.get('client_id'), reply.status === 200);
+  return reply;
+}
+
+function issueToken(ctx: Ctx, params: URLSearchParams): Reply {
   const { config, sessions } = ctx.state;
   const refusal = ctx.state.tokenRefusal.current();
   if (refusal) return oauthError(refusal.status, refusal.error, refusal.error_description);
-  const params = tokenParams(ctx);
   const grant = params.get('grant_type');
   if (grant !== 'client_credentials' && grant !== 'refresh_token') return oauthError(400, 'unsupported_grant_type', 'grant type not supported');
   if (params.get('client_id') !== config.clientId) return oauthError(400, 'invalid_client_id', 'client identifier invalid');
@@ -96,12 +103,18 @@ function identityBody(ctx: Ctx) {
   };
 }
 
+/** The identity URLs' refusal of a token, noted in the auth ledger. */
+function badToken(ctx: Ctx, authorization: string | undefined): Reply {
+  ctx.state.auth.refused(ctx.state.sessions.refusal(authorization));
+  return { status: 403, text: 'Bad_OAuth_Token', contentType: 'text/plain' };
+}
+
 /** GET /id/{org}/{user}: the token is in the Authorization header or in `oauth_token`. */
 export function identity(ctx: Ctx): Reply {
   const { sessions } = ctx.state;
   const fromQuery = ctx.url.searchParams.get('oauth_token');
   const session = sessions.check(ctx.headers.authorization) ?? (fromQuery ? sessions.checkToken(fromQuery) : undefined);
-  if (!session) return { status: 403, text: 'Bad_OAuth_Token', contentType: 'text/plain' };
+  if (!session) return badToken(ctx, fromQuery ? `Bearer ${fromQuery}` : ctx.headers.authorization);
   if (ctx.params.org !== ORG_ID && ctx.params.org !== ORG_ID.slice(0, 15)) return json(404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
   return json(200, identityBody(ctx));
 }
@@ -109,7 +122,7 @@ export function identity(ctx: Ctx): Reply {
 /** GET /services/oauth2/userinfo (OpenID Connect). */
 export function userinfo(ctx: Ctx): Reply {
   const session = ctx.state.sessions.check(ctx.headers.authorization);
-  if (!session) return { status: 403, text: 'Bad_OAuth_Token', contentType: 'text/plain' };
+  if (!session) return badToken(ctx, ctx.headers.authorization);
   const body = identityBody(ctx);
   return json(200, { sub: body.id, user_id: USER_ID, organization_id: ORG_ID, preferred_username: body.username, name: body.display_name, email: body.email, zoneinfo: 'GMT' });
 }

@@ -85,6 +85,7 @@ export const ROUTES: Route[] = [
 
   route('GET', '/_sandbox/calls', 'control', controls.calls, 'control'),
   route('POST', '/_sandbox/calls/reset', 'control', controls.resetCalls, 'control'),
+  route('GET', '/_sandbox/auth', 'control', controls.auth, 'control'),
   route('GET', '/_sandbox/faults', 'control', controls.listFaults, 'control'),
   route('POST', '/_sandbox/faults', 'control', controls.addFault, 'control'),
   route('DELETE', '/_sandbox/faults', 'control', controls.clearFaults, 'control'),

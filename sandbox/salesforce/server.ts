@@ -70,7 +70,10 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   if (route.auth === 'open') return send(res, await run(ctx, route.handler), {});
 
   ctx.session = state.sessions.check(req.headers.authorization);
-  if (!ctx.session) return send(res, errorReply(sessionInvalid()), {});
+  if (!ctx.session) {
+    state.auth.refused(state.sessions.refusal(req.headers.authorization));
+    return send(res, errorReply(sessionInvalid()), {});
+  }
   if (!state.usage.consume()) {
     const error = new RequestError(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.');
     return send(res, errorReply(error), { 'Sforce-Limit-Info': state.usage.header() });

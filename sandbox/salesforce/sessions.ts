@@ -1,6 +1,7 @@
 // Access tokens issued by the token endpoint. A session ends when its lifetime is over or when the
 // tests expire every session at once; either way the API answers 401 INVALID_SESSION_ID.
 import { randomBytes } from 'node:crypto';
+import type { BearerRefusal } from '../auth-ledger.ts';
 import { ORG_ID } from './ids.ts';
 
 export type Session = { token: string; serial: number; issuedAt: number; expiresAt: number };
@@ -24,6 +25,12 @@ export function createSessions(options: { ttlSeconds: number; now: () => Date })
     check(authorization: string | undefined): Session | undefined {
       const m = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(authorization ?? '');
       return m ? this.checkToken(m[1]!) : undefined;
+    },
+    /** Why a header names no live session: no token, one never issued here, or an ended one. */
+    refusal(authorization: string | undefined): BearerRefusal {
+      const m = /^(?:Bearer|OAuth)\s+(\S+)$/i.exec(authorization ?? '');
+      if (!m) return 'missing';
+      return sessions.has(m[1]!) ? 'expired' : 'unknown';
     },
     checkToken(token: string): Session | undefined {
       const session = sessions.get(token);

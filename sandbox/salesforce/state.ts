@@ -1,4 +1,5 @@
 // Everything one sandbox instance holds; handlers reach it through their request context.
+import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
 import { createApiUsage } from './limits.ts';
@@ -38,6 +39,7 @@ export function createState(config: SandboxConfig) {
     sessions: createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now }),
     usage: createApiUsage({ dailyApiLimit: config.dailyApiLimit, now: config.now }),
     calls: createCallCounter(),
+    auth: createAuthLedger(),
     faults: createFaults(),
     cursors: createCursors({ now: config.now }),
     jobs: createJobs(),
@@ -49,7 +51,7 @@ export function createState(config: SandboxConfig) {
 export type SandboxState = ReturnType<typeof createState>;
 
 /**
- * Back to an empty org: no records, calls, faults, sessions, cursors, jobs (nor paused processing) or
+ * Back to an empty org: no records, calls, auth ledger, faults, sessions, cursors, jobs (nor paused processing) or
  * token refusal; the limit and the change driver's rate as configured, its PRNG back at the seed's
  * first draw; every field's uniqueness as the schema defines it.
  */
@@ -58,6 +60,7 @@ export function resetState(state: SandboxState) {
   state.sessions.clear();
   state.usage.reset();
   state.calls.reset();
+  state.auth.reset();
   state.faults.clear();
   state.cursors.clear();
   state.jobs.clear();

@@ -2,7 +2,7 @@
 // matched case-insensitively, as Salesforce's default for unique external ids ("ABC" = "abc").
 // Whether a field is unique starts as the schema says and can be changed per org (Setup's "Unique"
 // checkbox), so an external id that is not unique can be reproduced.
-import { createIdFactory } from './ids.ts';
+import { createIdFactory, idCounter } from './ids.ts';
 import { SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
 
 export type StoredRecord = Record<string, unknown> & { Id: string };
@@ -29,7 +29,7 @@ export type Store = {
   table(object: SandboxObject): Table;
   newId(object: SandboxObject): string;
   clear(): void;
-  /** Ids issued from now on count on after `counter` (a restart continues after the journal's ids). */
+  /** Ids issued from now on count on after `counter`, unless ids beyond it were issued already (a restart continues after the journal's ids). */
   continueIdsAfter(counter: number): void;
   /** `listener` sees every later insert, update and clear before it is applied (the journal). */
   onChange(listener: (change: StoreChange) => void): void;
@@ -112,6 +112,7 @@ function createTable(object: SandboxObject, changed: Listener): Table {
 
 export function createStore(): Store {
   let newIdFor = createIdFactory(); // never reset: an id from before a reset never comes back
+  let issued = 0; // the highest id counter handed out or continued after
   let listener: Listener = () => undefined;
   const changed: Listener = (change) => listener(change);
   let tables = new Map<string, Table>();
@@ -121,12 +122,18 @@ export function createStore(): Store {
   reset();
   return {
     table: (object) => tables.get(object.name)!,
-    newId: (object) => newIdFor(object.keyPrefix),
+    newId(object) {
+      const id = newIdFor(object.keyPrefix);
+      issued = Math.max(issued, idCounter(id));
+      return id;
+    },
     clear() {
       changed({ op: 'clear' });
       reset();
     },
     continueIdsAfter(counter) {
+      if (counter <= issued) return; // never back: an id is never issued twice
+      issued = counter;
       newIdFor = createIdFactory(counter);
     },
     onChange(next) {

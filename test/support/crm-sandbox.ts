@@ -7,21 +7,23 @@
 import { Client as HubSpotClient } from '@hubspot/api-client';
 import { DynamicsWebApi } from 'dynamics-web-api';
 import { setUpDynamics } from '../../crm/dynamics/setup.ts';
-import { startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
+import type { AuthLedgerSnapshot } from '../../sandbox/auth-ledger.ts';
+import { startDynamicsSandbox, type DynamicsSandbox, type DynamicsSandboxOptions } from '../../sandbox/dynamics/index.ts';
 import { control as dynamicsControl } from '../../sandbox/dynamics/testing.ts';
 import { DYNAMICS_TARGET, dynamicsRejections, expectDynamicsMatchesCommerce, expectOpportunityWriteBack } from './dynamics-state.ts';
 import { OPPORTUNITY_ID_FIELD } from '../../commerce/crm-ids.ts';
 import type { CrmKind } from '../../crm/connector.ts';
 import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
+import type { MappingOverrides } from '../../mappings/overrides.ts';
 import type { Entity } from '../../mappings/types.ts';
 import { startCommerceSandbox, type CommerceSandbox, type CommerceSandboxOptions } from '../../sandbox/commerce/index.ts';
 import { createConnectionStore } from '../../store/connections.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import type { TestDatabase } from './database.ts';
 import { TEST_SECRET_BOX } from './sync-harness.ts';
-import { startHubSpotSandbox, type HubSpotSandbox } from '../../sandbox/hubspot/index.ts';
+import { startHubSpotSandbox, type HubSpotSandbox, type HubSpotSandboxOptions } from '../../sandbox/hubspot/index.ts';
 import { control as hubspotControl } from '../../sandbox/hubspot/testing.ts';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
+import { startSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from '../../sandbox/salesforce/index.ts';
 import { clientCredentialsConnection, control as salesforceControl } from '../../sandbox/salesforce/testing.ts';
 import { TARGET, type Entity as SyncedEntity } from './expected-crm.ts';
 import { expectHubSpotMatchesCommerce, expectDealWriteBack, HUBSPOT_TARGET, hubspotRejections } from './hubspot-state.ts';
@@ -87,6 +89,8 @@ export type CrmUnderTest = {
   injected(): Promise<Record<string, number>>;
   /** Every token or session issued so far stops working. */
   expireCredentials(): Promise<void>;
+  /** What the sandbox's token endpoint and bearer checks saw: token requests by client id, bearer tokens refused by why. */
+  authLedger(): Promise<AuthLedgerSnapshot>;
   /** The accounts (companies) synced from commerce buyers. */
   accounts(): Promise<{ id: string; buyerId: string }[]>;
   /** The contacts on an account (company) that came from the commerce side: CRM id and commerce id. */
@@ -118,10 +122,24 @@ const WRITE_CALL = /upsert|create|update|bulk2|ingest|patch|associat.*(default|c
 const countWrites = (calls: Record<string, number>) =>
   Object.entries(calls).filter(([name, count]) => WRITE_CALL.test(name) && !/token|total|read/i.test(name) && count > 0).reduce((sum, [, count]) => sum + count, 0);
 
-/** `auth`: how a HubSpot connection signs in (a private app's token, or OAuth whose tokens expire). */
-export async function startCrmSandbox(kind: CrmUnderTestKind, options: { auth?: 'private-app' | 'oauth' } = {}): Promise<CrmUnderTest> {
-  if (kind === 'dynamics') return dynamicsUnderTest(await startDynamicsSandbox());
-  return kind === 'salesforce' ? salesforceUnderTest(await startSalesforceSandbox()) : hubspotUnderTest(await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000 }), options.auth ?? 'private-app');
+export type CrmSandboxOptions = {
+  /** How a HubSpot connection signs in (a private app's token, or OAuth whose tokens expire). */
+  auth?: 'private-app' | 'oauth';
+  /** More start options of that kind's sandbox (its credentials, id range, schema). */
+  sandbox?: SalesforceSandboxOptions | HubSpotSandboxOptions | DynamicsSandboxOptions;
+  /** What an admin did in the org before it was made ready (`crm-sync setup`), on the started sandbox. */
+  beforeSetup?: (sandbox: SalesforceSandbox | HubSpotSandbox | DynamicsSandbox) => Promise<void>;
+};
+
+export async function startCrmSandbox(kind: CrmUnderTestKind, options: CrmSandboxOptions = {}): Promise<CrmUnderTest> {
+  const prepared = async <S extends SalesforceSandbox | HubSpotSandbox | DynamicsSandbox>(sandbox: S): Promise<S> => {
+    await options.beforeSetup?.(sandbox);
+    return sandbox;
+  };
+  if (kind === 'dynamics') return dynamicsUnderTest(await prepared(await startDynamicsSandbox(options.sandbox as DynamicsSandboxOptions)));
+  if (kind === 'salesforce') return salesforceUnderTest(await prepared(await startSalesforceSandbox(options.sandbox as SalesforceSandboxOptions)));
+  const hubspot = await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000, ...(options.sandbox as HubSpotSandboxOptions) });
+  return hubspotUnderTest(await prepared(hubspot), options.auth ?? 'private-app');
 }
 
 function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
@@ -157,6 +175,7 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
     clearFaults: async () => void (await salesforceControl(salesforce, 'DELETE', '/faults')),
     injected: async () => (await salesforceControl(salesforce, 'GET', '/faults')).injected,
     expireCredentials: async () => void (await salesforceControl(salesforce, 'POST', '/sessions/expire')),
+    authLedger: () => salesforceControl(salesforce, 'GET', '/auth'),
     accounts: async () =>
       (await salesforceDump(salesforce, 'Account')).filter((account) => account.Commerce_Buyer_Id__c).map((account) => ({ id: account.Id, buyerId: account.Commerce_Buyer_Id__c })),
     opportunityContacts: async () => (await salesforceDump(salesforce, 'OpportunityContactRole')).map((role) => `${role.OpportunityId}:${role.ContactId}`).sort(),
@@ -266,6 +285,7 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
       return body.injected ?? body.replaced ?? {};
     },
     expireCredentials: async () => void (await hubspotControl(hubspot, 'POST', '/tokens/expire')),
+    authLedger: () => hubspotControl(hubspot, 'GET', '/auth'),
     accounts: async () =>
       (await records('companies')).map((company) => ({ id: String(company.id), buyerId: props(company).commerce_buyer_id! })).filter((company) => company.buyerId),
     async createOpportunities(inputs) {
@@ -379,8 +399,10 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
     return body.access_token;
   };
   const seller = () => new DynamicsWebApi({ serverUrl: dynamics.orgUrl, onTokenRefresh: sellerToken, propagateErrors: true });
-  const rows = async (entitySet: string): Promise<any[]> => {
-    const body = await dynamicsControl(dynamics, 'GET', `/records/${entitySet}`);
+  // A table's rows by entity set or logical name (the control takes either). keyed() asks by logical
+  // name: an environment may give a custom table another entity set name.
+  const rows = async (name: string): Promise<any[]> => {
+    const body = await dynamicsControl(dynamics, 'GET', `/records/${name}`);
     return Array.isArray(body) ? body : (body.records ?? body.value);
   };
   const toData = (input: OpportunityInput) =>
@@ -418,6 +440,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
     clearFaults: async () => void (await dynamicsControl(dynamics, 'DELETE', '/faults')),
     injected: async () => (await dynamicsControl(dynamics, 'GET', '/faults')).injected ?? {},
     expireCredentials: async () => void (await dynamicsControl(dynamics, 'POST', '/tokens/expire')),
+    authLedger: () => dynamicsControl(dynamics, 'GET', '/auth'),
     accounts: async () => (await rows('accounts')).filter((account) => account.ccs_commercebuyerid).map((account) => ({ id: account.accountid, buyerId: account.ccs_commercebuyerid })),
     contactsOf: async (accountId) =>
       (await rows('contacts')).filter((contact) => contact._parentcustomerid_value === accountId && contact.ccs_commercecontactid).map((contact) => ({ id: contact.contactid, commerceId: contact.ccs_commercecontactid })),
@@ -477,8 +500,8 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
         offerId: row.ccs_commerceofferid || undefined,
       })),
     keyed: async (entity) => {
-      const { table, entitySet, key } = DYNAMICS_TARGET[entity];
-      return new Map((await rows(entitySet)).filter((row) => row[key]).map((row) => [row[key], { id: row[`${table}id`], fields: row, deleted: row.statecode === 1 }]));
+      const { table, key } = DYNAMICS_TARGET[entity];
+      return new Map((await rows(table)).filter((row) => row[key]).map((row) => [row[key], { id: row[`${table}id`], fields: row, deleted: row.statecode === 1 }]));
     },
     dynamics,
     expectMatchesCommerce: async (commerce, synced) => dynamicsRejections(await expectDynamicsMatchesCommerce(commerce, dynamics, synced)),
@@ -495,16 +518,22 @@ export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions:
 }
 
 /** A stored connection from the commerce sandbox to the CRM under test (production look-back unless told). */
-/** `crmSettings`: more of the CRM side's settings (a Dynamics requestTimeoutMs, say). */
-export async function createCrmConnection(database: TestDatabase, commerce: CommerceSandbox, crm: CrmUnderTest, extra: { pageSize?: number; entities?: Entity[]; lookbackSeconds?: number; crmSettings?: Record<string, unknown> } = {}) {
+/** `crmSettings`: more of the CRM side's settings (a Dynamics requestTimeoutMs, say); `overrides`: the mapping's, per entity. */
+export async function createCrmConnection(
+  database: TestDatabase,
+  commerce: CommerceSandbox,
+  crm: CrmUnderTest,
+  extra: { name?: string; pageSize?: number; entities?: Entity[]; lookbackSeconds?: number; crmSettings?: Record<string, unknown>; overrides?: MappingOverrides } = {},
+) {
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
     crm: { ...crm.settings(), ...extra.crmSettings },
     entities: extra.entities,
+    overrides: extra.overrides,
     schedule: { every: '5m', pageSize: extra.pageSize ?? 1000, ...(extra.lookbackSeconds === undefined ? {} : { lookbackSeconds: extra.lookbackSeconds }) },
   });
   return createConnectionStore(database.pool, TEST_SECRET_BOX).create({
-    name: `sandbox-${crm.kind}-${Date.now()}`,
+    name: extra.name ?? `sandbox-${crm.kind}-${Date.now()}`,
     crmKind: crm.kind,
     settings,
     secrets: { commerceClientSecret: commerce.clientSecret, ...crm.secrets() },

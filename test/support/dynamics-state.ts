@@ -39,7 +39,7 @@ import {
 } from './expected-rules.ts';
 
 type Commerce = Pick<CommerceSandbox, 'apiUrl'>;
-/** The Dataverse sandbox as the witness needs it: its test controls (GET /records/<entity set>). */
+/** The Dataverse sandbox as the witness needs it: its test controls (GET /records/<table>). */
 type Dynamics = Pick<DynamicsSandbox, 'controlUrl'>;
 
 const ENTITIES: Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
@@ -306,11 +306,14 @@ function unboundLookup(expected: ExpectedDynamicsRecord, view: DynamicsView, syn
   return undefined;
 }
 
-/** Every row of one table through the sandbox's test control (a table setup has not made holds none). */
-async function rowsOf(dynamics: Dynamics, entitySet: string): Promise<Record<string, unknown>[]> {
+/**
+ * Every row of one table through the sandbox's test control (a table setup has not made holds none), by
+ * its logical name: an environment may give a custom table another entity set name.
+ */
+async function rowsOf(dynamics: Dynamics, table: string): Promise<Record<string, unknown>[]> {
   let body: any;
   try {
-    body = await control(dynamics as DynamicsSandbox, 'GET', `/records/${entitySet}`);
+    body = await control(dynamics as DynamicsSandbox, 'GET', `/records/${table}`);
   } catch (error) {
     if (error instanceof Error && /HTTP 404 .*no table or entity set/.test(error.message)) return [];
     throw error;
@@ -319,7 +322,7 @@ async function rowsOf(dynamics: Dynamics, entitySet: string): Promise<Record<str
 }
 
 export async function dynamicsDump(dynamics: Dynamics): Promise<DynamicsDump> {
-  const entries = await Promise.all(ENTITIES.map(async (entity) => [entity, await rowsOf(dynamics, DYNAMICS_TARGET[entity].entitySet)] as const));
+  const entries = await Promise.all(ENTITIES.map(async (entity) => [entity, await rowsOf(dynamics, DYNAMICS_TARGET[entity].table)] as const));
   return Object.fromEntries(entries) as DynamicsDump;
 }
 
@@ -471,7 +474,7 @@ export function dynamicsRejections(view: DynamicsView): string[] {
  * (ccs_commercereferralid on an opportunity row) in crmCOpportunityId.
  */
 export async function expectOpportunityWriteBack(commerce: Commerce, dynamics: Dynamics): Promise<void> {
-  const opportunities = await rowsOf(dynamics, DYNAMICS_TARGET.offer.entitySet);
+  const opportunities = await rowsOf(dynamics, DYNAMICS_TARGET.offer.table);
   const opportunityOf = (key: string) => new Map(opportunities.filter((row) => !empty(row[key])).map((row) => [String(row[key]), normalGuid(row.opportunityid) ?? String(row.opportunityid)]));
   let checked = 0;
   for (const [kind, key, read] of [

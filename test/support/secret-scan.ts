@@ -19,9 +19,30 @@ export async function historiesText(client: Client, workflowIds: string[]): Prom
   const parts: string[] = [];
   for (const workflowId of workflowIds) {
     for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-      const history = await client.workflow.getHandle(workflowId, run.runId).fetchHistory();
-      parts.push(JSON.stringify(history, (_key, value) => (value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value)));
+      parts.push(historyText(await client.workflow.getHandle(workflowId, run.runId).fetchHistory()));
     }
   }
   return parts.join('\n');
+}
+
+/**
+ * A history as JSON with its payloads readable. A fetched history is a protobuf message whose toJSON
+ * gives bytes as base64, so a payload's `data` (the JSON of inputs, results, failure details) arrives as
+ * base64 of the whole payload, where a secret inside it would not show even base64-encoded: decoded here.
+ */
+export function historyText(history: unknown): string {
+  return JSON.stringify(history, function (this: unknown, key, value) {
+    if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+    const inPayload = typeof this === 'object' && this !== null && 'metadata' in this;
+    return key === 'data' && inPayload && typeof value === 'string' ? readable(Buffer.from(value, 'base64').toString('utf8')) : value;
+  });
+}
+
+/** A JSON payload nested as JSON (no escaped quotes in the way of a search), any other one as text. */
+function readable(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

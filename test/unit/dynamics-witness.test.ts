@@ -217,11 +217,12 @@ describe('the Dynamics witness', () => {
   it('reads both sides through their test controls, and checks the GUIDs going back', async () => {
     const commerce: Record<string, unknown[]> = { buyers: snapshot().buyer, contacts: snapshot().contact, offers: snapshot().offer, entitlements: snapshot().entitlement, referrals: snapshot().referral, entitlementTerms: snapshot().entitlementTerms };
     const data = dump();
-    const tables = Object.fromEntries(Object.entries(DYNAMICS_TARGET).map(([entity, { entitySet }]) => [entitySet, data[entity as keyof DynamicsDump]]));
+    // The witness asks for tables by logical name (the sandbox's control takes a name or an entity set).
+    const tables = Object.fromEntries(Object.entries(DYNAMICS_TARGET).map(([entity, { table }]) => [table, data[entity as keyof DynamicsDump]]));
     const server = createServer((req, res) => {
       const commerceKind = /^\/_sandbox\/records\/(\w+)$/.exec(req.url ?? '')?.[1];
-      const entitySet = /^\/dataverse\/records\/(\w+)$/.exec(req.url ?? '')?.[1];
-      const body = commerceKind ? commerce[commerceKind] : entitySet ? { value: tables[entitySet] } : undefined;
+      const table = /^\/dataverse\/records\/(\w+)$/.exec(req.url ?? '')?.[1];
+      const body = commerceKind ? commerce[commerceKind] : table ? { value: tables[table] } : undefined;
       res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? { error: 'no such list' }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

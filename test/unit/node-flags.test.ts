@@ -1,0 +1,27 @@
+// The worker's V8 settings (config/node-flags.ts) reach a process only through its command line: the
+// bin's shebang (`npx crm-sync worker`) and `npm start`. This keeps the three in step, and runs the bin
+// through its shebang as a shell would, so a line the kernel or env cannot read is caught here.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { WORKER_NODE_FLAGS } from '../../config/node-flags.ts';
+
+const root = path.join(import.meta.dirname, '..', '..');
+const bin = path.join(root, 'bin', 'crm-sync.ts');
+
+describe('worker node flags', () => {
+  it('are the ones the shebang and npm start pass', () => {
+    expect(WORKER_NODE_FLAGS).toEqual(['--max-semi-space-size=8', '--max-old-space-size=1024']);
+    expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${WORKER_NODE_FLAGS.join(' ')}`);
+    const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    expect(scripts.start).toBe(`node ${WORKER_NODE_FLAGS.join(' ')} bin/crm-sync.ts start`);
+  });
+
+  it('the bin runs through its shebang with the project node', async () => {
+    const env = { ...process.env, PATH: `${path.join(root, 'node_modules', '.bin')}:${process.env.PATH}` };
+    const { stdout } = await promisify(execFile)(bin, ['--help'], { env });
+    expect(stdout).toMatch(/Usage: crm-sync/);
+  });
+});
