@@ -1,4 +1,4 @@
-// One Bulk API 2.0 upsert job, step by step, so that a job is uploaded once and only once:
+// One Bulk API 2.0 write job (an upsert by external id, or an update by record Id), step by step, so that a job is uploaded once and only once:
 // create + upload + close (the new job's id is reported at once), poll, read the results.
 //
 // A job given by id (`resumeId`: an earlier attempt created it) is never uploaded again: it is polled
@@ -36,12 +36,15 @@ export type BulkOutcome = {
   notInJob: UpsertItem[];
 };
 
+/** How a job's rows are keyed: an upsert names its external id field; an update keys rows by Id. */
+export type BulkKey = { operation: 'upsert'; field: string } | { operation: 'update'; field: 'Id' };
+
 const FINAL: ReadonlySet<JobState> = new Set(['JobComplete', 'Failed', 'Aborted']);
 
 export async function runBulkUpsert(
   steps: BulkSteps,
   object: string,
-  externalIdField: string,
+  key: BulkKey,
   items: UpsertItem[],
   csv: string,
   options: UpsertOptions = {},
@@ -71,7 +74,7 @@ export async function runBulkUpsert(
     let created: string | undefined;
     try {
       jobId = await steps.guardedOnce(async (connection) => {
-        const job = connection.bulk2.createJob({ object, operation: 'upsert', externalIdFieldName: externalIdField, lineEnding: 'LF' });
+        const job = connection.bulk2.createJob({ object, operation: key.operation, ...(key.operation === 'upsert' && { externalIdFieldName: key.field }), lineEnding: 'LF' });
         await job.open();
         created = job.id;
         steps.onJobCreated();
@@ -106,18 +109,20 @@ export async function runBulkUpsert(
   const failed = noneFailed ? [] : await read('failed');
   const unprocessed = endedBadly && resumed ? await read('unprocessed') : [];
 
-  const byExternalId = new Map<string, UpsertResult>();
-  for (const row of successful) byExternalId.set(row[externalIdField]!, { sourceId: '', ok: true, crmId: row.sf__Id!, created: row.sf__Created === 'true' });
-  for (const row of failed) byExternalId.set(row[externalIdField]!, { sourceId: '', ok: false, error: bulkRecordError(row.sf__Error ?? '') });
+  // Result rows echo the uploaded columns: matched to items by the key column.
+  const keyOf = (item: UpsertItem) => (key.operation === 'update' ? item.crmId! : item.externalId);
+  const byKey = new Map<string, UpsertResult>();
+  for (const row of successful) byKey.set(row[key.field]!, { sourceId: '', ok: true, crmId: row.sf__Id!, created: row.sf__Created === 'true' });
+  for (const row of failed) byKey.set(row[key.field]!, { sourceId: '', ok: false, error: bulkRecordError(row.sf__Error ?? '') });
   // What the job held: every item when this attempt uploaded it; for a resumed job, what Salesforce reports.
-  const held = new Set([...byExternalId.keys(), ...unprocessed.map((row) => row[externalIdField]!)]);
+  const held = new Set([...byKey.keys(), ...unprocessed.map((row) => row[key.field]!)]);
   const jobFailure = endedBadly ? bulkJobFailure(finalId, info.state, info.errorMessage) : undefined;
 
   const notInJob: UpsertItem[] = [];
   const results = items.map((item): UpsertResult | undefined => {
-    const result = byExternalId.get(item.externalId);
+    const result = byKey.get(keyOf(item));
     if (result) return { ...result, sourceId: item.sourceId };
-    if (resumed && !held.has(item.externalId)) {
+    if (resumed && !held.has(keyOf(item))) {
       notInJob.push(item);
       return undefined;
     }

@@ -8,7 +8,7 @@ import type { Connection } from 'jsforce';
 import pRetry, { AbortError } from 'p-retry';
 import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
 import { createBudgetGuard } from './budget.ts';
-import { runBulkUpsert } from './bulk.ts';
+import { runBulkUpsert, type BulkKey } from './bulk.ts';
 import { bulkCsv, type BulkRow } from './bulk-csv.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
@@ -143,7 +143,7 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   async function upsertByExternalId(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     if (items.length === 0) return [];
     const externalIdField = items[0]!.externalIdField;
-    if (items.length >= bulkThreshold || options.bulkJob?.resumeId) return bulkUpsert(object, externalIdField, items, options);
+    if (items.length >= bulkThreshold || options.bulkJob?.resumeId) return bulkWrite(object, { operation: 'upsert', field: externalIdField }, items, options);
     return collections(items, options.signal, (connection, records) =>
       connection.sobject(object).upsert(records as never, externalIdField, { allOrNone: false }),
     );
@@ -151,11 +151,18 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
 
   async function updateById(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     if (items.length === 0) return [];
+    // A large group of linked records (a backfill of records sellers linked to their Opportunities) is
+    // one Bulk job, not a collection call per 200. Rows must name distinct records for their results
+    // to be told apart: a group naming one record twice goes by collections.
+    if ((items.length >= bulkThreshold || options.bulkJob?.resumeId) && new Set(items.map((item) => item.crmId)).size === items.length) {
+      return bulkWrite(object, { operation: 'update', field: 'Id' }, items, options);
+    }
     return collections(items, options.signal, (connection, records) => connection.sobject(object).update(records as never, { allOrNone: false }), false);
   }
 
-  async function bulkUpsert(object: string, externalIdField: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
-    const rows = items.map((item) => flattenForCsv({ ...item.fields, [externalIdField]: item.externalId }));
+  /** One Bulk API 2.0 job for a large group: an upsert by external id, or an update by Id of linked records. */
+  async function bulkWrite(object: string, key: BulkKey, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
+    const rows = items.map((item) => flattenForCsv({ ...item.fields, [item.externalIdField]: item.externalId, ...(key.operation === 'update' && { Id: item.crmId }) }));
     const csv = bulkCsv(bulkColumns(rows), rows);
     const outcome = await runBulkUpsert(
       {
@@ -168,14 +175,14 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
         },
       },
       object,
-      externalIdField,
+      key,
       items,
       csv,
       options,
     );
     stats.bulkRecords += items.length - outcome.notInJob.length;
     // Records of the batch the resumed job did not hold are written now, as any others would be.
-    const rest = await upsertByExternalId(object, outcome.notInJob, { ...options, bulkJob: { onCreated: options.bulkJob?.onCreated } });
+    const rest = await (key.operation === 'update' ? updateById : upsertByExternalId)(object, outcome.notInJob, { ...options, bulkJob: { onCreated: options.bulkJob?.onCreated } });
     const restBySource = new Map(rest.map((result) => [result.sourceId, result]));
     return items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
   }
@@ -217,7 +224,10 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
       // Linked records are updated by Id; the rest are upserted by their external id. Results keep input order.
       const linked = items.filter((item) => item.crmId);
       const unlinked = items.filter((item) => !item.crmId);
-      const [byId, byExternal] = await Promise.all([updateById(object, linked, options), upsertByExternalId(object, unlinked, options)]);
+      // One resumable job per call: when both groups are here, the upserts keep it (an update by Id
+      // repeated by a retry writes the same values again; an upsert repeated could create twice).
+      const byIdOptions = unlinked.length > 0 ? { ...options, bulkJob: undefined } : options;
+      const [byId, byExternal] = await Promise.all([updateById(object, linked, byIdOptions), upsertByExternalId(object, unlinked, options)]);
       const bySource = new Map([...byId, ...byExternal].map((result) => [result.sourceId, result]));
       return items.map((item) => bySource.get(item.sourceId)!);
     },

@@ -217,4 +217,47 @@ describe('Salesforce connector: Bulk API 2.0 jobs are uploaded once', () => {
     expect((await callCounts(sandbox))['composite-upsert']).toBe(2);
     expect((await storedIds()).length).toBe(400);
   });
+  it('updates a large group of linked records by Id in one Bulk job; a deleted record fails alone, with Salesforce\'s code', async () => {
+    const sf = connector();
+    const items = accounts(2100, 'linked');
+    const ids = (await sf.upsert('Account', items)).map((result) => (result.ok ? result.crmId : ''));
+    const { conn } = await clientCredentialsConnection(sandbox);
+    await conn.sobject('Account').destroy(ids[7]!);
+    await control(sandbox, 'POST', '/calls/reset');
+
+    const linked = items.map((item, index) => ({ ...item, crmId: ids[index], fields: { Name: `Renamed ${index}` } }));
+    const created: string[] = [];
+    const results = await sf.upsert('Account', linked, { bulkJob: { onCreated: (id) => created.push(id) } });
+
+    expect(created).toHaveLength(1);
+    const calls = await callCounts(sandbox);
+    expect(calls['composite-update'] ?? 0).toBe(0);
+    expect(calls).toMatchObject({ 'bulk2-create': 1, 'bulk2-upload': 1, 'bulk2-close': 1, 'bulk2-successful-results': 1, 'bulk2-failed-results': 1 });
+    expect(results[7]).toMatchObject({ sourceId: 'linked-7', ok: false, error: { code: 'ENTITY_IS_DELETED' } });
+    expect(results.filter((result) => result.ok)).toHaveLength(2099);
+    expect(results[0]).toEqual({ sourceId: 'linked-0', ok: true, crmId: ids[0], created: false });
+    expect(results[2099]).toEqual({ sourceId: 'linked-2099', ok: true, crmId: ids[2099], created: false });
+    const stored = (await control(sandbox, 'GET', '/records/Account')) as { Id: string; Name: string }[];
+    const nameOf = new Map(stored.map((row) => [row.Id, row.Name]));
+    expect(nameOf.get(ids[0]!)).toBe('Renamed 0');
+    expect(nameOf.get(ids[2099]!)).toBe('Renamed 2099');
+    expect(stored).toHaveLength(2099);
+  });
+
+  it('sends a large group that names one record twice through collections, each row answered', async () => {
+    const sf = connector();
+    const items = accounts(2000, 'twice');
+    const ids = (await sf.upsert('Account', items)).map((result) => (result.ok ? result.crmId : ''));
+    await control(sandbox, 'POST', '/calls/reset');
+    const linked = items.map((item, index) => ({ ...item, crmId: ids[index === 1 ? 0 : index], fields: { Name: `Again ${index}` } }));
+    const results = await sf.upsert('Account', linked);
+    const calls = await callCounts(sandbox);
+    expect(calls['bulk2-create'] ?? 0).toBe(0);
+    expect(calls['composite-update']).toBe(10);
+    expect(results).toHaveLength(2000);
+    expect(results[0]).toEqual({ sourceId: 'twice-0', ok: true, crmId: ids[0], created: false });
+    // The second row would give record 0 another record's unique external id: Salesforce refuses that row alone.
+    expect(results[1]).toMatchObject({ sourceId: 'twice-1', ok: false, error: { code: 'DUPLICATE_VALUE' } });
+    expect(results.slice(2).every((result) => result.ok)).toBe(true);
+  });
 });
