@@ -1,7 +1,7 @@
 // Benchmark: freshness (issue #14). For each CRM in BENCH_CRMS (default all three): a commerce sandbox
 // with BENCH_FRESHNESS_ENTITLEMENTS (default 2,000) entitlements synced once, then the connection's real
 // schedules with their default intervals (incremental every 5 minutes, notifications every 30 seconds,
-// co-sell every minute) while changes arrive at a steady rate on both sides for
+// co-sell every 30 seconds) while changes arrive at a steady rate on both sides for
 // BENCH_FRESHNESS_SECONDS (default 240):
 //   commerce -> CRM  one commerce change every BENCH_COMMERCE_CHANGE_EVERY_SECONDS (default 2) from the
 //                    sandbox's change driver (statuses, usage, renewals, offers, referral stages); its

@@ -130,10 +130,11 @@ export const connectionSettingsSchema = z.object({
       pageSize: z.number().int().min(2).max(1000).default(1000),
       /** The reconciliation pass: re-reads everything and writes only what differs (the safety net). */
       reconcileEvery: z.string().regex(/^\d+(s|m|h)$/).default('24h'),
-      /** The CRM-to-commerce co-sell pass. */
-      cosellEvery: z.string().regex(/^\d+(s|m|h)$/).default('1m'),
+      /** The CRM-to-commerce co-sell pass: every 30 s, so an opportunity shared in the CRM is a referral
+       * within a minute at the 95th percentile (bench/freshness.ts); a quiet pass is a few queries. */
+      cosellEvery: z.string().regex(/^\d+(s|m|h)$/).default('30s'),
     })
-    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h', cosellEvery: '1m' }),
+    .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h', cosellEvery: '30s' }),
 }).transform((settings) => ({ ...settings, cosell: { ...settings.cosell, share: settings.cosell.share ?? DEFAULT_SHARE_RULES[settings.crm.kind] } }));
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
