@@ -1,7 +1,8 @@
 // What a CRM sandbox's token endpoint and bearer checks saw, for tests that show no credential crossed
 // between two orgs of one kind (GET /_sandbox/auth): token requests by the client id they named, granted
-// or refused, and requests refused for their bearer token, by why: none sent, one this sandbox never
-// issued (another org's, say), or one it issued that has expired. A 401 alone cannot tell them apart.
+// or refused, and requests refused for their bearer token, by why: `missing` (none sent), `unknown` (one
+// this sandbox does not know: another org's, say, or one it forgot when its app was uninstalled) or
+// `expired` (one it issued that no longer works: expired, or revoked). A 401 alone cannot tell them apart.
 
 export type BearerRefusal = 'missing' | 'unknown' | 'expired';
 

@@ -58,7 +58,7 @@ export function createTokens(credentials: Credentials, now: () => Date) {
         });
       }
     },
-    /** Why check() refuses a header: no token, one never issued here, or an expired one. */
+    /** Why check() refuses a header: no token, one not known here (never issued, or forgotten at revocation), or one issued here that no longer works. */
     refusal(authorization: string | undefined): BearerRefusal {
       const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
       if (!token) return 'missing';
