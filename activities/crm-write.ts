@@ -1,5 +1,5 @@
-// Writing planned records to the CRM: grouped by how they are keyed (by external id, by linked CRM id),
-// handed to the connector whole (it cuts them into the CRM's own batches or one Bulk API 2.0 job), with
+// Writing planned records to the CRM: grouped by how they are keyed (by linked CRM id, then by external
+// id), handed to the connector whole (it cuts them into the CRM's own batches or one Bulk API 2.0 job), with
 // heartbeats throughout. A rejected record becomes a dead letter, never a failed batch. A Bulk job this
 // batch already created in an earlier attempt is resumed, never uploaded a second time.
 import type { CrmConnector, UpsertResult } from '../crm/connector.ts';
@@ -33,68 +33,71 @@ export async function writeToCrm(
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: [], letters: [], created: 0, updated: 0, succeeded: [], calls: 0 };
   await releaseRelinked(crm, object, writes, outcome, context.signal);
-  // Writes by CRM id and upserts by external id are different calls on most CRMs: grouped apart (one
-  // group where the connector takes them together). The connector cuts a group into the CRM's own
-  // batches (tests may ask for smaller chunks to watch the seams).
-  const groups: Record<string, typeof writes> = crm.mixedWrites ? { mixed: writes } : { upsert: writes.filter((write) => !write.item.crmId), byId: writes.filter((write) => write.item.crmId) };
-  const chunks = Object.entries(groups).flatMap(([kind, group]) => {
-    const size = context.chunkSize ?? Math.max(group.length, 1);
-    return Array.from({ length: Math.ceil(group.length / size) }, (_, index) => ({ key: `${object}:${kind}:${index}`, writes: group.slice(index * size, (index + 1) * size) }));
-  });
   const jobs: Record<string, string> = { ...context.resumeJobs };
   let done = 0;
-  for (const chunk of chunks) {
-    context.signal?.throwIfAborted();
-    const phase = { entity, phase: 'write', writing: chunk.writes.length, written: done, of: writes.length };
-    let results = await whileBeating(context.beat, phase, () =>
-      guard(() =>
-        crm.upsert(
-          object,
-          chunk.writes.map((write) => write.item),
-          {
-            signal: context.signal,
-            bulkJob: {
-              resumeId: jobs[chunk.key],
-              onCreated: (jobId) => {
-                jobs[chunk.key] = jobId;
-                context.beat.keep({ bulkJobs: { ...jobs } });
-              },
-            },
-            onProgress: (detail) => context.beat({ ...phase, ...detail }),
-          },
-        ),
-      ),
-    );
-    outcome.calls += 1;
-    results = await retryStaleIds(crm, object, chunk.writes, results, outcome, context.signal);
-    results.forEach((result, index) => {
-      const write = chunk.writes[index]!;
-      if (result.ok) {
-        outcome.written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash, sourceVersion: write.version, carriedId: write.record.carriedCrmId ?? null });
-        outcome.succeeded.push({ sourceId: write.item.sourceId, crmId: result.crmId });
-        if (result.created) outcome.created += 1;
-        else outcome.updated += 1;
-      } else {
-        outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
-      }
-    });
-    done += chunk.writes.length;
-    context.beat({ entity, phase: 'write', written: done, of: writes.length });
-  }
+  // Writes by CRM id go first. Those whose id names nothing in this org (deleted there, or carried from
+  // another org) then join the upserts by external id, with the fields a new record needs (a stage, a
+  // pipeline): one part-filled batch per gather instead of a separate retry call. A connector that can
+  // take both kinds in one call (Dataverse's $batch) still gets them apart, so the stale ones can join.
+  const byId = writes.filter((write) => write.item.crmId);
+  const staleOf = await writeGroup('byId', byId);
+  const stale = staleOf.map((index) => byId[index]!);
+  const asUpserts = stale.map((write) => ({ ...write, item: { ...write.item, crmId: undefined, fields: write.record.fields } }));
+  await writeGroup('upsert', [...writes.filter((write) => !write.item.crmId), ...asUpserts]);
   return outcome;
-}
 
-/**
- * A write by a CRM id that names no record in this org (deleted there, or an id carried from another
- * org) is retried once as an upsert by external id instead of failing.
- */
-async function retryStaleIds(crm: CrmConnector, object: string, writes: PlannedWrite[], results: UpsertResult[], outcome: WriteOutcome, signal?: AbortSignal): Promise<UpsertResult[]> {
-  const stale = results.flatMap((result, index) => (!result.ok && writes[index]!.item.crmId && STALE_ID_CODES.has(result.error.code) ? [index] : []));
-  if (stale.length === 0) return results;
-  // Upserted by external id, the record may be made now: with its create-only fields (a stage, a pipeline).
-  const retried = await guard(() => crm.upsert(object, stale.map((index) => ({ ...writes[index]!.item, crmId: undefined, fields: writes[index]!.record.fields })), { signal }));
-  outcome.calls += 1;
-  return results.map((result, index) => (stale.includes(index) ? retried[stale.indexOf(index)]! : result));
+  /** Writes one group in chunks; records every result except stale ids of a by-id group, whose indexes it returns. */
+  async function writeGroup(kind: 'byId' | 'upsert', group: PlannedWrite[]): Promise<number[]> {
+    const stale: number[] = [];
+    const size = context.chunkSize ?? Math.max(group.length, 1);
+    for (let start = 0; start < group.length; start += size) {
+      context.signal?.throwIfAborted();
+      const key = `${object}:${kind}:${start / size}`;
+      const chunk = group.slice(start, start + size);
+      const phase = { entity, phase: 'write', writing: chunk.length, written: done, of: writes.length };
+      const results = await whileBeating(context.beat, phase, () =>
+        guard(() =>
+          crm.upsert(
+            object,
+            chunk.map((write) => write.item),
+            {
+              signal: context.signal,
+              bulkJob: {
+                resumeId: jobs[key],
+                onCreated: (jobId) => {
+                  jobs[key] = jobId;
+                  context.beat.keep({ bulkJobs: { ...jobs } });
+                },
+              },
+              onProgress: (detail) => context.beat({ ...phase, ...detail }),
+            },
+          ),
+        ),
+      );
+      outcome.calls += 1;
+      results.forEach((result, index) => {
+        const write = chunk[index]!;
+        if (kind === 'byId' && !result.ok && STALE_ID_CODES.has(result.error.code)) stale.push(start + index);
+        else {
+          record(write, result);
+          done += 1;
+        }
+      });
+      context.beat({ entity, phase: 'write', written: done, of: writes.length });
+    }
+    return stale;
+  }
+
+  function record(write: PlannedWrite, result: UpsertResult) {
+    if (result.ok) {
+      outcome.written.push({ sourceId: write.item.sourceId, crmObject: object, crmId: result.crmId, contentHash: write.hash, sourceVersion: write.version, carriedId: write.record.carriedCrmId ?? null });
+      outcome.succeeded.push({ sourceId: write.item.sourceId, crmId: result.crmId });
+      if (result.created) outcome.created += 1;
+      else outcome.updated += 1;
+    } else {
+      outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
+    }
+  }
 }
 
 /**

@@ -52,6 +52,26 @@ describe('writes', () => {
     expect(again.map((result) => result.ok && !result.created && result.crmId)).toEqual(results.slice(0, 3).map((result) => result.ok && result.crmId));
   });
 
+  it('deals moved to a stage by id: an id naming no deal in this portal is answered OBJECT_NOT_FOUND from the pipeline read, with no update sent for it', async () => {
+    const crm = connect();
+    const [made] = await crm.upsert('deals', [{ sourceId: 'staged-0', externalIdField: 'commerce_offer_id', externalId: 'staged-0', fields: { dealname: 'Staged', pipeline: 'Marketplace offers', dealstage: 'Draft' } }]);
+    const realId = made!.ok ? made!.crmId : '';
+    await control(hubspot, 'DELETE', '/calls');
+    const results = await crm.upsert('deals', [
+      { sourceId: 'staged-0', externalIdField: 'commerce_offer_id', externalId: 'staged-0', crmId: realId, fields: { dealstage: 'Accepted' } },
+      { sourceId: 'staged-1', externalIdField: 'commerce_offer_id', externalId: 'staged-1', crmId: '98765432101', fields: { dealstage: 'Accepted' } },
+    ]);
+    expect(results[0]).toMatchObject({ sourceId: 'staged-0', ok: true, crmId: realId });
+    expect(results[1]).toEqual({ sourceId: 'staged-1', ok: false, error: { code: 'OBJECT_NOT_FOUND', message: 'HubSpot has no deal with id 98765432101' } });
+    const counted = await calls();
+    expect(counted['deals.batch.read']).toBe(1);
+    expect(counted['deals.batch.update']).toBe(1);
+    const stored = (await records('deals')).map(propsOf).find((deal) => deal.commerce_offer_id === 'staged-0');
+    const read = await crm.findByExternalIds('deals', 'commerce_offer_id', ['staged-0'], ['dealstage']);
+    expect(stored).toBeDefined();
+    expect(read.get('staged-0')).toMatchObject({ dealstage: 'Accepted' });
+  });
+
   it('one bad value in a batch: the others are written, the bad one is refused with HubSpot\'s words', async () => {
     const crm = connect();
     const results = await crm.upsert('deals', [
