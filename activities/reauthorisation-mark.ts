@@ -1,6 +1,6 @@
 // Whichever activity of a connection meets a refusal of its credentials first marks the connection for
-// re-authorisation: a sync page, the notification feed, or a co-sell page (co-sell runs every few
-// minutes, often before the next sync). Every later run of any kind then stops at once with the reason
+// re-authorisation: a sync page, the notification feed, or a co-sell page (co-sell runs every 30 s by
+// default, often before the next sync). Every later run of any kind then stops at once with the reason
 // instead of asking the login again, until `crm-sync edit` saves working secrets.
 import type pg from 'pg';
 import { createReauthorisationStore } from '../store/reauthorisation.ts';

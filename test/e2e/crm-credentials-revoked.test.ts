@@ -1,15 +1,16 @@
 // Issue #14, for each CRM: the CRM takes back the credentials a working connection holds (as its admin
 // would: Salesforce's connected app, HubSpot's OAuth app, the Dynamics app registration's secret). The
 // run that meets the refusal fails at once with a reason that keeps the CRM's own words, the connection
-// is marked for re-authorisation (`crm-sync connections` shows it), and the next run refuses without a
-// single call to the CRM: nothing retries against a login that cannot succeed. Once the credentials are
-// good again, `crm-sync edit` tests and saves them, the mark is gone and the next sync brings the CRM in
-// line with the witness. Every command's output, the worker's log lines and the runs' Temporal histories
+// is marked for re-authorisation (`crm-sync connections` shows it), and later runs (sync and co-sell)
+// refuse without a single call to the CRM: nothing retries against a login that cannot succeed. A co-sell
+// run meeting a revocation first marks the connection just the same. Once the credentials are good again,
+// `crm-sync edit` tests and saves them, the mark is gone and the next sync brings the CRM in line with the
+// witness. Every command's output, the worker's log lines and the runs' Temporal histories
 // are then scanned for every secret in play. Real PostgreSQL, real Temporal, `crm-sync worker` and the
 // `crm-sync` commands as processes, the sandboxes on the wire.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -31,6 +32,7 @@ import { waitFor } from '../support/start-process.ts';
 const SETTLE_MS = 45_000;
 
 const secretKey = randomBytes(32).toString('base64');
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-revoked-'));
 const taskQueue = `revoked-crm-${Date.now()}`;
 let database: TestDatabase;
 let worker: ChildProcess;
@@ -47,7 +49,7 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     CRM_SYNC_TASK_QUEUE: taskQueue,
     CRM_SYNC_DEMO: 'off',
-    CRM_SYNC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'crm-sync-revoked-')),
+    CRM_SYNC_DATA_DIR: dataDir,
     CRM_SYNC_OUTPUT: 'json',
     LOG_FORMAT: 'json',
     LOG_LEVEL: 'info',
@@ -69,6 +71,7 @@ afterAll(async () => {
   }
   await temporal?.close();
   await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** Every message down a failure's cause chain (the workflow's wraps the activity's, which wraps the reason). */
@@ -115,7 +118,7 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
   }
   const listed = async () => ((await cli(['connections'])) as { name: string; needsReauthorisation?: { reason: string } }[]).find((connection) => connection.name === name)!;
 
-  /** An incremental sync now; its outcome, or `stillRunning` when it has not settled in SETTLE_MS (then ended). */
+  /** A run now (an incremental sync unless told): its outcome, or `stillRunning` when it has not settled in SETTLE_MS (then ended). */
   async function sync(label: string, workflowType: string = WORKFLOW_TYPES.incrementalSync): Promise<{ finished?: boolean; failure?: string; stillRunning?: boolean }> {
     const workflowId = `${name}-${label}-${Date.now()}`;
     workflowIds.push(workflowId);
@@ -128,6 +131,9 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
     return outcome;
   }
   const callCounts = async () => (await sandboxes.crm.calls()) as Record<string, number>;
+  /** Changes on the commerce side that the next sync must carry into the CRM. */
+  const changeCommerceRecords = () =>
+    fetch(`${sandboxes.commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 6, kinds: ['offerStatus', 'entitlementStatus', 'termUsage'] }) });
 
   /** The row `crm-sync runs` shows for each of these workflow ids. */
   async function runRows(ids: string[]) {
@@ -136,13 +142,10 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
   }
   const tokenRequests = (calls: Record<string, number>) => calls[revocation.tokenEndpoint] ?? 0;
 
-  /**
-   * Later runs of every kind stop at once with the reason (the CRM's words) and what to do, calling nothing
-   * on the CRM; `crm-sync runs` shows them failed with that reason. Returns their workflow ids.
-   */
-  async function expectLaterRunsRefusedWithoutCalls(label: string): Promise<string[]> {
+  /** Later runs of every kind stop at once with the reason (the CRM's words) and what to do, calling nothing on the CRM. Returns their workflow ids. */
+  async function expectLaterRunsRefusedWithoutCalls(label: string, workflowTypes: string[] = [WORKFLOW_TYPES.incrementalSync, WORKFLOW_TYPES.cosell]): Promise<string[]> {
     await sandboxes.crm.resetCalls();
-    for (const workflowType of [WORKFLOW_TYPES.incrementalSync, WORKFLOW_TYPES.cosell]) {
+    for (const workflowType of workflowTypes) {
       const later = await sync(`${label}-${workflowType}`, workflowType);
       expect(later.failure, workflowType).toMatch(/needs re-authorisation/);
       expect(later.failure, workflowType).toMatch(revocation.crmSays);
@@ -150,7 +153,7 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
       expect(later.failure, 'the reason reads as sentences').not.toMatch(/\.\./);
     }
     expect((await callCounts()).total ?? 0).toBe(0);
-    return workflowIds.slice(-2);
+    return workflowIds.slice(-workflowTypes.length);
   }
 
   /** The admin makes the credentials good again; `crm-sync edit` tests and saves them and the mark is gone. */
@@ -166,12 +169,11 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
     connectionId = saved.connection;
     expect(await sync('first')).toEqual({ finished: true });
     expect((await sandboxes.crm.keyed('buyer')).size).toBeGreaterThan(0);
-    expect((await listed()).needsReauthorisation).toBeUndefined();
   });
 
   it('revoked: the sync that meets it fails at once in the CRM\'s words and marks the connection; later runs call nothing on the CRM', { timeout: 120_000 }, async () => {
     // Commerce records change, so the run has CRM writes to make; then the CRM's admin revokes.
-    await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 6, kinds: ['offerStatus', 'entitlementStatus', 'termUsage'] }) });
+    await changeCommerceRecords();
     await revocation.revoke();
     await sandboxes.crm.resetCalls();
 
@@ -185,8 +187,7 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
     expect(calls.total, JSON.stringify(calls)).toBeLessThanOrEqual(3);
     const refusedId = workflowIds.at(-1)!;
 
-    const mark = (await listed()).needsReauthorisation;
-    expect(mark?.reason).toMatch(revocation.crmSays);
+    expect((await listed()).needsReauthorisation?.reason ?? '(not marked)', 'crm-sync connections shows the mark').toMatch(revocation.crmSays);
 
     const later = await expectLaterRunsRefusedWithoutCalls('marked');
     const [refusedRow, ...laterRows] = await runRows([refusedId, ...later]);
@@ -203,7 +204,8 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
   });
 
   it('a co-sell run meeting a revocation first marks the connection as well; later runs call nothing; then all is in step', { timeout: 120_000 }, async () => {
-    // Co-sell runs more often than the sync (every few minutes): it is often the first to meet a revocation.
+    // Co-sell runs every 30 seconds, the sync every 5 minutes (the defaults): it is often the first to meet a revocation.
+    await changeCommerceRecords();
     await revocation.revoke();
     await sandboxes.crm.resetCalls();
     const refused = await sync('cosell-refused', WORKFLOW_TYPES.cosell);
@@ -211,13 +213,13 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
     expect(refused.stillRunning, `the co-sell run was still going after ${SETTLE_MS} ms: ${JSON.stringify(calls)}`).toBeUndefined();
     expect(refused.failure).toMatch(revocation.crmSays);
     expect(tokenRequests(calls), JSON.stringify(calls)).toBe(1);
-    expect((await listed()).needsReauthorisation?.reason, 'the co-sell run marks the connection').toMatch(revocation.crmSays);
-    await expectLaterRunsRefusedWithoutCalls('cosell-marked');
+    expect((await listed()).needsReauthorisation?.reason ?? '(not marked)', 'the co-sell run marks the connection').toMatch(revocation.crmSays);
+    await expectLaterRunsRefusedWithoutCalls('cosell-marked', [WORKFLOW_TYPES.cosell]);
 
     await reauthorise();
     expect(await sync('cosell-reauthorised', WORKFLOW_TYPES.cosell)).toEqual({ finished: true });
     expect(await sync('last')).toEqual({ finished: true });
-    // The CRM holds what the witness expects, the commerce changes made during the outage included; the
+    // The CRM holds what the witness expects, the commerce changes made during the outages included; the
     // records it expects refused wait as dead letters, each once.
     const rejected = await sandboxes.crm.expectMatchesCommerce(sandboxes.commerce);
     const letters = (await cli(['errors', name])) as { entity: string; sourceId: string }[];
@@ -243,9 +245,10 @@ describe.each(CRMS_UNDER_TEST)('revoked %s credentials', (kind) => {
       'worker log': workerLog.join('\n'),
       'Temporal history': await historiesText(new Client({ connection: temporal }), workflowIds),
     };
-    // The scan reads what it should: the runs' histories and the worker's lines about the refusal.
-    expect(texts['Temporal history']).toContain(connectionId);
-    expect(texts['worker log']).toMatch(revocation.crmSays);
+    // The scan reads what it should: the runs' payloads, and the worker's lines about the refusal.
+    expect(texts['Temporal history']).toContain(`"connectionId":"${connectionId}"`);
+    expect(texts['Temporal history']).toMatch(revocation.crmSays);
+    expect(workerLog.some((line) => line.includes('"Activity failed"') && line.includes(connectionId) && line.includes('"CredentialsRefused"'))).toBe(true);
     expect(secretsFound(texts, secrets)).toEqual([]);
   });
 });
