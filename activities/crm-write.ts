@@ -35,20 +35,25 @@ export async function writeToCrm(
   await releaseRelinked(crm, object, writes, outcome, context.signal);
   const jobs: Record<string, string> = { ...context.resumeJobs };
   let done = 0;
-  // Writes by CRM id go first. Those whose id names nothing in this org (deleted there, or carried from
-  // another org) then join the upserts by external id, with the fields a new record needs (a stage, a
-  // pipeline): one part-filled batch per gather instead of a separate retry call. A connector that can
-  // take both kinds in one call (Dataverse's $batch) still gets them apart, so the stale ones can join.
-  const byId = writes.filter((write) => write.item.crmId);
-  const staleOf = await writeGroup('byId', byId);
-  const stale = staleOf.map((index) => byId[index]!);
-  const asUpserts = stale.map((write) => ({ ...write, item: { ...write.item, crmId: undefined, fields: write.record.fields } }));
-  await writeGroup('upsert', [...writes.filter((write) => !write.item.crmId), ...asUpserts]);
+  // A write by a CRM id that names nothing in this org (deleted there, or carried from another org) is
+  // written again as an upsert by external id, with the fields a new record needs (a stage, a pipeline).
+  // Where writes by id and upserts are separate calls, the writes by id go first and their stale ones
+  // join the upserts: one part-filled batch per gather instead of a separate retry call. A connector
+  // that takes both kinds in one call (Dataverse's $batch) gets them together (a small change is one
+  // call), and its stale ones are a second call.
+  const asUpserts = (stale: PlannedWrite[]) => stale.map((write) => ({ ...write, item: { ...write.item, crmId: undefined, fields: write.record.fields } }));
+  if (crm.mixedWrites) {
+    const stale = await writeGroup('mixed', writes);
+    await writeGroup('upsert', asUpserts(stale));
+    return outcome;
+  }
+  const stale = await writeGroup('byId', writes.filter((write) => write.item.crmId));
+  await writeGroup('upsert', [...writes.filter((write) => !write.item.crmId), ...asUpserts(stale)]);
   return outcome;
 
-  /** Writes one group in chunks; records every result except stale ids of a by-id group, whose indexes it returns. */
-  async function writeGroup(kind: 'byId' | 'upsert', group: PlannedWrite[]): Promise<number[]> {
-    const stale: number[] = [];
+  /** Writes one group in chunks; records every result except the stale ids of writes by id, which it returns. */
+  async function writeGroup(kind: 'byId' | 'mixed' | 'upsert', group: PlannedWrite[]): Promise<PlannedWrite[]> {
+    const stale: PlannedWrite[] = [];
     const size = context.chunkSize ?? Math.max(group.length, 1);
     for (let start = 0; start < group.length; start += size) {
       context.signal?.throwIfAborted();
@@ -77,7 +82,7 @@ export async function writeToCrm(
       outcome.calls += 1;
       results.forEach((result, index) => {
         const write = chunk[index]!;
-        if (kind === 'byId' && !result.ok && STALE_ID_CODES.has(result.error.code)) stale.push(start + index);
+        if (kind !== 'upsert' && write.item.crmId && !result.ok && STALE_ID_CODES.has(result.error.code)) stale.push(write);
         else {
           record(write, result);
           done += 1;

@@ -100,6 +100,11 @@ export interface CrmConnector {
   update(object: string, items: { sourceId: string; crmId: string; fields: CrmRecord }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
   /** How many records a sync activity gathers before writing: enough for the CRM's best batch. */
   readonly preferredBatch: number;
+  /**
+   * Updates by CRM id and upserts by external id can share one call (a Dataverse $batch): the sync
+   * then hands them over together instead of in two calls.
+   */
+  readonly mixedWrites?: boolean;
   /** Records modified in the window, oldest first by (modification stamp, id), page by page. */
   changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;

@@ -164,6 +164,8 @@ export function createDynamicsConnector(
     // records (contacts by email) cost a part-filled $batch per gather; with one $batch a gather a
     // backfill spent 1.62 times the fewest $batch calls its volume allows (issue #14's target is 1.05).
     preferredBatch: 5 * BATCH_LIMIT,
+    // Updates by GUID and upserts by key share a $batch.
+    mixedWrites: true,
     figures: () => transport.figures(),
 
     async verify() {

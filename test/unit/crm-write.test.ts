@@ -7,9 +7,10 @@ import { writeToCrm } from '../../activities/crm-write.ts';
 import type { CrmConnector, UpsertItem, UpsertResult } from '../../crm/connector.ts';
 import type { PlannedWrite } from '../../sync/plan.ts';
 
-function recordingCrm(known: Set<string>) {
+function recordingCrm(known: Set<string>, mixedWrites = false) {
   const calls: UpsertItem[][] = [];
   const crm = {
+    mixedWrites,
     async upsert(_object: string, items: UpsertItem[]): Promise<UpsertResult[]> {
       calls.push(items);
       return items.map((item) => {
@@ -56,5 +57,23 @@ describe('writeToCrm', () => {
     const outcome = await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1')], { beat: createBeat() });
     expect(calls).toHaveLength(1);
     expect(outcome.written).toHaveLength(1);
+  });
+
+  it('hands a connector that mixes both kinds in one call everything at once; the stale ones are a second call', async () => {
+    const { crm, calls } = recordingCrm(new Set(['d1']), true);
+    const outcome = await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1'), write('o2'), write('o4', 'gone')], { beat: createBeat() });
+    expect(calls.map((call) => call.map((item) => [item.sourceId, item.crmId ?? null]))).toEqual([
+      [['o1', 'd1'], ['o2', null], ['o4', 'gone']],
+      [['o4', null]],
+    ]);
+    expect(calls[1]![0]!.fields).toEqual({ Name: 'o4', Pipeline: 'p1' });
+    expect(outcome.written.map((link) => link.sourceId).sort()).toEqual(['o1', 'o2', 'o4']);
+    expect(outcome.calls).toBe(2);
+  });
+
+  it('a mixed call with no stale id is the only call', async () => {
+    const { crm, calls } = recordingCrm(new Set(['d1']), true);
+    await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1'), write('o2')], { beat: createBeat() });
+    expect(calls).toHaveLength(1);
   });
 });
