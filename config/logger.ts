@@ -35,11 +35,23 @@ export const redactedPaths = [
   '*.headers.authorization',
 ];
 
+/** pino's error serializer (message with causes, stack), keeping an ApplicationFailure's own `type`
+ * (CredentialsRefused, ...) where pino would put the class name: that is what a person searches for. */
+function errorForLog(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const serialized = pino.stdSerializers.err(value);
+  const failureType = (value as { type?: unknown }).type;
+  return typeof failureType === 'string' ? { ...serialized, type: failureType, errorClass: serialized.type } : serialized;
+}
+
 export function createLogger(log: AppConfig['log'], destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     name: 'crm-sync',
     level: log.level,
     redact: { paths: redactedPaths, censor: '[redacted]' },
+    // The Temporal SDK hands its "Activity failed" / "Workflow failed" lines an Error under `error`:
+    // without a serializer only its enumerable fields (type, nonRetryable) reached the log, not why.
+    serializers: { error: errorForLog, err: errorForLog },
   };
   if (destination) return pino(options, destination);
   if (log.format === 'pretty') {

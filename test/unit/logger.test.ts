@@ -32,4 +32,16 @@ describe('logger', () => {
     expect(entry.connection.name).toBe('acme');
     for (const secret of ['cs-1', 'tok-1', 'at-1', 'rt-1', 'Bearer abc', 'pw-1']) expect(text).not.toContain(secret);
   });
+
+  it('writes an error under `error` with its type, message and cause, as the Temporal SDK passes them', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ level: 'info', format: 'json' }, stream);
+    class ApplicationFailure extends Error {}
+    const failure = Object.assign(new ApplicationFailure('Salesforce refused the client credentials: invalid_grant', { cause: new Error('400 Bad Request') }), { type: 'CredentialsRefused', nonRetryable: true });
+    logger.warn({ error: failure }, 'Activity failed');
+    const entry = JSON.parse(lines.join(''));
+    expect(entry.error).toMatchObject({ type: 'CredentialsRefused', errorClass: 'ApplicationFailure', message: expect.stringContaining('Salesforce refused the client credentials: invalid_grant'), nonRetryable: true });
+    expect(entry.error.message).toContain('400 Bad Request');
+    expect(entry.error.stack).toContain('logger.test.ts');
+  });
 });
