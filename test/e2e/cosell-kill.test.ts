@@ -1,16 +1,24 @@
 // Co-sell exactly once across a crash, for each CRM: the worker process is SIGKILLed while referral
 // creates are in flight (each batchCreate answered slowly), a new worker takes the run over, finds the
 // referrals the killed one had created and creates only the rest: 300 opportunities (deals), 300
-// referrals, none twice.
+// referrals, none twice. `npm run chaos` kills the worker five times, at random moments of the run
+// (CRM_SYNC_CHAOS_SEED replays them).
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRandom } from '../../sandbox/commerce/prng.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { CHAOS_FULL, CHAOS_SEED } from '../support/chaos.ts';
 import { CRMS_UNDER_TEST, createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
+
+/** After the first kill (while a create is in flight), the full run kills each new worker again after a random 0.5-4 s. */
+const random = createRandom(CHAOS_SEED);
+const LATER_KILLS_AFTER_MS = CHAOS_FULL ? Array.from({ length: 4 }, () => random.int(500, 4000)) : [];
+if (CHAOS_FULL) console.info(`cosell-kill: later kills after ${LATER_KILLS_AFTER_MS.join(', ')} ms (CRM_SYNC_CHAOS_SEED=${CHAOS_SEED} replays them)`);
 
 describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', (kind) => {
   let database: TestDatabase;
@@ -62,9 +70,16 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', (kind) => {
     expect(createdBeforeTheKill).toBeGreaterThan(0);
     expect(createdBeforeTheKill).toBeLessThan(300);
     workers.push(await startWorkerProcess('w1', env));
+    for (const [index, afterMs] of LATER_KILLS_AFTER_MS.entries()) {
+      await sleep(afterMs);
+      const again = workers.at(-1)!;
+      again.kill('SIGKILL');
+      await waitForExit(again);
+      workers.push(await startWorkerProcess(`w${index + 2}`, env));
+    }
 
     const totals = await handle.result();
-    expect(totals.created + totals.adopted).toBeGreaterThanOrEqual(300 - createdBeforeTheKill);
+    if (!CHAOS_FULL) expect(totals.created + totals.adopted).toBeGreaterThanOrEqual(300 - createdBeforeTheKill);
     const referrals = await ours();
     expect(referrals).toHaveLength(300);
     expect(new Set(referrals.map((referral) => referral[crm.opportunityIdField])).size).toBe(300);
@@ -72,5 +87,5 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', (kind) => {
     for (const opportunity of (await crm.opportunities()).filter((row) => ids.has(row.id))) {
       expect(opportunity.referralId, opportunity.id).toBe(referralOf.get(opportunity.id));
     }
-  }, 240_000);
+  }, CHAOS_FULL ? 600_000 : 240_000);
 });
