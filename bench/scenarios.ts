@@ -8,7 +8,9 @@
 //                 baseline (bench/processes/baseline.ts) on the same data: throughputVsBaseline;
 //   noop          the same data again, nothing changed: CRM calls (target 0), commerce calls, seconds;
 //   changed-1pct  1% of the entitlements' worth of commerce changes, then one incremental run: CRM write
-//                 requests against the floor, seconds.
+//                 requests against the floor, seconds;
+//   memory        the worker's peak RSS over a backfill of 10,000 entitlements (a stack of its own) beside
+//                 the one above: workerPeakRssMb10k, workerPeakRssMb100k and their ratio.
 // One JSON object per scenario and CRM on stdout, each figure beside its target where it has one, then
 // a readable summary table.
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
@@ -180,7 +182,38 @@ async function scenarios(kind: CrmKind) {
   });
 }
 
-for (const kind of crms) await scenarios(kind);
+/** The worker's peak RSS over a backfill of `count` entitlements, on a stack of its own. */
+async function workerPeakRss(kind: CrmKind, count: number): Promise<number> {
+  const stack = await startBenchStack({ name: `bench-memory-${kind}`, entitlements: count, secretKey: Buffer.alloc(32, 4), crm: kind });
+  try {
+    await stack.worker.mark();
+    await measure(stack, kind, stack[kind].controlUrl, 'memory');
+    return (await stack.worker.report()).maxRssMB;
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** Memory at 10,000 entitlements beside the backfill's (100,000 by default): the level and the growth. */
+async function memoryScenario(kind: CrmKind) {
+  const backfill = results.find((result) => result.crm === kind && result.scenario === 'backfill');
+  const atN = backfill?.workerPeakRssMb as number;
+  const at10k = entitlements === 10_000 ? atN : await workerPeakRss(kind, 10_000);
+  const large = entitlements === 100_000 ? 'workerPeakRssMb100k' : `workerPeakRssMbAt${entitlements}`;
+  emit({
+    bench: 'scenarios',
+    crm: kind,
+    scenario: 'memory',
+    workerPeakRssMb10k: at10k,
+    ...(entitlements !== 10_000 && { [large]: atN, rssGrowth100kVs10k: round(atN / at10k), rssGrowth100kVs10kTarget: 1.5 }),
+    workerPeakRssMb100kTarget: 400,
+  });
+}
+
+for (const kind of crms) {
+  await scenarios(kind);
+  await memoryScenario(kind);
+}
 
 // The readable summary, after the JSON lines.
 const row = (cells: (string | number)[]) => cells.map((cell, index) => String(cell).padEnd([14, 12, 10, 12, 12, 10, 10][index] ?? 10)).join('');
@@ -188,5 +221,12 @@ console.log('');
 console.log(`Scenarios, ${entitlements} entitlements per CRM`);
 console.log(row(['scenario', 'crm', 'seconds', 'records/s', 'write req', 'floor', 'CRM calls']));
 for (const result of results) {
+  if (result.scenario === 'memory') continue;
   console.log(row([result.scenario, result.crm, String(result.seconds), String(result.recordsPerSecond ?? '-'), String(result.crmWriteRequests ?? '-'), String(result.writeRequestFloor ?? '-'), String(result.noopCrmCalls ?? result.crmCalls ?? '-')]));
+}
+console.log('');
+console.log(row(['memory', 'crm', '10k MB', `${entitlements / 1000}k MB`, 'growth']));
+for (const result of results.filter((candidate) => candidate.scenario === 'memory')) {
+  const large = Object.entries(result).find(([key]) => key.startsWith('workerPeakRssMbAt') || key === 'workerPeakRssMb100k')?.[1];
+  console.log(row(['', result.crm, String(result.workerPeakRssMb10k), String(large ?? '-'), String(result.rssGrowth100kVs10k ?? '-')]));
 }
