@@ -23,6 +23,7 @@ import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
 import { activityLog, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
 import { guard } from './failures.ts';
+import { readRelatedEach } from './refused-reads.ts';
 
 export type PageCounts = { records: number; created: number; updated: number; unchanged: number; failed: number; writeBacks: number };
 
@@ -59,7 +60,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
 
   let records = batch.records;
   const readRelated = FLOWS[entity].related;
-  const related = batch.related ?? (readRelated && records.length > 0 ? await guard(() => readRelated(rt.commerce, orgId, records, { signal: deps.signal, onProgress: deps.beat })) : undefined);
+  const related = batch.related ?? (readRelated && records.length > 0 ? await guard(() => readRelatedEach(readRelated, rt.commerce, orgId, records, { signal: deps.signal, onProgress: deps.beat })) : undefined);
   if (related) {
     // A record whose related rows cannot be read (an entitlement's terms) would be written with wrong
     // values (amounts): it waits as a dead letter instead.

@@ -17,11 +17,12 @@ import { createSyncRunStore, type SyncRunKind } from '../store/sync-runs.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
 import { FLOWS, flowForEvent, flowOrder, type RelatedRead } from '../flows/index.ts';
-import { readRecordsById, readWindowBatch, type Position } from '../sync/sources.ts';
+import { readWindowBatch, type Position } from '../sync/sources.ts';
 import { createHash } from 'node:crypto';
 import { cancellationSignal, createBeat, previousDetails } from './activity-context.ts';
 import type { WriteMemory } from './crm-write.ts';
 import { guard, isCredentialsRefused } from './failures.ts';
+import { readEachById, readRelatedEach } from './refused-reads.ts';
 import { reasonInSentence } from './reauthorisation-mark.ts';
 import { syncRecordBatch, type PageCounts } from './record-sync.ts';
 
@@ -68,6 +69,8 @@ const EPOCH: WireCursor = { time: new Date(0).toISOString() };
 const FEED = 'notification-feed';
 /** Set-aside notification events are dead letters of this pseudo-entity. */
 const SET_ASIDE = 'notification';
+/** A row served without a usable id is dead-lettered under this prefix and a hash of the row: it has no id to be read by. */
+const UNNAMED = 'unreadable:';
 
 export function createSyncActivities(deps: SyncActivityDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -212,12 +215,12 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         if (pages === 0) remaining = batch.remaining;
         pages += batch.pages;
         records.push(...batch.records);
-        unreadable.push(...batch.rejected.map((row) => ({ sourceId: row.error.recordId ?? `unreadable:${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })));
+        unreadable.push(...batch.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })));
         // What the mapping needs besides the records (an entitlement's terms) is read as the pages come,
         // so the time budget counts it too.
         const readRelated = flow.related;
         if (readRelated && batch.records.length > 0) {
-          const read = await guard(() => readRelated(rt.commerce, orgId, batch.records, { signal: rd.signal, onProgress: rd.beat }));
+          const read = await guard(() => readRelatedEach(readRelated, rt.commerce, orgId, batch.records, { signal: rd.signal, onProgress: rd.beat }));
           for (const key of ['byRecord', 'unreadable', 'latest'] as const) for (const [id, value] of read[key]) (related[key] as Map<string, unknown>).set(id, value);
         }
         position = batch.next;
@@ -253,8 +256,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     async retryDeadLetters(input: { connectionId: string; entity: Entity; limit?: number }): Promise<PageCounts> {
       const rt = await runtime(input.connectionId);
       const due = await deadLetters.due(input.connectionId, input.entity, { maxAttempts: deps.maxDeadLetterAttempts ?? MAX_DEAD_LETTER_ATTEMPTS, limit: input.limit ?? 200, now: clock() });
-      const { crmWriteCalls: _calls, rejections: _rejections, ...counts } = await syncById(rt, input.connectionId, input.entity, due.map((letter) => letter.sourceId));
-      return counts;
+      // A row served without a usable id cannot be read by id: its letter keeps its reason and the row as
+      // served, and counts the attempt (so it backs off, then waits for a person); a page that still
+      // serves the row records it again.
+      const unnamed = due.filter((letter) => letter.sourceId.startsWith(UNNAMED));
+      await deadLetters.record(input.connectionId, input.entity, unnamed.map(({ sourceId, reason, payload }) => ({ sourceId, reason, payload })));
+      const named = due.filter((letter) => !letter.sourceId.startsWith(UNNAMED)).map((letter) => letter.sourceId);
+      const { crmWriteCalls: _calls, rejections: _rejections, ...counts } = await syncById(rt, input.connectionId, input.entity, named);
+      return { ...counts, failed: counts.failed + unnamed.length };
     },
 
     /**
@@ -321,7 +330,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
   async function syncById(rt: Awaited<ReturnType<typeof runtime>>, connectionId: string, entity: Entity, ids: string[], options: { holdOrphans?: boolean } = {}) {
     const rd = recordDeps();
     if (ids.length === 0) return { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, rejections: [] };
-    const read = await guard(() => readRecordsById(rt.commerce, rt.settings.commerce.organizationId, entity, ids, { signal: rd.signal, onProgress: rd.beat }));
+    // A record the commerce side refuses to serve waits as a dead letter; the others go on.
+    const read = await guard(() => readEachById(rt.commerce, rt.settings.commerce.organizationId, entity, ids, { signal: rd.signal, onProgress: rd.beat }));
     const letters: DeadLetterInput[] = [...read.unreadable, ...read.missing.map((id) => ({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` }))];
     // A record that is no longer this flow's (an inbound referral now linked) closes its letter.
     if (read.notOurs.length) await deadLetters.resolve(connectionId, entity, read.notOurs);

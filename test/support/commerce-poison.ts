@@ -8,8 +8,8 @@ import type { Entity } from './expected-crm.ts';
 
 /** Older than every generated record (those lie on 2025-12-31 and 2026-01-01). */
 export const OLD_TIME = '2025-12-01T00:00:00.000Z';
-/** A 300 kB text: far beyond any CRM's text field (Salesforce 255, Dataverse 160, HubSpot 65,536). */
-export const OVERSIZED = 'x'.repeat(300_000);
+/** A name of 1,000 characters: beyond Salesforce's (Account 255, Contact last name 80) and Dataverse's (160, 50). */
+export const OVERSIZED = 'x'.repeat(1_000);
 
 export type PoisonKind = 'missing field' | 'wrong type' | 'bad date' | 'oversized string' | 'unknown enum value' | 'plain-string error body';
 
@@ -104,8 +104,9 @@ export const PAGE_POISON: PoisonRow[] = [
     entity: 'offer',
     kind: 'unknown enum value',
     row: { ...offer, id: 'offer-poison-status', name: 'Poison offer (status unknown)', status: 'ON_HOLD' },
-    field: /status|stage/i,
-    problem: /ON_HOLD/,
+    // The stage field the status maps to (Salesforce StageName, HubSpot dealstage, Dataverse stepname).
+    field: /StageName|dealstage|stepname/,
+    problem: /"ON_HOLD"/,
     repaired: { ...offer, id: 'offer-poison-status', name: 'Poison offer (status unknown)', status: 'ACTIVE' },
   },
 ];
