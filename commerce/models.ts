@@ -254,6 +254,8 @@ export function parseRecord<R extends ResourceName>(resource: R, raw: unknown): 
 /** A record time as a Date (ISO text or epoch milliseconds); undefined when absent or unparseable. */
 export function toDate(value: Time | null | undefined): Date | undefined {
   if (value === null || value === undefined) return undefined;
-  const date = typeof value === 'number' ? new Date(value) : new Date(value);
+  // new Date(true) is 1970 and new Date(['2026-02-01']) is a date: only text and numbers are times.
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }

@@ -26,6 +26,9 @@ describe('lenient record parsing (§9.5)', () => {
     expect(parsed.ok).toBe(true);
     expect(toDate(1767225600000)?.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(toDate('not a date')).toBeUndefined();
+    // new Date(true) is 1970 and new Date(['2026-02-01']) a date: neither is a time the contract sends.
+    expect(toDate(true as never)).toBeUndefined();
+    expect(toDate(['2026-02-01'] as never)).toBeUndefined();
   });
 
   it('names what is wrong with a record the worker cannot use, without throwing', () => {

@@ -101,4 +101,13 @@ describe('redactSecrets: nothing secret is kept or shown', () => {
     expect(redactSecrets([undefined, true, 'https://not a url?token=x'])).toEqual([undefined, true, 'https://not a url?token=[redacted]']);
     expect(redactSecrets({ when: new Date('2026-01-02T03:04:05Z') })).toEqual({ when: '2026-01-02T03:04:05.000Z' });
   });
+
+  it('reads an oversized field (300,000 characters of name characters) and still finds the secret after it', () => {
+    const oversized = 'word.'.repeat(60_000);
+    const text = `${oversized} then https://api.example/cb?access_token=tok-300k and client_secret=sess-300k`;
+    const redacted = redactText(text);
+    expect(redacted.startsWith(oversized)).toBe(true);
+    expect(redacted.endsWith(' then https://api.example/cb?[redacted] and client_secret=[redacted]')).toBe(true);
+    expect(redacted).not.toContain('tok-300k');
+  });
 });
