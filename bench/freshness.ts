@@ -118,7 +118,10 @@ async function freshness(kind: CrmKind, services: { postgresUrl: string; tempora
       const { rows } = await pool.query(`SELECT entity, source_id, source_version, updated_at FROM record_links WHERE connection_id = $1 AND updated_at >= $2`, [connectionId, new Date(started - 5000)]);
       for (const row of rows) {
         const change = lastChange.get(`${row.entity}:${row.source_id}`);
-        if (change && row.source_version && (row.source_version as Date).getTime() >= change.at - 1) arrivedAt.set(`${row.entity}:${row.source_id}`, (row.updated_at as Date).getTime());
+        // The first time a link holds the change is when it arrived: a later pass touching the same
+        // link again (the 5-minute pass re-reading what write-back moved) would move updated_at on.
+        const key = `${row.entity}:${row.source_id}`;
+        if (change && !arrivedAt.has(key) && row.source_version && (row.source_version as Date).getTime() >= change.at - 1) arrivedAt.set(key, (row.updated_at as Date).getTime());
       }
       const waiting = shared.filter((item) => !referralCreated.has(item.id)).map((item) => item.id);
       for (let start = 0; start < waiting.length; start += 50) {
