@@ -82,6 +82,15 @@ async function freshness(kind: CrmKind, services: { postgresUrl: string; tempora
     // The intervals the connection was saved with: the defaults (connection-settings.ts).
     const defaults = connectionSettingsSchema.parse((await createConnectionStore(pool, TEST_SECRET_BOX).get(connectionId))!.settings).schedule;
     await ensureConnectionSchedules(client, { connectionId, every: defaults.every, realtimeEvery: defaults.realtimeEvery, reconcileEvery: defaults.reconcileEvery, cosellEvery: defaults.cosellEvery, taskQueue });
+    // A new connection's first notification tick starts reading the feed at its end (what came before
+    // is the full pass's), so changes are made once that position is stored: steady state is measured,
+    // not the first half-minute, which waits for the 5-minute pass.
+    for (let waited = 0; ; waited += 1) {
+      const { rows } = await pool.query(`SELECT 1 FROM sync_cursors WHERE connection_id = $1 AND entity = 'notification-feed'`, [connectionId]);
+      if (rows.length > 0) break;
+      if (waited > 90) throw new Error('the notification pass never stored its feed position');
+      await sleep(1000);
+    }
     const started = Date.now();
     process.stderr.write(`freshness ${kind}: schedules on, changes for ${seconds} s\n`);
 
