@@ -197,9 +197,8 @@ async function freshness(kind: CrmKind, services: { postgresUrl: string; tempora
 
 const results: Record<string, unknown>[] = [];
 if (crms.length > 1) {
-  // One process per CRM, each with services of its own: run one after another in one process, the
-  // later CRMs' commerce-to-CRM tails grew to 100-130 s (a single CRM alone: under 30 s), so each CRM
-  // is measured as it would run by itself.
+  // One process per CRM, each with services of its own, so each CRM is measured as it would run by
+  // itself (nothing of an earlier CRM's stack, schedules or server state beside it).
   for (const kind of crms) {
     const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url)], { env: { ...process.env, BENCH_CRMS: kind, BENCH_FRESHNESS_NO_SUMMARY: '1' }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`freshness for ${kind} exited with ${child.status}`);
