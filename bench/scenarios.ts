@@ -118,6 +118,7 @@ async function scenarios(kind: CrmKind) {
       entitlements,
       seconds: round(backfill.seconds),
       recordsWritten,
+      recordsWrittenByEntity: records,
       recordsPerSecond: round(recordsWritten / backfill.seconds, 0),
       failed: backfill.progress.totals.failed,
       ...writes,

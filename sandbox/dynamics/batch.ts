@@ -106,17 +106,19 @@ class ChangesetFailed extends Error {
   }
 }
 
-export function handleBatch(req: ApiRequest): { reply: Reply; operations: number } {
+/** The batch's answer, how many operations it held, and whether every one was a GET (a batch of reads). */
+export function handleBatch(req: ApiRequest): { reply: Reply; operations: number; readsOnly: boolean } {
   let parsed: Part[];
   try {
     parsed = parseBatch(req.headers['content-type'], req.body);
   } catch (error) {
     const e = error as DataverseError;
-    return { reply: { status: e.status ?? 400, json: e.body() }, operations: 0 };
+    return { reply: { status: e.status ?? 400, json: e.body() }, operations: 0, readsOnly: false };
   }
   const operations = parsed.reduce((n, p) => n + ('op' in p ? 1 : p.changeset.length), 0);
+  const readsOnly = operations > 0 && parsed.every((p) => 'op' in p && p.op.method === 'GET');
   if (operations > MAX_OPERATIONS) {
-    return { reply: { status: 400, json: { error: { code: '0x8005f103', message: `The current change set contains too many operations. A maximum number of '${MAX_OPERATIONS}' operations are allowed in a change set.` } } }, operations: 0 };
+    return { reply: { status: 400, json: { error: { code: '0x8005f103', message: `The current change set contains too many operations. A maximum number of '${MAX_OPERATIONS}' operations are allowed in a change set.` } } }, operations: 0, readsOnly: false };
   }
   const continueOnError = preferences(req.headers.prefer).has('odata.continue-on-error');
   const boundary = `batchresponse_${randomUUID()}`;
@@ -152,5 +154,5 @@ export function handleBatch(req: ApiRequest): { reply: Reply; operations: number
   }
   const lf = `${out.map((p) => `--${boundary}\n${p}\n`).join('')}--${boundary}--\n`;
   const text = req.state.config.batchLineEnding === '\r\n' ? lf.replace(/\n/g, '\r\n') : lf;
-  return { reply: { status: 200, text, contentType: `multipart/mixed; boundary=${boundary}` }, operations };
+  return { reply: { status: 200, text, contentType: `multipart/mixed; boundary=${boundary}` }, operations, readsOnly };
 }

@@ -1,5 +1,6 @@
 // How many requests reached each kind of endpoint ("POST $batch", "PATCH accounts",
-// "GET EntityDefinitions", "POST token", ...) plus "$batch operations" (operations inside batches).
+// "GET EntityDefinitions", "POST token", ...) plus "$batch operations" (operations inside batches) and
+// "$batch of reads only" (the POST $batch requests whose every part is a GET), neither in the total.
 export function createCallCounter() {
   const counts = new Map<string, number>();
   return {
@@ -8,7 +9,7 @@ export function createCallCounter() {
     },
     snapshot(): Record<string, number> {
       const byKind = Object.fromEntries([...counts].sort(([a], [b]) => a.localeCompare(b)));
-      const total = [...counts].filter(([k]) => k !== '$batch operations').reduce((sum, [, n]) => sum + n, 0);
+      const total = [...counts].filter(([k]) => !k.startsWith('$batch ')).reduce((sum, [, n]) => sum + n, 0);
       return { ...byKind, total };
     },
     reset: () => counts.clear(),

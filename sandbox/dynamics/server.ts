@@ -100,8 +100,9 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
     }
     const request: ApiRequest = { state, method, path: apiPath, query, headers, body, base };
     if (apiPath === '$batch' && method === 'POST') {
-      const { reply: r, operations } = handleBatch(request);
+      const { reply: r, operations, readsOnly } = handleBatch(request);
       state.calls.count('$batch operations', operations);
+      if (readsOnly) state.calls.count('$batch of reads only');
       reply = r;
     } else reply = handleApi(request);
   } finally {

@@ -78,6 +78,23 @@ describe('Dynamics sandbox $batch', () => {
     expect(rows).toHaveLength(999);
   });
 
+  it('counts a $batch of GET parts only as a batch of reads, and one with any write as not', async () => {
+    await control(sb, 'DELETE', '/calls');
+    api.startBatch();
+    api.retrieveMultiple({ collection: 'accounts', select: ['name'], filter: "ccs_commercebuyerid eq 'C-1'" });
+    api.retrieveMultiple({ collection: 'accounts', select: ['name'], filter: "ccs_commercebuyerid eq 'C-2'" });
+    await api.executeBatch({ inChangeSet: false });
+    api.startBatch();
+    api.retrieveMultiple({ collection: 'accounts', select: ['name'], filter: "ccs_commercebuyerid eq 'C-3'" });
+    api.upsert({ collection: 'accounts', key: "ccs_commercebuyerid='R-1'", data: { name: 'R 1' } });
+    await api.executeBatch({ inChangeSet: false, continueOnError: true });
+    const calls = await control(sb, 'GET', '/calls');
+    expect(calls['POST $batch']).toBe(2);
+    expect(calls['$batch of reads only']).toBe(1);
+    expect(calls['$batch operations']).toBe(4);
+    expect(calls.total).toBe(2);
+  });
+
   it('stops at the first failure without continue-on-error, and refuses 1001 operations', async () => {
     api.startBatch();
     api.create({ collection: 'accounts', data: { name: 'S1' } });
