@@ -42,6 +42,7 @@ export async function writeToCrm(
   // that takes both kinds in one call (Dataverse's $batch) gets them together (a small change is one
   // call), and its stale ones are a second call.
   const asUpserts = (stale: PlannedWrite[]) => stale.map((write) => ({ ...write, item: { ...write.item, crmId: undefined, fields: write.record.fields } }));
+  writes = await withCarriedIdsChecked(crm, object, writes, asUpserts, outcome, context.signal);
   if (crm.mixedWrites) {
     const stale = await writeGroup('mixed', writes);
     await writeGroup('upsert', asUpserts(stale));
@@ -103,6 +104,26 @@ export async function writeToCrm(
       outcome.letters.push({ sourceId: write.item.sourceId, reason: `${result.error.code}: ${result.error.message}`, crmError: result.error, payload: write.item });
     }
   }
+}
+
+/**
+ * Where the connector answers thousands of ids in a call (existingIds), the ids commerce records carry
+ * that this connection never wrote are checked first: those naming nothing in this org are written as
+ * upserts by external id straight away, instead of a refused write each and a second call for them.
+ */
+async function withCarriedIdsChecked(
+  crm: CrmConnector,
+  object: string,
+  writes: PlannedWrite[],
+  asUpserts: (stale: PlannedWrite[]) => PlannedWrite[],
+  outcome: WriteOutcome,
+  signal?: AbortSignal,
+): Promise<PlannedWrite[]> {
+  const unconfirmed = writes.filter((write) => write.carriedUnconfirmed && write.item.crmId);
+  if (!crm.existingIds || unconfirmed.length === 0) return writes;
+  const existing = await guard(() => crm.existingIds!(object, [...new Set(unconfirmed.map((write) => write.item.crmId!))], signal));
+  outcome.calls += 1;
+  return writes.map((write) => (write.carriedUnconfirmed && write.item.crmId && !existing.has(write.item.crmId) ? asUpserts([write])[0]! : write));
 }
 
 /**

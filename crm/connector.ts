@@ -105,6 +105,12 @@ export interface CrmConnector {
    * then hands them over together instead of in two calls.
    */
   readonly mixedWrites?: boolean;
+  /**
+   * Which of these CRM ids name records of this org. Offered where one call answers thousands of ids
+   * (Dataverse: a $batch of GET parts), so the sync checks the ids commerce records carry before their
+   * first write instead of spending a write on each that names nothing here.
+   */
+  existingIds?(object: string, ids: string[], signal?: AbortSignal): Promise<Set<string>>;
   /** Records modified in the window, oldest first by (modification stamp, id), page by page. */
   changedSince(object: string, options: ChangedSinceOptions): AsyncIterable<CrmRecord[]>;
   getById(object: string, id: string, fields?: string[]): Promise<CrmRecord | undefined>;

@@ -15,6 +15,8 @@ export type PlannedWrite = {
   version?: Date;
   /** The seller relinked the record on the commerce side: the CRM record it was linked to before. */
   relinkedFrom?: string;
+  /** The CRM id is the one the commerce record carries and this connection has never written: it may name nothing in this org. */
+  carriedUnconfirmed?: boolean;
 };
 export type PlannedRejection = { sourceId: string; reason: string; payload?: unknown };
 
@@ -78,6 +80,7 @@ export function planPage<S extends { id: string }, R>(input: {
       linked: Boolean(crmId),
       version,
       relinkedFrom,
+      ...(!relinkedFrom && !link?.crmId && carried && { carriedUnconfirmed: true }),
     });
   }
   return plan;

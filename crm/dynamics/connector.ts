@@ -200,6 +200,11 @@ export function createDynamicsConnector(
       return reader.changedSince(object, { start, afterId: options.afterId, until: options.until, fields: options.fields, pageSize: options.pageSize });
     },
     getById: (object, id, fields = []) => reader.byId(object, id, fields),
+    async existingIds(object, ids, signal) {
+      const guids = ids.map(asGuid);
+      const found = new Set((await reader.whereIn(object, ID, guids.filter((guid): guid is string => Boolean(guid)), [], signal)).map((row) => String(row[ID])));
+      return new Set(ids.filter((_, index) => guids[index] && found.has(guids[index])));
+    },
     async findByExternalIds(object, externalIdField, values, fields = []) {
       const found = new Map<string, CrmRecord>();
       for (const record of await reader.whereIn(object, externalIdField, values, fields)) found.set(String(record[externalIdField]), record);

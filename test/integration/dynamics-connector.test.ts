@@ -219,6 +219,26 @@ describe('reads', () => {
   });
 });
 
+describe('which carried ids name rows of this environment', () => {
+  it('answers 300 ids in one $batch of reads, each as it was given; a non-GUID or hostile id names nothing', async () => {
+    const crm = connect();
+    const made = await crm.upsert('account', Array.from({ length: 150 }, (_, i) => ({ sourceId: `e-${i}`, externalIdField: 'ccs_commercebuyerid', externalId: `exists-${i}`, fields: { name: `Exists ${i}` } })));
+    const real = made.map((result) => (result.ok ? result.crmId : ''));
+    // Written as another system might carry them: the first one in capitals with braces.
+    const asCarried = [`{${real[0]!.toUpperCase()}}`, ...real.slice(1)];
+    const absent = Array.from({ length: 150 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    const hostile = [`${real[1]}' or 1 eq 1 or '`, 'not-a-guid', ''];
+    await control(dynamics, 'DELETE', '/calls');
+    const existing = await crm.existingIds!('account', [...asCarried, ...absent, ...hostile]);
+    expect([...existing].sort()).toEqual([...asCarried].sort());
+    const counted = await calls();
+    expect(counted['POST $batch']).toBe(1);
+    expect(counted['$batch of reads only']).toBe(1);
+    expect(counted['$batch operations']).toBe(3);
+    expect(await crm.existingIds!('account', ['not-a-guid'])).toEqual(new Set());
+  });
+});
+
 describe('service protection and credentials', () => {
   it("waits Retry-After on a 429 (the client does not retry) and then goes on", async () => {
     const waits: number[] = [];

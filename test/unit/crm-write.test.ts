@@ -76,4 +76,56 @@ describe('writeToCrm', () => {
     await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1'), write('o2')], { beat: createBeat() });
     expect(calls).toHaveLength(1);
   });
+
+  describe('ids the commerce records carry, where the connector can check thousands at once', () => {
+    function checkingCrm(known: Set<string>) {
+      const { crm, calls } = recordingCrm(known, true);
+      const checked: string[][] = [];
+      (crm as { existingIds?: CrmConnector['existingIds'] }).existingIds = async (_object, ids) => {
+        checked.push(ids);
+        return new Set(ids.filter((id) => known.has(id)));
+      };
+      return { crm, calls, checked };
+    }
+    const carried = (sourceId: string, crmId: string): PlannedWrite => ({ ...write(sourceId, crmId), carriedUnconfirmed: true });
+
+    it('writes those naming nothing here as upserts in the one call, and checks only carried ids never written', async () => {
+      const { crm, calls, checked } = checkingCrm(new Set(['d1', 'd2']));
+      // o1: linked by an earlier write (not checked); o2: carried, exists; o3: carried, names nothing here.
+      const outcome = await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1'), carried('o2', 'd2'), carried('o3', 'gone'), write('o4')], { beat: createBeat() });
+      expect(checked).toEqual([['d2', 'gone']]);
+      expect(calls.map((call) => call.map((item) => [item.sourceId, item.crmId ?? null]))).toEqual([
+        [['o1', 'd1'], ['o2', 'd2'], ['o3', null], ['o4', null]],
+      ]);
+      expect(calls[0]![2]!.fields).toEqual({ Name: 'o3', Pipeline: 'p1' });
+      expect(outcome.written.map((link) => [link.sourceId, link.crmId]).sort()).toEqual([
+        ['o1', 'd1'],
+        ['o2', 'd2'],
+        ['o3', 'new-o3'],
+        ['o4', 'new-o4'],
+      ]);
+      expect(outcome.letters).toEqual([]);
+    });
+
+    it('asks nothing when no write carries an unconfirmed id', async () => {
+      const { crm, calls, checked } = checkingCrm(new Set(['d1']));
+      await writeToCrm(crm, 'deals', 'offer', [write('o1', 'd1'), write('o2')], { beat: createBeat() });
+      expect(checked).toEqual([]);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('still retries by key an id that vanished between the check and the write', async () => {
+      const known = new Set(['d2']);
+      const { crm, calls } = checkingCrm(known);
+      const check = crm.existingIds!.bind(crm);
+      (crm as { existingIds?: CrmConnector['existingIds'] }).existingIds = async (object, ids) => {
+        const found = await check(object, ids);
+        known.delete('d2');
+        return found;
+      };
+      const outcome = await writeToCrm(crm, 'deals', 'offer', [carried('o2', 'd2')], { beat: createBeat() });
+      expect(calls.map((call) => call.map((item) => item.crmId ?? null))).toEqual([['d2'], [null]]);
+      expect(outcome.written.map((link) => link.crmId)).toEqual(['new-o2']);
+    });
+  });
 });

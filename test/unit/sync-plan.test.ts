@@ -31,6 +31,14 @@ describe('planning a page', () => {
       ['offer-new', undefined],
     ]);
     expect(plan.writes[2]!.item).toMatchObject({ externalIdField: 'Commerce_Offer_Id__c', externalId: 'offer-new' });
+    // Only the carried id no write of this connection has confirmed may name nothing in this org.
+    expect(plan.writes.map((write) => write.carriedUnconfirmed ?? false)).toEqual([false, true, false]);
+  });
+
+  it('a carried id the link already holds is confirmed', () => {
+    const links = new Map([[offerA.id, { sourceId: offerA.id, crmObject: 'Opportunity', crmId: '006000000000001AAA', contentHash: 'old' }]]);
+    const plan = planPage({ records: [offerA], related: () => undefined, mapping: offerToOpportunity, links });
+    expect(plan.writes.map((write) => [write.item.crmId, write.carriedUnconfirmed ?? false])).toEqual([['006000000000001AAA', false]]);
   });
 
   it('rejects what cannot be mapped, with the reason, and keeps going', () => {
