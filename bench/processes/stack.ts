@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createLogger } from '../../config/logger.ts';
-import { WORKER_NODE_FLAGS } from '../../config/node-flags.ts';
+import { WORKER_ENV, WORKER_NODE_FLAGS } from '../../config/node-flags.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
 import { createConnectionStore } from '../../store/connections.ts';
@@ -62,7 +62,7 @@ export async function startBenchStack(options: { name: string; entitlements: num
       secrets,
     });
     const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'worker.ts'), {
-      env: { BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
+      env: { ...WORKER_ENV, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: postgres.url, BENCH_TASK_QUEUE: options.name, BENCH_SECRET_KEY: options.secretKey.toString('base64') },
       execArgv: options.workerExecArgv ?? [...WORKER_NODE_FLAGS],
     });
     children.push(worker);
