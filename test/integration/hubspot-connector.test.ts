@@ -70,6 +70,14 @@ describe('writes', () => {
     const read = await crm.findByExternalIds('deals', 'commerce_offer_id', ['staged-0'], ['dealstage']);
     expect(stored).toBeDefined();
     expect(read.get('staged-0')).toMatchObject({ dealstage: 'Accepted' });
+
+    // Only ids naming nothing here: the read answers them all, and no update is sent.
+    await control(hubspot, 'DELETE', '/calls');
+    const alone = await crm.upsert('deals', [{ sourceId: 'staged-2', externalIdField: 'commerce_offer_id', externalId: 'staged-2', crmId: '98765432102', fields: { dealstage: 'Accepted' } }]);
+    expect(alone).toEqual([{ sourceId: 'staged-2', ok: false, error: { code: 'OBJECT_NOT_FOUND', message: 'HubSpot has no deal with id 98765432102' } }]);
+    const aloneCalls = await calls();
+    expect(aloneCalls['deals.batch.read']).toBe(1);
+    expect(aloneCalls['deals.batch.update'] ?? 0).toBe(0);
   });
 
   it('one bad value in a batch: the others are written, the bad one is refused with HubSpot\'s words', async () => {
