@@ -125,6 +125,12 @@ export interface CrmConnector {
    * of `ids`. Absent where links are fields of the record (Salesforce lookups).
    */
   associated?(object: string, ids: string[], toObject: string): Promise<Map<string, string[]>>;
+  /**
+   * CRMs that link records by associations: adds to records known by id the associations their
+   * reference fields name (`references`: CRM ids already known, by `idProperty=value`), writing nothing
+   * else, so no record is written again only to be linked. One result per item.
+   */
+  associate?(object: string, items: { sourceId: string; crmId: string; fields: CrmRecord; references?: Record<string, string> }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
   budget(): ApiBudget;
   /** A link a person can open to see the record in the CRM. */
   recordUrl(crmId: string): Promise<string>;

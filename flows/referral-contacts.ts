@@ -89,9 +89,11 @@ async function associateReferralContacts(context: AfterWriteContext): Promise<{ 
   }
   const deals = wanted.map(({ sourceId, crmId }) => {
     const ids = referrals.get(sourceId)!.contactIds!.filter((id) => crmIdOf.has(id));
-    return { sourceId, externalIdField: 'commerce_referral_id', externalId: sourceId, crmId, fields: { contacts: ids.map((id) => ({ commerce_contact_id: id })) }, references: Object.fromEntries(ids.map((id) => [`commerce_contact_id=${id}`, crmIdOf.get(id)!])) };
+    return { sourceId, crmId, fields: { contacts: ids.map((id) => ({ commerce_contact_id: id })) }, references: Object.fromEntries(ids.map((id) => [`commerce_contact_id=${id}`, crmIdOf.get(id)!])) };
   });
-  for (const result of await context.crm.upsert('deals', deals, { signal: context.signal })) {
+  if (!context.crm.associate) throw new Error(`the ${context.crm.kind} connector cannot associate records`);
+  // The deals were just written: only the associations are added (no second write of each deal).
+  for (const result of await context.crm.associate('deals', deals, { signal: context.signal })) {
     if (!result.ok) problems.push({ sourceId: result.sourceId, reason: `its contacts could not be associated to its deal: ${result.error.code}: ${result.error.message}` });
   }
   return problems;

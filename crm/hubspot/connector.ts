@@ -212,6 +212,18 @@ export function createHubSpotConnector(
     update(object, items, options = {}) {
       return writeAll(object, items.map((item) => ({ sourceId: item.sourceId, fields: item.fields, crmId: item.crmId })), options.signal);
     },
+    async associate(object, items, options = {}) {
+      const results = new Map<string, UpsertResult>(items.map((item) => [item.sourceId, { sourceId: item.sourceId, ok: true, crmId: item.crmId, created: false }]));
+      const associating: Associating[] = [];
+      for (const item of items) {
+        const wire = await toWireRecord(object, item.fields);
+        if ('problem' in wire) results.set(item.sourceId, { sourceId: item.sourceId, ok: false, error: { code: 'SCHEMA_MISSING', message: wire.problem } });
+        else if (Object.keys(wire.properties).length) throw new Error(`associate takes only references, not ${Object.keys(wire.properties).join(', ')}: write properties with upsert`);
+        else if (wire.references.length) associating.push({ sourceId: item.sourceId, crmId: item.crmId, references: wire.references, known: item.references });
+      }
+      if (associating.length) await associations.associate(object, associating, results, options.signal);
+      return items.map((item) => results.get(item.sourceId)!);
+    },
     insert(object, items, options = {}) {
       return writeAll(object, items.map((item) => ({ sourceId: item.sourceId, fields: item.fields })), options.signal);
     },

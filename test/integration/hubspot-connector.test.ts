@@ -147,6 +147,32 @@ describe('writes', () => {
     expect(!orphan!.ok && orphan!.error.message).toMatch(/no companies with commerce_buyer_id b-404/);
     expect((await records('deals')).map(propsOf).some((d) => d.commerce_offer_id === 'o-b')).toBe(true);
   });
+
+  it('associate adds associations to records known by id with no write of the records themselves', async () => {
+    const crm = connect();
+    const [company] = await crm.upsert('companies', [{ sourceId: 'b-9', externalIdField: 'commerce_buyer_id', externalId: 'b-9', fields: { name: 'Buyer 9' } }]);
+    const people = await crm.upsert('contacts', ['c-91', 'c-92'].map((id) => ({ sourceId: id, externalIdField: 'commerce_contact_id', externalId: id, fields: { email: `${id}@example.com`, companies: { commerce_buyer_id: 'b-9' } } })));
+    const [deal] = await crm.upsert('deals', [{ sourceId: 'r-9', externalIdField: 'commerce_offer_id', externalId: 'r-9', fields: { dealname: 'Referral 9' } }]);
+    expect([company, ...people, deal].every((result) => result!.ok)).toBe(true);
+    const dealId = (deal as { crmId: string }).crmId;
+    const [c91, c92] = people as { crmId: string }[];
+    const stamp = propsOf((await records('deals')).find((d) => propsOf(d).commerce_offer_id === 'r-9')).hs_lastmodifieddate;
+
+    await control(hubspot, 'DELETE', '/calls');
+    const results = await crm.associate!('deals', [
+      { sourceId: 'r-9', crmId: dealId, fields: { contacts: [{ commerce_contact_id: 'c-91' }, { commerce_contact_id: 'c-92' }] }, references: { 'commerce_contact_id=c-91': c91!.crmId } },
+      { sourceId: 'r-404', crmId: dealId, fields: { contacts: [{ commerce_contact_id: 'c-404' }] } },
+    ]);
+    expect(results[0]).toEqual({ sourceId: 'r-9', ok: true, crmId: dealId, created: false });
+    expect(results[1]).toMatchObject({ sourceId: 'r-404', ok: false, error: { code: 'ASSOCIATION_TARGET_MISSING' } });
+    expect((await crm.associated!('deals', [dealId], 'contacts')).get(dealId)!.sort()).toEqual([c91!.crmId, c92!.crmId].sort());
+    // No deal was written: only the association call, and a read for the contact whose id was not known.
+    const counted = await calls();
+    expect(Object.keys(counted).filter((kind) => /batch\.(upsert|update|create)/.test(kind) && counted[kind]! > 0)).toEqual([]);
+    expect(counted['associations.batch.default']).toBe(1);
+    expect(propsOf((await records('deals')).find((d) => propsOf(d).commerce_offer_id === 'r-9')).hs_lastmodifieddate).toBe(stamp);
+    await expect(crm.associate!('deals', [{ sourceId: 'r-9', crmId: dealId, fields: { dealname: 'Renamed' } }])).rejects.toThrow(/only references/);
+  });
 });
 
 describe('reads', () => {
