@@ -3,10 +3,10 @@
 // `Prefer: odata.maxpagesize` (default and max 5000) through an @odata.nextLink built from the
 // request's Host, whose $skiptoken carries the last row's sort values (keyset paging).
 import { odataError } from './errors.ts';
-import { compareValues, matches, parseFilter } from './filter.ts';
+import { compareValues, matches, parseFilter, type Expr } from './filter.ts';
 import { preferences, queryOptions, type ApiRequest, type Reply } from './http.ts';
 import type { AttributeDef, EntityDef } from './schema.ts';
-import type { Lookup, Row } from './store.ts';
+import type { Lookup, Row, Store } from './store.ts';
 import { annotationsWanted, attributeNamed, comparable, noProperty, present } from './values.ts';
 
 export const MAX_PAGE = 5000;
@@ -106,7 +106,7 @@ export function list(req: ApiRequest, entity: EntityDef): Reply {
   parseSelect(entity, options.get('$select'));
 
   const tupleOf = (row: Row) => sorts.map((s) => comparable(row, s.attribute));
-  let rows = req.state.store.rows(entity.LogicalName).filter((row) => !filter || matches(filter, row));
+  let rows = (filter ? candidateRows(req.state.store, entity, filter) : req.state.store.rows(entity.LogicalName)).filter((row) => !filter || matches(filter, row));
   const total = rows.length;
   let decorated = rows.map((row) => ({ row, tuple: tupleOf(row) }));
   decorated.sort((a, b) => compareTuples(sorts, a.tuple, b.tuple));
@@ -143,4 +143,40 @@ export function list(req: ApiRequest, entity: EntityDef): Reply {
   const applied = [asked !== undefined ? `odata.maxpagesize=${pageSize}` : '', prefs.has('odata.include-annotations') ? `odata.include-annotations="${prefs.get('odata.include-annotations')}"` : ''].filter(Boolean);
   if (applied.length) headers['Preference-Applied'] = applied.join(',');
   return { status: 200, json: body, headers };
+}
+
+/**
+ * The rows a filter can match at most, as SQL Server would find them through an index: where the filter
+ * is `column eq value`, an `or` of such, or an `and` with one, on the table's primary id or a text
+ * column, the rows filed under those values; otherwise every row. `matches` still decides each row.
+ */
+function candidateRows(store: Store, entity: EntityDef, filter: Expr): Row[] {
+  const terms = equalities(entity, filter);
+  if (!terms) return store.rows(entity.LogicalName);
+  const found = new Map<unknown, Row>();
+  for (const { attribute, value } of terms) {
+    if (attribute.LogicalName === entity.PrimaryIdAttribute) {
+      const row = store.get(entity.LogicalName, value);
+      if (row) found.set(row, row);
+    } else {
+      for (const row of store.candidates(entity.LogicalName, attribute.LogicalName, value)) found.set(row, row);
+    }
+  }
+  return [...found.values()];
+}
+
+function equalities(entity: EntityDef, expr: Expr): { attribute: AttributeDef; value: string }[] | undefined {
+  if (expr.kind === 'or') {
+    const left = equalities(entity, expr.left);
+    const right = left && equalities(entity, expr.right);
+    return left && right ? [...left, ...right] : undefined;
+  }
+  if (expr.kind === 'and') return equalities(entity, expr.left) ?? equalities(entity, expr.right);
+  if (expr.kind !== 'cmp' || expr.op !== 'eq') return undefined;
+  const [prop, lit] = expr.left.kind === 'prop' ? [expr.left, expr.right] : [expr.right, expr.left];
+  if (prop.kind !== 'prop' || lit.kind !== 'lit' || typeof lit.value !== 'string') return undefined;
+  const { attribute } = prop;
+  if (attribute.LogicalName === entity.PrimaryIdAttribute && lit.edm === 'Edm.Guid') return [{ attribute, value: lit.value }];
+  if ((attribute.AttributeType === 'String' || attribute.AttributeType === 'Memo') && lit.edm === 'Edm.String') return [{ attribute, value: lit.value }];
+  return undefined;
 }

@@ -35,6 +35,23 @@ describe('Dynamics sandbox queries', () => {
     expect((await api.retrieveMultiple({ collection: 'accounts', filter: "startswith(name,'o''n')" })).value).toHaveLength(1);
   });
 
+  it('answers equality filters on ids and text (looked up by value) exactly as a scan would', async () => {
+    const made: string[] = [];
+    for (const [name, accountnumber] of [['Eq Alpha', 'E-1'], ['EQ ALPHA', 'E-2'], ['Eq Beta', 'E-3'], ['Eq Gamma', null]] as const) {
+      made.push(await api.create({ collection: 'accounts', data: { name, ...(accountnumber && { accountnumber }) } }));
+    }
+    const names = async (filter: string) => (await api.retrieveMultiple({ collection: 'accounts', select: ['name'], filter })).value.map((r: any) => r.name).sort();
+    // Text compares without case, as Dataverse's collation does; an id names its one row.
+    expect(await names("name eq 'eq alpha' or name eq 'Eq Beta' or name eq 'nobody'")).toEqual(['EQ ALPHA', 'Eq Alpha', 'Eq Beta']);
+    expect(await names(`accountid eq ${made[2]} or accountid eq ${made[3]!.toUpperCase()} or accountid eq 00000000-0000-0000-0000-00000000dead`)).toEqual(['Eq Beta', 'Eq Gamma']);
+    // The other side of an `and` still applies; an `or` with a term no value lookup covers reads every row.
+    expect(await names("(name eq 'Eq Alpha' or name eq 'Eq Beta') and accountnumber ne 'E-2'")).toEqual(['Eq Alpha', 'Eq Beta']);
+    expect(await names("accountnumber eq 'E-2' and name eq 'eq alpha'")).toEqual(['EQ ALPHA']);
+    expect(await names("name eq 'Eq Beta' or startswith(name,'Eq G')")).toEqual(['Eq Beta', 'Eq Gamma']);
+    expect(await names("accountnumber eq 'E-1' or accountnumber eq null")).toEqual(expect.arrayContaining(['Eq Alpha', 'Eq Gamma']));
+    expect(await names("not (name eq 'Eq Alpha') and startswith(name,'Eq')")).toEqual(['Eq Beta', 'Eq Gamma']);
+  });
+
   it('orders and compares GUIDs as SQL Server does', async () => {
     const ids = ['00000000-0000-0000-0000-000000000002', '00000000-0000-0000-0000-010000000000', 'ffffffff-ffff-ffff-ffff-000000000001', '00000000-0000-0000-0100-000000000000', '00000001-0000-0000-0000-000000000000'];
     for (const id of ids) await api.upsert({ collection: 'contacts', key: id, data: { lastname: `g${id}` } });
