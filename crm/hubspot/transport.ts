@@ -34,6 +34,12 @@ export type HubSpotTransport = {
 };
 
 const MAX_RATE_WAITS = 8;
+/** HubSpot's rolling window for the ten-secondly limit. */
+const TEN_SECONDS_MS = 10_000;
+/** The ten-secondly limit assumed until HubSpot's answers name it (X-HubSpot-RateLimit-Max): its lowest. */
+const FIRST_TEN_SECONDLY_LIMIT = 100;
+/** The share of the ten-secondly limit this connection sends on its own: the rest is for other processes on the same app. */
+const TEN_SECONDLY_SHARE = 0.9;
 const MAX_SERVER_RETRIES = 4;
 
 export class HubSpotCallError extends CrmError {
@@ -58,6 +64,8 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   const figures: RateFigures = {};
   let parkedUntil: Date | undefined;
   let nextSearchAt = 0;
+  /** When this connection's requests (searches apart) were sent, over the last ten seconds. */
+  const sentAt: number[] = [];
 
   const track = (headers: Record<string, string> | undefined) => {
     if (!headers) return;
@@ -114,6 +122,25 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     if (at > now) await wait(at - now);
   }
 
+  /**
+   * Waits for room in HubSpot's ten-secondly window rather than be refused: a request HubSpot answers
+   * with 429 is a call spent for nothing (a backfill at full speed met dozens of them per 100,000
+   * records). Searches have their own secondly limit (searchSlot).
+   */
+  async function windowSlot(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      while (sentAt.length && sentAt[0]! <= now - TEN_SECONDS_MS) sentAt.shift();
+      const room = Math.max(1, Math.floor((figures.tenSecondly ?? FIRST_TEN_SECONDLY_LIMIT) * TEN_SECONDLY_SHARE));
+      if (sentAt.length < room) {
+        sentAt.push(now);
+        return;
+      }
+      signal?.throwIfAborted();
+      await sleep(sentAt[0]! + TEN_SECONDS_MS - now + 1);
+    }
+  }
+
   async function call<T>(what: string, run: (client: Client) => Promise<T>, callOptions: { search?: boolean; signal?: AbortSignal } = {}): Promise<T> {
     let rateWaits = 0;
     let serverRetries = 0;
@@ -122,6 +149,7 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
       callOptions.signal?.throwIfAborted();
       admit();
       if (callOptions.search) await searchSlot();
+      else await windowSlot(callOptions.signal);
       try {
         return await run(client);
       } catch (error) {

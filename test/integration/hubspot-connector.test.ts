@@ -248,6 +248,25 @@ describe('reads', () => {
 });
 
 describe('rate limits and credentials', () => {
+  it('keeps within the ten-secondly limit HubSpot names, so no call is refused with 429 and spent for nothing', async () => {
+    const limited = await startHubSpotSandbox({ tenSecondlyLimit: 20, dailyLimit: 10_000_000, searchPerSecond: 1000 });
+    try {
+      const crm = createHubSpotConnector({ baseUrl: limited.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' }, { crmAccessToken: limited.accessToken });
+      // One call first: its answer names the limit (X-HubSpot-RateLimit-Max: 20).
+      await crm.update('companies', [{ sourceId: 'first', crmId: '89999', fields: { name: 'First' } }]);
+      await control(limited, 'DELETE', '/calls');
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => crm.update('companies', [{ sourceId: `w-${i}`, crmId: String(90_000 + i), fields: { name: `W ${i}` } }])),
+      );
+      // Each answered once (the ids name nothing: OBJECT_NOT_FOUND), and no request repeated after a 429.
+      expect(results.flat().map((result) => (result.ok ? 'ok' : result.error.code))).toEqual(Array(30).fill('OBJECT_NOT_FOUND'));
+      // 18 (90% of 20) went at once; the rest waited for the window to move on instead of being refused.
+      expect((await control(limited, 'GET', '/calls'))['companies.batch.update']).toBe(30);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
+
   it('a ten-secondly 429 waits and goes on; the daily 429 parks the connection until midnight UTC', async () => {
     const waits: number[] = [];
     const crm = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' }, { crmAccessToken: hubspot.accessToken }, {}, { wait: async (ms) => void waits.push(ms) });
