@@ -6,11 +6,9 @@
 // the CRM exactly as its witness says, events of an unknown version are kept, and no run stops. Once the
 // commerce side repairs them, `crm-sync retry` (ops/retry-dead-letters.ts) brings them to the CRM and
 // closes their letters. The worker's log lines and the runs' Temporal histories hold no secret.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { isDeepStrictEqual } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -28,8 +26,8 @@ import { freePort } from '../support/free-port.ts';
 import { historiesText, secretsFound } from '../support/secret-scan.ts';
 import { waitFor } from '../support/start-process.ts';
 import { TEST_SECRET_BOX } from '../support/sync-harness.ts';
+import { startCliWorker } from '../support/worker-process.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
 const taskQueue = `poison-crms-${Date.now()}`;
 /** A run of this small data set takes seconds: one still going after this is stuck, and the test says why. */
 const RUN_LIMIT_MS = 45_000;
@@ -50,24 +48,9 @@ const workerLog: string[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  worker = spawn(process.execPath, [BIN, 'worker'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      CRM_SYNC_TASK_QUEUE: taskQueue,
-      CRM_SYNC_SECRET_KEY: Buffer.alloc(32, 5).toString('base64'), // TEST_SECRET_BOX's key
-      CRM_SYNC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'crm-sync-poison-')),
-      CRM_SYNC_ADMIN_PORT: String(await freePort()),
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (const stream of [worker.stdout!, worker.stderr!]) readline.createInterface({ input: stream }).on('line', (line) => workerLog.push(line));
+  worker = await startCliWorker({ databaseUrl: database.url, temporalAddress: inject('temporalAddress'), taskQueue, freePort, onLine: (line) => workerLog.push(line) });
   temporal = await Connection.connect({ address: inject('temporalAddress') });
   client = new Client({ connection: temporal });
-  await waitFor('the worker running', () => workerLog.some((line) => line.includes('"Worker running"')), 120_000);
 });
 
 afterAll(async () => {

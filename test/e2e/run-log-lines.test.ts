@@ -1,11 +1,7 @@
 // The log lines of a run, as `crm-sync worker` writes them (JSON on stderr): every line about a workflow
 // or an activity carries the connection id beside the workflow and run ids, so an engineer can follow one
 // connection's run through the logs of many workers.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConnectionStore } from '../../store/connections.ts';
@@ -14,8 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/start-process.ts';
 import { createSandboxConnection, startSandboxes, TEST_SECRET_BOX } from '../support/sync-harness.ts';
-
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'crm-sync.ts');
+import { startCliWorker } from '../support/worker-process.ts';
 
 describe('log lines of a run (crm-sync worker, real PostgreSQL and Temporal)', () => {
   const taskQueue = `log-lines-${Date.now()}`;
@@ -28,28 +23,19 @@ describe('log lines of a run (crm-sync worker, real PostgreSQL and Temporal)', (
   beforeAll(async () => {
     database = await createTestDatabase();
     sandboxes = await startSandboxes({ entitlements: 10, seed: 3 });
-    worker = spawn(process.execPath, [BIN, 'worker'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        CRM_SYNC_TASK_QUEUE: taskQueue,
-        CRM_SYNC_SECRET_KEY: Buffer.alloc(32, 5).toString('base64'), // the key of the harness's secret box
-        CRM_SYNC_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'crm-sync-logs-')),
-        CRM_SYNC_ADMIN_PORT: String(await freePort()),
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
+    worker = await startCliWorker({
+      databaseUrl: database.url,
+      temporalAddress: inject('temporalAddress'),
+      taskQueue,
+      freePort,
+      onLine: (line) => {
+        try {
+          logs.push(JSON.parse(line));
+        } catch {
+          logs.push({ msg: line });
+        }
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    readline.createInterface({ input: worker.stderr! }).on('line', (line) => {
-      try {
-        logs.push(JSON.parse(line));
-      } catch {
-        logs.push({ msg: line });
-      }
-    });
-    await waitFor('the worker running', () => logs.some((line) => line.msg === 'Worker running'), 120_000);
     client = await Connection.connect({ address: inject('temporalAddress') });
   });
   afterAll(async () => {
