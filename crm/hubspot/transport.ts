@@ -64,8 +64,11 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   const figures: RateFigures = {};
   let parkedUntil: Date | undefined;
   let nextSearchAt = 0;
-  /** When this connection's requests (searches apart) were sent, over the last ten seconds. */
-  const sentAt: number[] = [];
+  /**
+   * This connection's requests (searches apart) in HubSpot's window: each counts from when it is sent
+   * until ten seconds after its answer (HubSpot counted it on arrival, somewhere in between).
+   */
+  const inWindow = new Set<{ answeredAt: number }>();
 
   const track = (headers: Record<string, string> | undefined) => {
     if (!headers) return;
@@ -125,19 +128,31 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   /**
    * Waits for room in HubSpot's ten-secondly window rather than be refused: a request HubSpot answers
    * with 429 is a call spent for nothing (a backfill at full speed met dozens of them per 100,000
-   * records). Searches have their own secondly limit (searchSlot).
+   * records). Searches have their own secondly limit (searchSlot). Returns the request's place, to be
+   * stamped with the time of its answer.
    */
-  async function windowSlot(signal?: AbortSignal): Promise<void> {
+  async function windowSlot(signal?: AbortSignal): Promise<{ answeredAt: number }> {
     for (;;) {
       const now = Date.now();
-      while (sentAt.length && sentAt[0]! <= now - TEN_SECONDS_MS) sentAt.shift();
+      for (const entry of inWindow) if (entry.answeredAt <= now - TEN_SECONDS_MS) inWindow.delete(entry);
       const room = Math.max(1, Math.floor((figures.tenSecondly ?? FIRST_TEN_SECONDLY_LIMIT) * TEN_SECONDLY_SHARE));
-      if (sentAt.length < room) {
-        sentAt.push(now);
-        return;
+      if (inWindow.size < room) {
+        const entry = { answeredAt: Infinity };
+        inWindow.add(entry);
+        return entry;
       }
       signal?.throwIfAborted();
-      await sleep(sentAt[0]! + TEN_SECONDS_MS - now + 1);
+      // The first place to free: ten seconds after the oldest answer (or soon, when all are in flight).
+      const oldest = Math.min(...[...inWindow].map((entry) => entry.answeredAt));
+      await sleep(Number.isFinite(oldest) ? Math.max(1, oldest + TEN_SECONDS_MS - now + 1) : 50, undefined, signal ? { signal } : undefined);
+    }
+  }
+
+  async function answered<T>(slot: { answeredAt: number } | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      if (slot) slot.answeredAt = Date.now();
     }
   }
 
@@ -149,9 +164,9 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
       callOptions.signal?.throwIfAborted();
       admit();
       if (callOptions.search) await searchSlot();
-      else await windowSlot(callOptions.signal);
+      const slot = callOptions.search ? undefined : await windowSlot(callOptions.signal);
       try {
-        return await run(client);
+        return await answered(slot, () => run(client));
       } catch (error) {
         if (error instanceof CrmError) throw error; // a token refusal from the middleware
         const info = hubspotErrorInfo(error);
