@@ -12,6 +12,7 @@ import { settleReviews } from './partner-review.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 import type { FaultDecision } from './faults.ts';
+import { closeAfterControl } from '../control-connections.ts';
 
 function authenticate(state: SandboxState, request: http.IncomingMessage): string {
   const header = request.headers.authorization;
@@ -87,6 +88,7 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
 
 export function createApiServer(state: SandboxState): http.Server {
   return http.createServer((request, response) => {
+    closeAfterControl(request, response);
     handleApi(state, request, response).catch((error: unknown) => {
       if (response.headersSent) return void response.destroy();
       if (error instanceof HttpError) return sendJson(response, error.status, error.body, error.headers);

@@ -12,6 +12,7 @@ import { handleControl } from './controls.ts';
 import { DataverseError } from './errors.ts';
 import type { ApiRequest, Reply } from './http.ts';
 import type { SandboxState } from './state.ts';
+import { closeAfterControl } from '../control-connections.ts';
 
 const API = '/api/data/v9.2/';
 const JSON_TYPE = 'application/json; odata.metadata=minimal';
@@ -113,6 +114,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
 
 export async function listen(state: SandboxState, host: string, port: number): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
+    closeAfterControl(req, res);
     handle(state, req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': JSON_TYPE });
       res.end(JSON.stringify({ error: { code: '0x80040216', message: `The Dynamics sandbox failed: ${String((error as Error)?.stack ?? error)}` } }));

@@ -10,6 +10,7 @@ import type { Ctx, Handler, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
 import { findObjectType } from './schema.ts';
 import type { SandboxState } from './state.ts';
+import { closeAfterControl } from '../control-connections.ts';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
 
@@ -82,6 +83,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
 
 export async function listen(state: SandboxState, host: string, port: number): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
+    closeAfterControl(req, res);
     handle(state, req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': JSON_TYPE });
       res.end(JSON.stringify({ status: 'error', message: String(error), correlationId: '00000000-0000-0000-0000-000000000000', category: 'INTERNAL_ERROR' }));

@@ -9,6 +9,7 @@ import { notFound, RequestError, sessionInvalid } from './errors.ts';
 import type { Ctx, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
+import { closeAfterControl } from '../control-connections.ts';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
@@ -95,6 +96,7 @@ async function run(ctx: Ctx, handler: (ctx: Ctx) => Reply | Promise<Reply>): Pro
 export async function listen(state: SandboxState, host: string, port: number): Promise<{ server: Server; origin: string }> {
   let origin = '';
   const server = createServer((req, res) => {
+    closeAfterControl(req, res);
     handle(state, req, res, origin).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': JSON_TYPE });
       res.end(JSON.stringify([{ message: String(error), errorCode: 'UNKNOWN_EXCEPTION' }]));
