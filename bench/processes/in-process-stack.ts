@@ -17,6 +17,7 @@ import { migrate } from '../../store/migrate.ts';
 import { createSyncWorker } from '../../worker.ts';
 import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from '../../test/support/crm-sandbox.ts';
 import { TEST_SECRET_BOX } from '../../test/support/sync-harness.ts';
+import { freePort } from '../../test/support/free-port.ts';
 
 const logger = createLogger({ level: 'warn', format: 'json' });
 
@@ -24,8 +25,8 @@ const logger = createLogger({ level: 'warn', format: 'json' });
 export async function startServices(name: string) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-${name}-`));
   chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its directory
-  const postgres = await startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger });
-  const temporal = await startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger });
+  const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), logger });
+  const temporal = await startTemporalDevServer({ port: await freePort(), logger });
   return {
     postgresUrl: postgres.url,
     temporalAddress: temporal.address,

@@ -18,6 +18,7 @@ import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets } from '../../sync/connection-settings.ts';
 import type { CrmKind } from '../crm-calls.ts';
 import { startChild, type BenchChild } from './ipc.ts';
+import { freePort } from '../../test/support/free-port.ts';
 
 export type SandboxesDescription = {
   commerce: { apiUrl: string; authUrl: string; clientId: string; clientSecret: string; organizationId: string; controlUrl: string };
@@ -42,8 +43,8 @@ export async function startBenchStack(options: { name: string; entitlements: num
     // The sandboxes generate their data while PostgreSQL and Temporal start.
     const sandboxesStarting = startChild<SandboxesDescription>(path.join(import.meta.dirname, 'sandboxes.ts'), { args: [String(options.entitlements), '1'] });
     const [postgres, temporal, sandboxes] = await Promise.all([
-      startEmbeddedPostgres({ dataDir, port: 54000 + Math.floor(Math.random() * 900), logger }),
-      startTemporalDevServer({ port: 55000 + Math.floor(Math.random() * 900), logger }),
+      startEmbeddedPostgres({ dataDir, port: await freePort(), logger }),
+      startTemporalDevServer({ port: await freePort(), logger }),
       sandboxesStarting,
     ]);
     started.push(postgres, temporal);
