@@ -4,6 +4,7 @@ import { DataverseError, odataError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
 import { parseResourcePath } from './keys.ts';
 import { handleMetadata } from './metadata.ts';
+import { closeOpportunity, isCloseAction } from './opportunity-states.ts';
 import { handleRecords } from './records.ts';
 import { nameGuid } from './schema.ts';
 
@@ -21,6 +22,7 @@ export function handleApi(req: ApiRequest): Reply {
       const c = req.state.config.credentials;
       return json(200, { '@odata.context': `${req.base}$metadata#Microsoft.Dynamics.CRM.WhoAmIResponse`, BusinessUnitId: nameGuid(`bu:${c.tenantId}`), UserId: nameGuid(`user:${c.clientId}`), OrganizationId: nameGuid(`org:${c.tenantId}`) });
     }
+    if (isCloseAction(segment) && !key && !rest) return closeOpportunity(req, segment);
     const entity = req.state.store.entityBySet(segment);
     if (!entity) throw odataError(`Resource not found for the segment '${segment}'.`, 404);
     return handleRecords(req, entity, key, rest);

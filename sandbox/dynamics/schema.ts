@@ -164,6 +164,9 @@ export function standardEntities(): EntityDef[] {
       attr('opportunity', 'parentaccountid', 'Lookup', { Targets: ['account'] }),
       attr('opportunity', 'parentcontactid', 'Lookup', { Targets: ['contact'] }),
       attr('opportunity', 'customerid', 'Customer', { Targets: ['account', 'contact'] }),
+      // Set by WinOpportunity / LoseOpportunity from the opportunityclose activity (opportunity-states.ts).
+      attr('opportunity', 'actualvalue', 'Money', { Precision: 2, MinValue: -922337203685477, MaxValue: 922337203685477 }),
+      attr('opportunity', 'actualclosedate', 'DateTime', { Format: 'DateOnly', DateTimeBehavior: 'DateOnly' }),
     ],
     Keys: [],
     ManyToOneRelationships: [
@@ -173,7 +176,23 @@ export function standardEntities(): EntityDef[] {
       relationship('opportunity', 'customerid', 'contact', 'customerid_contact', 'contactid'),
     ],
   };
-  return [account, contact, opportunity];
+  // The activity WinOpportunity / LoseOpportunity create for each close (Microsoft's opportunityclose
+  // table reference: subject, opportunityid, actualrevenue, actualend, description); completed at once.
+  const opportunityclose: EntityDef = {
+    LogicalName: 'opportunityclose', SchemaName: 'OpportunityClose', EntitySetName: 'opportunitycloses', PrimaryIdAttribute: 'activityid', PrimaryNameAttribute: 'subject',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:opportunityclose'), DisplayName: 'Opportunity Close',
+    Attributes: [
+      ...SYSTEM('opportunityclose', 'activityid').map((a) => (a.LogicalName === 'statecode' ? { ...a, Options: [0, 1, 2] } : a.LogicalName === 'statuscode' ? { ...a, Options: [1, 2, 3] } : a)),
+      attr('opportunityclose', 'subject', 'String', { MaxLength: 200, IsPrimaryName: true }),
+      attr('opportunityclose', 'description', 'Memo', { MaxLength: 2000 }),
+      attr('opportunityclose', 'actualrevenue', 'Money', { Precision: 2, MinValue: -922337203685477, MaxValue: 922337203685477 }),
+      attr('opportunityclose', 'actualend', 'DateTime', { Format: 'DateOnly', DateTimeBehavior: 'DateOnly' }),
+      attr('opportunityclose', 'opportunityid', 'Lookup', { Targets: ['opportunity'] }),
+    ],
+    Keys: [],
+    ManyToOneRelationships: [relationship('opportunityclose', 'opportunityid', 'opportunity', 'opportunityid', 'opportunityid')],
+  };
+  return [account, contact, opportunity, opportunityclose];
 }
 
 export const isLookup = (a: AttributeDef) => a.AttributeType === 'Lookup' || a.AttributeType === 'Customer' || a.AttributeType === 'Owner';
