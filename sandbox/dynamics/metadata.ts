@@ -4,6 +4,7 @@
 // dynamics-web-api's createEntity / createAttribute / create on .../Keys / createRelationship send them.
 import { randomUUID } from 'node:crypto';
 import { DataverseError, odataError } from './errors.ts';
+import { parseExpand, selectList } from './expand.ts';
 import { json, queryOptions, type ApiRequest, type Reply } from './http.ts';
 import { parseKey, type KeySpec } from './keys.ts';
 import type { AttributeDef, AttributeType, EntityDef, KeyDef, RelationshipDef } from './schema.ts';
@@ -35,11 +36,72 @@ const renderKey = (entity: EntityDef, k: KeyDef) => ({ EntityLogicalName: entity
 const renderEntity = (e: EntityDef) => ({ ...e, ObjectTypeCode: 0, DisplayName: label(e.DisplayName), Attributes: e.Attributes.map((a) => renderAttribute(e, a)), Keys: e.Keys.map((k) => renderKey(e, k)), ManyToOneRelationships: e.ManyToOneRelationships.map((r) => ({ ...r, RelationshipType: 'OneToManyRelationship' })) });
 
 const EXPANDABLE = ['Attributes', 'Keys', 'ManyToOneRelationships'];
+// [inf] What each expanded collection's base type declares: $select inside $expand may name only these
+// (a derived attribute type's MaxLength or Targets needs a cast, as on the live service).
+const BASE_PROPERTIES: Record<string, { type: string; names: string[] }> = {
+  Attributes: { type: 'AttributeMetadata', names: ['LogicalName', 'SchemaName', 'AttributeType', 'AttributeTypeName', 'MetadataId', 'EntityLogicalName', 'IsValidForCreate', 'IsValidForUpdate', 'IsValidForRead', 'RequiredLevel', 'IsCustomAttribute', 'IsPrimaryId', 'IsPrimaryName', 'DisplayName'] },
+  Keys: { type: 'EntityKeyMetadata', names: ['LogicalName', 'SchemaName', 'KeyAttributes', 'EntityKeyIndexStatus', 'EntityLogicalName', 'MetadataId', 'DisplayName'] },
+  ManyToOneRelationships: { type: 'OneToManyRelationshipMetadata', names: ['SchemaName', 'ReferencingEntity', 'ReferencingAttribute', 'ReferencedEntity', 'ReferencedAttribute', 'ReferencingEntityNavigationPropertyName', 'ReferencedEntityNavigationPropertyName', 'MetadataId', 'IsCustomRelationship', 'RelationshipType'] },
+};
+
+/** A metadata $filter the sandbox models: `Prop eq|ne literal` terms joined by `and` / `or` (no parentheses). */
+function metadataFilter(text: string, where: string): (item: Record<string, unknown>) => boolean {
+  const literal = (raw: string): unknown => {
+    const t = raw.trim().replace(/^Microsoft\.Dynamics\.CRM\.\w+(?=')/, '');
+    if (/^'(?:[^']|'')*'$/.test(t)) return t.slice(1, -1).replace(/''/g, "'");
+    if (t === 'true' || t === 'false') return t === 'true';
+    if (t === 'null') return null;
+    if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+    throw odataError(`The sandbox does not model the literal ${t} in the $filter '${text}' of ${where}.`);
+  };
+  const term = (raw: string) => {
+    const m = /^\s*(\w+)\s+(eq|ne)\s+(.+?)\s*$/s.exec(raw);
+    if (!m) throw odataError(`The sandbox filters ${where} by "Property eq literal" terms joined by and/or only, not '${text}'.`);
+    const value = literal(m[3]!);
+    return (item: Record<string, unknown>) => {
+      const v = item[m[1]!];
+      const same = typeof v === 'string' && typeof value === 'string' ? v.toLowerCase() === value.toLowerCase() : (v ?? null) === value;
+      return m[2] === 'eq' ? same : !same;
+    };
+  };
+  const ors = text.split(/\s+or\s+/).map((part) => part.split(/\s+and\s+/).map(term));
+  return (item) => ors.some((ands) => ands.every((test) => test(item)));
+}
+
+/** An expanded collection with its nested $select / $filter / $orderby / $top applied. */
+function expandedItems(name: string, items: Record<string, unknown>[], options: Map<string, string>): Record<string, unknown>[] {
+  const base = BASE_PROPERTIES[name]!;
+  const nested = options.get('$expand');
+  if (nested) throw odataError(`The sandbox does not model $expand inside ${name} ('${nested}').`);
+  let out = items;
+  const filter = options.get('$filter');
+  if (filter) out = out.filter(metadataFilter(filter, name));
+  const orderBy = options.get('$orderby');
+  if (orderBy) {
+    const [property, direction] = orderBy.trim().split(/\s+/);
+    if (!base.names.includes(property!)) throw odataError(`Could not find a property named '${property}' on type 'Microsoft.Dynamics.CRM.${base.type}'.`);
+    const sign = direction === 'desc' ? -1 : 1;
+    out = [...out].sort((a, b) => sign * String(a[property!] ?? '').localeCompare(String(b[property!] ?? '')));
+  }
+  const top = options.get('$top');
+  if (top !== undefined) {
+    const n = Number(top);
+    if (!Number.isInteger(n) || n < 0) throw odataError(`Invalid value '${top}' for $top query option found. The $top query option requires a non-negative integer value.`);
+    out = out.slice(0, n);
+  }
+  const select = selectList(options.get('$select'));
+  if (select) {
+    for (const s of select) if (!base.names.includes(s)) throw odataError(`Could not find a property named '${s}' on type 'Microsoft.Dynamics.CRM.${base.type}'.`);
+    out = out.map((item) => Object.fromEntries(Object.entries(item).filter(([k]) => k === '@odata.type' || k === 'MetadataId' || select.includes(k))));
+  }
+  return out;
+}
+
 function shapeEntity(e: EntityDef, options: Map<string, string>) {
   const full = renderEntity(e) as Record<string, unknown>;
-  const select = options.get('$select')?.split(',').map((s) => s.trim()).filter(Boolean);
-  const expand = (options.get('$expand') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const x of expand) if (!EXPANDABLE.includes(x.replace(/\(.*$/, ''))) throw odataError(`Could not find a property named '${x}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
+  const select = selectList(options.get('$select'));
+  const expand = parseExpand(options.get('$expand'));
+  for (const x of expand) if (!EXPANDABLE.includes(x.nav)) throw odataError(`Could not find a property named '${x.nav}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(full)) {
     if (EXPANDABLE.includes(k)) continue;
@@ -47,10 +109,7 @@ function shapeEntity(e: EntityDef, options: Map<string, string>) {
     out[k] = v;
   }
   if (select) for (const s of select) if (!(s in full)) throw odataError(`Could not find a property named '${s}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
-  for (const x of expand) {
-    const name = x.replace(/\(.*$/, '');
-    out[name] = full[name];
-  }
+  for (const x of expand) out[x.nav] = expandedItems(x.nav, full[x.nav] as Record<string, unknown>[], x.options);
   return out;
 }
 

@@ -1,8 +1,9 @@
-// Reading rows: $select, $expand of single-valued lookups (with a nested $select), $filter,
+// Reading rows: $select, $expand of single-valued lookups (with nested $select and $expand, expand.ts), $filter,
 // $orderby (several keys, GUIDs in SQL Server order), $top, $count, and paging with
 // `Prefer: odata.maxpagesize` (default and max 5000) through an @odata.nextLink built from the
 // request's Host, whose $skiptoken carries the last row's sort values (keyset paging).
 import { odataError } from './errors.ts';
+import { parseExpand } from './expand.ts';
 import { compareValues, matches, parseFilter, type Expr } from './filter.ts';
 import { preferences, queryOptions, type ApiRequest, type Reply } from './http.ts';
 import type { AttributeDef, EntityDef } from './schema.ts';
@@ -16,33 +17,6 @@ export function parseSelect(entity: EntityDef, select: string | undefined): Attr
   return select.split(',').map((s) => s.trim()).map((name) => attributeNamed(entity, name) ?? (() => { throw noProperty(entity, name); })());
 }
 
-type Expand = { nav: string; select?: string };
-function splitTop(text: string, sep: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of text) {
-    if (ch === '(') depth += 1;
-    if (ch === ')') depth -= 1;
-    if (ch === sep && depth === 0) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  if (cur.trim()) parts.push(cur);
-  return parts.map((p) => p.trim());
-}
-function parseExpand(text: string | undefined): Expand[] {
-  if (!text) return [];
-  return splitTop(text, ',').map((item) => {
-    const m = /^([\w]+)(?:\((.*)\))?$/.exec(item);
-    if (!m) throw odataError(`Syntax error in $expand '${text}'.`);
-    const options = m[2] ? splitTop(m[2], ';') : [];
-    const select = options.find((o) => o.startsWith('$select='))?.slice('$select='.length);
-    return { nav: m[1]!, select };
-  });
-}
-
 /** A row as answered to a read: its selected columns and any expanded lookups. */
 export function shapeRow(req: ApiRequest, entity: EntityDef, row: Row, options: Map<string, string>): Record<string, unknown> {
   const annotations = annotationsWanted(req.headers.prefer);
@@ -50,10 +24,13 @@ export function shapeRow(req: ApiRequest, entity: EntityDef, row: Row, options: 
   for (const expand of parseExpand(options.get('$expand'))) {
     const rel = entity.ManyToOneRelationships.find((r) => r.ReferencingEntityNavigationPropertyName === expand.nav);
     if (!rel) throw noProperty(entity, expand.nav);
+    // [inf] A single-valued navigation property takes $select and $expand only (OData: the others apply to collections).
+    const other = [...expand.options.keys()].find((name) => name !== '$select' && name !== '$expand');
+    if (other) throw odataError(`The query option '${other}' is not allowed inside $expand of the single-valued navigation property '${expand.nav}'.`);
     const target = req.state.store.entity(rel.ReferencedEntity)!;
     const lookup = row[rel.ReferencingAttribute] as Lookup | null;
     const related = lookup && lookup.table === target.LogicalName ? req.state.store.get(target.LogicalName, lookup.id) : undefined;
-    out[expand.nav] = related ? present(target, related, { select: parseSelect(target, expand.select), annotations }) : null;
+    out[expand.nav] = related ? shapeRow(req, target, related, expand.options) : null;
   }
   return out;
 }
