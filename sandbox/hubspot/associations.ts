@@ -1,8 +1,10 @@
-// Associations v4: the default association of one pair (PUT), batch create with labels
-// (201, or 207 naming the inputs whose records do not exist), and a record's associations.
+// Associations v4: the default association of one pair (PUT), batch create with labels (201, or 207)
+// and batch default associations (200), each refusing per input an association to a record that no
+// longer exists (deleted or merged away) or past an association limit an admin configured, and a
+// record's associations. Limits are set with /_sandbox/association-limits.
 import { batchError, HubSpotError, notFound, validation, type BatchError } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
-import { findObjectType } from './schema.ts';
+import { findObjectType, type ObjectTypeDef } from './schema.ts';
 import type { Association } from './store.ts';
 import { findRecord } from './writes.ts';
 
@@ -26,8 +28,8 @@ const INVERSE = new Map<number, number>([
   [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903], [19, 20], [20, 19],
 ]);
 
-const typeName = (raw: string) => {
-  const type = findObjectType(raw);
+const typeName = (ctx: Ctx, raw: string) => {
+  const type = ctx.state.store.objectType(raw);
   if (!type) throw validation(`Unable to infer object type from: ${raw}`);
   return type;
 };
@@ -45,10 +47,47 @@ function defaultTypeOf(from: string, to: string) {
   return types;
 }
 
+/** How HubSpot names an object type inside association errors ("CONTACT=123 is not valid"). */
+const ERROR_TYPE_NAMES: Record<string, string> = { contacts: 'CONTACT', companies: 'COMPANY', deals: 'DEAL', line_items: 'LINE_ITEM' };
+const errorTypeName = (type: ObjectTypeDef) => ERROR_TYPE_NAMES[type.name] ?? type.objectTypeId;
+
+/**
+ * `aId` may not gain another associated `b` record when it holds as many as the limit an admin set
+ * from `a` to `b` (limits can differ per direction). Associated records that no longer exist do not count.
+ */
+function overLimit(ctx: Ctx, a: string, aId: string, b: string, bId: string): string | undefined {
+  const limit = ctx.state.associationLimits.get(`${a}>${b}`);
+  if (limit === undefined) return undefined;
+  const held = new Set(ctx.state.store.associationsOf(a, aId, b).map((association) => association.toId).filter((id) => findRecord(ctx.state.store, b, id)));
+  if (held.has(bId) || held.size < limit) return undefined;
+  return `${a} ${aId} already has ${held.size} associated ${b}, the association limit from ${a} to ${b} (${limit}): no more can be associated`;
+}
+
+/**
+ * Why HubSpot refuses to associate two records, as one input's error, or nothing: a record that no
+ * longer exists is VALIDATION_ERROR "One or more associations are invalid" with context
+ * INVALID_OBJECT_IDS ["COMPANY=123 is not valid"], objectId and objectType (the shape of HubSpot's own
+ * answer, HubSpot/hubspot-api-nodejs#646); a configured limit reached is a VALIDATION_ERROR naming both
+ * records (its wording is the sandbox's own).
+ */
+function refusal(ctx: Ctx, from: ObjectTypeDef, fromId: string, to: ObjectTypeDef, toId: string): BatchError | undefined {
+  const invalid = ([[from, fromId], [to, toId]] as const).filter(([type, id]) => !findRecord(ctx.state.store, type.name, id));
+  if (invalid.length > 0) {
+    return batchError(400, 'VALIDATION_ERROR', 'One or more associations are invalid', {
+      INVALID_OBJECT_IDS: invalid.map(([type, id]) => `${errorTypeName(type)}=${id} is not valid`),
+      objectId: invalid.map(([, id]) => id),
+      objectType: invalid.map(([type]) => errorTypeName(type)),
+    });
+  }
+  const limited = overLimit(ctx, from.name, fromId, to.name, toId) ?? overLimit(ctx, to.name, toId, from.name, fromId);
+  if (limited) return batchError(400, 'VALIDATION_ERROR', limited, { fromObjectId: [fromId], toObjectId: [toId] });
+  return undefined;
+}
+
 export function putDefault(ctx: Ctx): Reply {
   const started = ctx.state.config.now();
-  const from = typeName(ctx.params.fromType!);
-  const to = typeName(ctx.params.toType!);
+  const from = typeName(ctx, ctx.params.fromType!);
+  const to = typeName(ctx, ctx.params.toType!);
   const { fromId, toId } = ctx.params as { fromId: string; toId: string };
   if (!findRecord(ctx.state.store, from.name, fromId)) throw notFound(`No ${from.name} record with id ${fromId}`);
   if (!findRecord(ctx.state.store, to.name, toId)) throw notFound(`No ${to.name} record with id ${toId}`);
@@ -77,8 +116,8 @@ function specsOf(raw: unknown, where: string): Spec[] {
 
 export function batchCreate(ctx: Ctx): Reply {
   const started = ctx.state.config.now();
-  const from = typeName(ctx.params.fromType!);
-  const to = typeName(ctx.params.toType!);
+  const from = typeName(ctx, ctx.params.fromType!);
+  const to = typeName(ctx, ctx.params.toType!);
   const inputs = bodyObject(ctx).inputs;
   if (!Array.isArray(inputs)) throw validation('inputs must be a list');
   if (inputs.length > 2000) throw validation(`Batch input limit exceeded: ${inputs.length} inputs were given, at most 2000 are allowed.`);
@@ -99,12 +138,9 @@ export function batchCreate(ctx: Ctx): Reply {
   const results: unknown[] = [];
   const errors: BatchError[] = [];
   for (const { fromId, toId, specs } of checked) {
-    const missing = [
-      ...(findRecord(ctx.state.store, from.name, fromId) ? [] : [`${from.name} ${fromId}`]),
-      ...(findRecord(ctx.state.store, to.name, toId) ? [] : [`${to.name} ${toId}`]),
-    ];
-    if (missing.length > 0) {
-      errors.push(batchError(404, 'OBJECT_NOT_FOUND', `No such records: ${missing.join(', ')}`, { fromId: [fromId], toId: [toId] }));
+    const refused = refusal(ctx, from, fromId, to, toId);
+    if (refused) {
+      errors.push(refused);
       continue;
     }
     for (const spec of specs) link(ctx, from.name, fromId, to.name, toId, spec.associationTypeId, spec.associationCategory);
@@ -116,8 +152,8 @@ export function batchCreate(ctx: Ctx): Reply {
 }
 
 export function readOfRecord(ctx: Ctx): Reply {
-  const from = typeName(ctx.params.fromType!);
-  const to = typeName(ctx.params.toType!);
+  const from = typeName(ctx, ctx.params.fromType!);
+  const to = typeName(ctx, ctx.params.toType!);
   const fromId = ctx.params.fromId!;
   if (!findRecord(ctx.state.store, from.name, fromId)) throw new HubSpotError(404, 'OBJECT_NOT_FOUND', `No ${from.name} record with id ${fromId}`);
   const limit = Number(ctx.url.searchParams.get('limit') ?? 500);
@@ -144,13 +180,14 @@ export function readOfRecord(ctx: Ctx): Reply {
 const isPrimary = (typeId: number) => [1, 5].includes(typeId);
 
 /**
- * Default associations in a batch (the spec declares 200 only: inputs whose records do not exist are
- * listed in `errors` of that 200 answer, the others are made).
+ * Default associations in a batch (the spec declares 200 only: inputs HubSpot refuses, for a record
+ * that no longer exists or a limit reached, are listed in `errors` and counted in `numErrors` of that
+ * 200 answer; the others are made and each listed in `results`).
  */
 export function batchDefault(ctx: Ctx): Reply {
   const started = ctx.state.config.now();
-  const from = typeName(ctx.params.fromType!);
-  const to = typeName(ctx.params.toType!);
+  const from = typeName(ctx, ctx.params.fromType!);
+  const to = typeName(ctx, ctx.params.toType!);
   const inputs = bodyObject(ctx).inputs;
   if (!Array.isArray(inputs)) throw validation('inputs must be a list');
   if (inputs.length > 2000) throw validation(`Batch input limit exceeded: ${inputs.length} inputs were given, at most 2000 are allowed.`);
@@ -165,12 +202,9 @@ export function batchDefault(ctx: Ctx): Reply {
   const errors: BatchError[] = [];
   const made = [types.typeId, ...(types.primary === undefined ? [] : [types.primary])];
   for (const { fromId, toId } of checked) {
-    const missing = [
-      ...(findRecord(ctx.state.store, from.name, fromId) ? [] : [`${from.name} ${fromId}`]),
-      ...(findRecord(ctx.state.store, to.name, toId) ? [] : [`${to.name} ${toId}`]),
-    ];
-    if (missing.length > 0) {
-      errors.push(batchError(404, 'OBJECT_NOT_FOUND', `No such records: ${missing.join(', ')}`, { fromId: [fromId], toId: [toId] }));
+    const refused = refusal(ctx, from, fromId, to, toId);
+    if (refused) {
+      errors.push(refused);
       continue;
     }
     for (const typeId of made) {
@@ -190,8 +224,8 @@ export function batchDefault(ctx: Ctx): Reply {
 /** Each input record's associations to the target type (207 names inputs that do not exist). */
 export function batchRead(ctx: Ctx): Reply {
   const started = ctx.state.config.now();
-  const from = typeName(ctx.params.fromType!);
-  const to = typeName(ctx.params.toType!);
+  const from = typeName(ctx, ctx.params.fromType!);
+  const to = typeName(ctx, ctx.params.toType!);
   const inputs = bodyObject(ctx).inputs;
   if (!Array.isArray(inputs)) throw validation('inputs must be a list');
   if (inputs.length > 1000) throw validation(`Batch input limit exceeded: ${inputs.length} inputs were given, at most 1000 are allowed.`);
@@ -222,3 +256,22 @@ export function batchRead(ctx: Ctx): Reply {
   if (errors.length === 0) return json(200, body);
   return json(207, { ...body, numErrors: errors.length, errors });
 }
+
+/**
+ * /_sandbox/association-limits: what an admin configures in HubSpot's association settings (or with
+ * the v4 definitions/configurations endpoints). POST `{fromType, toType, limit}` sets the most `toType`
+ * records one `fromType` record may be associated with (`limit: null` removes it); GET lists them.
+ */
+export const associationLimits = {
+  read: (ctx: Ctx): Reply => json(200, { limits: [...ctx.state.associationLimits].map(([key, limit]) => ({ fromType: key.split('>')[0], toType: key.split('>')[1], limit })) }),
+  set(ctx: Ctx): Reply {
+    const { fromType, toType, limit } = bodyObject(ctx);
+    const from = findObjectType(String(fromType ?? ''));
+    const to = findObjectType(String(toType ?? ''));
+    if (!from || !to) throw validation('fromType and toType must name object types (contacts, companies, deals, line_items, ...)');
+    if (limit !== null && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) throw validation('limit must be a whole number of at least 1, or null to remove the limit');
+    if (limit === null) ctx.state.associationLimits.delete(`${from.name}>${to.name}`);
+    else ctx.state.associationLimits.set(`${from.name}>${to.name}`, limit);
+    return associationLimits.read(ctx);
+  },
+};

@@ -2,14 +2,15 @@
 // read/create/update/upsert with per-record results (200 all fine, 207 with numErrors and errors).
 import { batchError, HubSpotError, notFound, validation, type BatchError } from './errors.ts';
 import { bodyObject, json, noContent, queryList, type Ctx, type Reply } from './http.ts';
-import { findObjectType, isIdentity } from './schema.ts';
-import { archiveRecord, checkProperties, createRecord, findRecord, present, updateRecord } from './writes.ts';
+import { isIdentity } from './schema.ts';
+import { archiveRecord, checkBatchIdentities, checkProperties, createRecord, findRecord, present, updateRecord } from './writes.ts';
 
 export const MAX_BATCH = 100;
 
 export function objectTypeOf(ctx: Ctx): string {
   const raw = ctx.params.objectType ?? '';
-  const type = findObjectType(raw);
+  // A custom object's bare name is unknown too (custom-objects.ts).
+  const type = ctx.state.store.objectType(raw);
   if (!type) throw new HubSpotError(400, 'VALIDATION_ERROR', `Unable to infer object type from: ${raw}`);
   return type.name;
 }
@@ -121,6 +122,7 @@ export function batchCreate(ctx: Ctx): Reply {
   const started = now(ctx);
   const inputs = inputsOf(ctx);
   const checked = inputs.map((input) => checkProperties(ctx.state.store, type, input.properties));
+  checkBatchIdentities(ctx.state.store, type, checked.map((values) => ({ values })));
   let index = 0;
   const { results, errors } = perInput(inputs, () => {
     const values = checked[index++]!;
@@ -134,6 +136,7 @@ export function batchUpdate(ctx: Ctx): Reply {
   const started = now(ctx);
   const inputs = inputsOf(ctx);
   const checked = inputs.map((input, i) => ({ id: idText(input, i), idProperty: typeof input.idProperty === 'string' ? input.idProperty : undefined, values: checkProperties(ctx.state.store, type, input.properties) }));
+  checkBatchIdentities(ctx.state.store, type, checked.map(({ id, idProperty, values }) => ({ values, selfId: findRecord(ctx.state.store, type, id, idProperty)?.id })));
   let index = 0;
   const { results, errors } = perInput(inputs, () => {
     const { id, idProperty, values } = checked[index++]!;
@@ -167,6 +170,7 @@ export function batchUpsert(ctx: Ctx): Reply {
     if (seen.has(key)) throw validation(`Duplicate ids found in the batch: ${idProperty} ${id} appears more than once`, { context: { ids: [id] } });
     seen.add(key);
   }
+  checkBatchIdentities(store, type, checked.map(({ id, idProperty, values }) => ({ values: { ...values, [idProperty]: id }, selfId: findRecord(store, type, id, idProperty)?.id })));
   let index = 0;
   const { results, errors } = perInput(inputs, () => {
     const { id, idProperty, values } = checked[index++]!;

@@ -7,7 +7,7 @@ import type { Handler } from './http.ts';
 import * as objects from './objects.ts';
 import { token } from './oauth.ts';
 import * as properties from './properties.ts';
-import { findObjectType } from './schema.ts';
+import * as customObjects from './custom-objects.ts';
 import { search } from './search.ts';
 
 export type Auth = 'api' | 'search' | 'open' | 'control';
@@ -27,6 +27,12 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.get', objects.getOne),
   route('PATCH', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.update', objects.updateOne),
   route('DELETE', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.archive', objects.archiveOne),
+  route('GET', '/crm-object-schemas/v3/schemas', 'api', 'schemas.read', customObjects.listSchemas),
+  route('POST', '/crm-object-schemas/v3/schemas', 'api', 'schemas.create', customObjects.createSchema),
+  route('GET', '/crm-object-schemas/v3/schemas/{objectType}', 'api', 'schemas.read', customObjects.getSchema),
+  route('GET', '/crm/v3/properties/{objectType}/groups', 'api', 'groups.read', properties.readGroups),
+  route('POST', '/crm/v3/properties/{objectType}/groups', 'api', 'groups.create', properties.createGroup),
+  route('GET', '/crm/v3/properties/{objectType}/groups/{groupName}', 'api', 'groups.read', properties.readGroup),
   route('GET', '/crm/v3/properties/{objectType}', 'api', 'properties.read', properties.readAll),
   route('POST', '/crm/v3/properties/{objectType}', 'api', 'properties.create', properties.create),
   route('GET', '/crm/v3/properties/{objectType}/{name}', 'api', 'properties.read', properties.readOne),
@@ -52,7 +58,11 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/_sandbox/reset', 'control', 'control', controls.reset),
   route('GET', '/_sandbox/records/{objectType}', 'control', 'control', controls.records),
   route('GET', '/_sandbox/associations', 'control', 'control', controls.associations),
+  route('GET', '/_sandbox/association-limits', 'control', 'control', associations.associationLimits.read),
+  route('POST', '/_sandbox/association-limits', 'control', 'control', associations.associationLimits.set),
   route('POST', '/_sandbox/deals/change', 'control', 'control', controls.changeDeals),
+  route('GET', '/_sandbox/scopes', 'control', 'control', controls.scopes),
+  route('POST', '/_sandbox/scopes', 'control', 'control', controls.setScopes),
 ];
 
 function matchPath(pattern: string, path: string): Record<string, string> | undefined {
@@ -70,8 +80,16 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
   return params;
 }
 
-/** The route for a request (first match wins), its path parameters and the kind it is counted under. */
-export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string>; kind: string } | { allowed: string[] } | undefined {
+/**
+ * The route for a request (first match wins), its path parameters and the kind it is counted under
+ * (`nameOf` gives the sandbox's name of the object type a path names, so a custom object is counted
+ * under its name whichever identifier the path used).
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+  nameOf: (objectType: string) => string | undefined = () => undefined,
+): { route: Route; params: Record<string, string>; kind: string } | { allowed: string[] } | undefined {
   const allowed: string[] = [];
   for (const candidate of ROUTES) {
     const params = matchPath(candidate.path, path);
@@ -80,7 +98,7 @@ export function matchRoute(method: string, path: string): { route: Route; params
       allowed.push(candidate.method);
       continue;
     }
-    const kind = candidate.kind.replace('{objectType}', findObjectType(params.objectType ?? '')?.name ?? params.objectType ?? '');
+    const kind = candidate.kind.replace('{objectType}', nameOf(params.objectType ?? '') ?? params.objectType ?? '');
     return { route: candidate, params, kind };
   }
   return allowed.length > 0 ? { allowed } : undefined;

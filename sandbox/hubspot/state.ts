@@ -6,18 +6,35 @@ import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 
-/** `customObjects: false`: an account without custom objects (HubSpot sells them with Enterprise). */
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; customObjects?: boolean };
+/**
+ * `customObjects: false`: an account without custom objects (HubSpot sells them with Enterprise): it
+ * lists no schemas and is refused a new one. `portalId` and `premadeCustomObjects`: store.ts.
+ * `withheldScopes`: scopes its token lacks (scopes.ts), for a private app made without them.
+ */
+export type SandboxConfig = {
+  now: () => Date;
+  credentials: Credentials;
+  limits: LimitSettings;
+  customObjects?: boolean;
+  portalId?: string;
+  premadeCustomObjects?: boolean;
+  withheldScopes?: string[];
+};
 
 export function createState(config: SandboxConfig) {
   return {
     config,
-    store: createStore(),
+    // An account without custom objects has none defined either.
+    store: createStore({ portalId: config.portalId, premadeCustomObjects: config.customObjects !== false && config.premadeCustomObjects !== false }),
+    /** Scopes the token lacks (changed by /_sandbox/scopes). */
+    withheldScopes: new Set(config.withheldScopes ?? []),
     tokens: createTokens(config.credentials, config.now),
     limits: createLimits(config.limits, config.now),
     calls: createCallCounter(),
     auth: createAuthLedger(),
     faults: createFaults(),
+    /** Association limits an admin configured: `${fromType}>${toType}` -> most records of toType one record may have. */
+    associationLimits: new Map<string, number>(),
   };
 }
 
@@ -31,4 +48,6 @@ export function resetState(state: SandboxState) {
   state.calls.reset();
   state.auth.reset();
   state.faults.clear();
+  state.withheldScopes = new Set(state.config.withheldScopes ?? []);
+  state.associationLimits.clear();
 }

@@ -1,6 +1,7 @@
 // Creating and updating records: every property checked against its definition (unknown, read-only
 // or badly typed values refuse the input with HubSpot's VALIDATION_ERROR), unique values enforced
-// (409 CONFLICT), and the system properties HubSpot maintains kept up to date.
+// (409 CONFLICT; a contact's email refuses its whole batch), and the system properties HubSpot
+// maintains kept up to date.
 import { HubSpotError, validation } from './errors.ts';
 import type { HubRecord, Store } from './store.ts';
 import { isIdentity } from './schema.ts';
@@ -55,6 +56,30 @@ export function checkUnique(store: Store, type: string, values: Record<string, s
       });
     }
   }
+}
+
+/**
+ * A batch that would give a contact an email another contact holds is refused whole, before anything
+ * is written: one top-level 409 CONFLICT "Contact already exists. Existing ID: N" naming the first
+ * holder met, nothing about the other inputs (HubSpot/hubspot-api-python#51 for batch create;
+ * airbytehq/airbyte#76340, quoting HubSpot's community, for batch upsert). `selfId` is the record an
+ * input writes to, when it exists (an update, or an upsert that finds its record): its own email is no
+ * conflict. Two inputs of one batch giving one email to two contacts are refused the same way.
+ */
+export function checkBatchIdentities(store: Store, type: string, planned: { values: Record<string, string>; selfId?: string }[]) {
+  const claimed = new Map<string, string | undefined>();
+  planned.forEach(({ values, selfId }, index) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === '' || !isIdentity(type, name)) continue;
+      const other = withValue(store, type, name, value).find((r) => !r.archived && r.id !== selfId);
+      if (other) throw new HubSpotError(409, 'CONFLICT', `Contact already exists. Existing ID: ${other.id}`);
+      const key = `${name}\u0000${value.toLowerCase()}`;
+      if (claimed.has(key) && (selfId === undefined || claimed.get(key) !== selfId)) {
+        throw new HubSpotError(409, 'CONFLICT', `Contact already exists: inputs[${index}] gives ${name} ${value} to a second contact of this batch`);
+      }
+      claimed.set(key, selfId);
+    }
+  });
 }
 
 const withoutEmpty = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
