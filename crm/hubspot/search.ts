@@ -1,7 +1,9 @@
 // Reads through HubSpot's search: changed records by hs_lastmodifieddate with a (modified time, id)
 // cursor, and records whose property holds one of some values. Every value goes in a filter as a typed
-// value (never spliced into a query text). Search answers at most 10,000 results per query, so a long
-// read restarts its query from the cursor before it gets there.
+// value (never spliced into a query text). A read of changed records restarts its query from the last
+// record read after every page, as HubSpot's `after` is an offset into a result set that moves when
+// records change (issue #22 item 2); two filter groups of at most three filters each, well inside
+// search's limits (5 groups, 25 filters).
 import type { CrmRecord } from '../connector.ts';
 import type { HubSpotTransport } from './transport.ts';
 
@@ -28,7 +30,8 @@ export function createSearch(transport: HubSpotTransport) {
           sorts: sorted ? ([{ propertyName: STAMP, direction: 'ASCENDING' }] as never) : [],
           properties,
           limit,
-          after: String(after),
+          // No `after` for a first page: the query starts at its first result.
+          ...(after > 0 ? { after: String(after) } : {}),
         }),
       { search: true, signal },
     )) as SearchAnswer;
@@ -48,35 +51,24 @@ export function createSearch(transport: HubSpotTransport) {
   return {
     /**
      * Records changed from `start` (inclusive, or strictly after its id) to `until`, oldest first by
-     * (modified time, id), `pageSize` at a time. The query restarts from the last record read before
-     * its results pass 10,000.
+     * (modified time, id), `pageSize` at a time. HubSpot's `after` is an offset into a result set it
+     * evaluates again at every request: a record edited between two pages leaves the window (or moves
+     * to its end) and every later offset shifts, so the record at the seam would never be read. Each
+     * page is therefore the first page of a query restarted from the last record read; the 10,000-result
+     * ceiling, which bounds `after`, is never reached.
      */
     async *changed(object: string, start: Cursor, until: Date | undefined, properties: string[], pageSize: number, signal?: AbortSignal): AsyncGenerator<{ id: string; properties: Record<string, string | null> }[]> {
       const limit = Math.min(SEARCH_PAGE, Math.max(1, pageSize));
       const wanted = [...new Set([...properties, STAMP, ID])];
-      // The query stays the same while it pages; the position moves with every page and is where a
-      // restarted query begins.
       let position = start;
       for (;;) {
-        const groups = windowGroups(position, until);
-        let after = 0;
-        let restart = false;
-        for (;;) {
-          if (after + limit > SEARCH_CEILING) {
-            restart = true;
-            break;
-          }
-          const answer = await search(object, groups, wanted, limit, after, true, signal);
-          const page = [...(answer.results ?? [])].sort(byStampThenId);
-          if (page.length) {
-            const last = page.at(-1)!;
-            position = { time: new Date(last.properties[STAMP]!), afterId: String(last.properties[ID] ?? last.id) };
-            yield page;
-          }
-          if (!answer.paging?.next?.after) return;
-          after = Number(answer.paging.next.after);
-        }
-        if (!restart) return;
+        const answer = await search(object, windowGroups(position, until), wanted, limit, 0, true, signal);
+        const page = [...(answer.results ?? [])].sort(byStampThenId);
+        if (page.length === 0) return;
+        const last = page.at(-1)!;
+        position = { time: new Date(stampOf(last)), afterId: String(last.properties[ID] ?? last.id) };
+        yield page;
+        if (!answer.paging?.next?.after) return;
       }
     },
 
@@ -99,8 +91,16 @@ export function createSearch(transport: HubSpotTransport) {
   };
 }
 
-function byStampThenId(a: { id: string; properties: Record<string, string | null> }, b: { id: string; properties: Record<string, string | null> }): number {
-  const time = Date.parse(a.properties[STAMP] ?? '') - Date.parse(b.properties[STAMP] ?? '');
+type Found = { id: string; properties: Record<string, string | null> };
+
+/** hs_lastmodifieddate as epoch milliseconds: HubSpot answers ISO 8601 text with milliseconds. */
+function stampOf(record: Found): number {
+  const text = record.properties[STAMP] ?? '';
+  return /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+}
+
+function byStampThenId(a: Found, b: Found): number {
+  const time = stampOf(a) - stampOf(b);
   if (time !== 0) return time;
   return Number(a.id) - Number(b.id);
 }

@@ -1,5 +1,8 @@
 // POST /crm/v3/objects/{type}/search: filterGroups (OR of groups, AND within one), typed comparisons,
 // sorts, chosen properties, limit <= 200, `after` as an offset, and the 10,000-result ceiling.
+// The result set is evaluated again at every request and `after` is an offset into it, as HubSpot's
+// is: a record changed between two page requests leaves the filters or moves in the sort, and every
+// later offset shifts by one (docs/crm-wire-behaviour.md, issue #22 item 2).
 import { validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { objectTypeOf } from './objects.ts';
@@ -10,8 +13,11 @@ import { present } from './writes.ts';
 
 export const MAX_SEARCH_LIMIT = 200;
 export const SEARCH_CEILING = 10_000;
-export const MAX_FILTER_GROUPS = 6; // the spec: "Up to 6 groups of filters"
-export const MAX_FILTERS = 25; // the wire facts: about 25 filters in all
+// HubSpot's developer changelog, "Expanded Filtering Capabilities ... in HubSpot's Search API" (live
+// 26 August 2024): at most 5 filter groups, 10 filters in one group, 25 filters in all.
+export const MAX_FILTER_GROUPS = 5;
+export const MAX_FILTERS_PER_GROUP = 10;
+export const MAX_FILTERS = 25;
 export const OPERATORS = ['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'BETWEEN', 'IN', 'NOT_IN', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'CONTAINS_TOKEN', 'NOT_CONTAINS_TOKEN'] as const;
 type Operator = (typeof OPERATORS)[number];
 type Filter = { propertyName: string; operator: Operator; value?: unknown; values?: unknown[]; highValue?: unknown };
@@ -24,6 +30,7 @@ function filtersOf(body: Record<string, unknown>, property: (name: string) => Pr
   const parsed = groups.map((group, g) => {
     const filters = (group as { filters?: unknown })?.filters;
     if (!Array.isArray(filters)) throw validation(`filterGroups[${g}].filters must be a list`);
+    if (filters.length > MAX_FILTERS_PER_GROUP) throw validation(`Too many filters in filterGroups[${g}]: ${filters.length} were given, at most ${MAX_FILTERS_PER_GROUP} are allowed in one group.`);
     return filters.map((raw, f) => {
       count += 1;
       const filter = raw as Filter;

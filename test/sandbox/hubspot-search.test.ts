@@ -128,6 +128,41 @@ describe('HubSpot sandbox: search sorts, properties and paging', () => {
   });
 });
 
+describe('HubSpot sandbox: after is an offset into a result set evaluated at each request (issue #22 item 2)', () => {
+  it('a record edited between two page requests leaves the filtered set and the next page starts one record later', async () => {
+    const shifting = await startHubSpotSandbox({ now: () => new Date(clock), searchPerSecond: 100_000, tenSecondlyLimit: 100_000 });
+    try {
+      const c = new Client({ accessToken: shifting.accessToken, basePath: shifting.baseUrl });
+      const made = await c.crm.deals.batchApi.create({ inputs: ['d0', 'd1', 'd2', 'd3', 'd4', 'd5'].map((dealname) => ({ properties: { dealname }, associations: [] })) });
+      const window = [[{ propertyName: 'dealstage', operator: 'NOT_HAS_PROPERTY' as any }]];
+      const page = async (after?: string) =>
+        c.crm.deals.searchApi.doSearch({ filterGroups: window.map((filters) => ({ filters })), sorts: ['hs_object_id'], properties: ['dealname'], limit: 3, after: after as any });
+      const first = await page();
+      expect(first.results.map((r) => r.properties.dealname)).toEqual(['d0', 'd1', 'd2']);
+      expect(first.paging?.next?.after).toBe('3');
+      // A salesperson moves d1 to a stage: it leaves the filtered set, which is evaluated again.
+      const d1 = made.results.find((r) => r.properties.dealname === 'd1')!.id;
+      await control(shifting, 'POST', '/deals/change', { ids: [d1], properties: { dealstage: 'closedwon' } });
+      const second = await page(first.paging!.next!.after);
+      expect(second.total).toBe(5);
+      expect(second.results.map((r) => r.properties.dealname)).toEqual(['d4', 'd5']); // d3 is never seen
+    } finally {
+      await shifting.stop();
+    }
+  });
+
+  it('refuses more than 5 filter groups, 10 filters in a group or 25 in all', async () => {
+    const filter = { propertyName: 'amount', operator: 'HAS_PROPERTY' };
+    const groups = (count: number, each: number) => Array.from({ length: count }, () => Array.from({ length: each }, () => filter));
+    expect(await names(groups(5, 5))).toHaveLength(4);
+    for (const [count, each, words] of [[6, 1, 'filter groups'], [1, 11, 'in one group'], [3, 9, 'Too many filters']] as const) {
+      const error = await errorOf(names(groups(count, each)));
+      expect(error.code).toBe(400);
+      expect(error.body.message).toContain(words);
+    }
+  });
+});
+
 describe('HubSpot sandbox: the 10,000-result ceiling', () => {
   it('pages up to the 10,000th result, then answers 400 VALIDATION_ERROR while total keeps the true count', async () => {
     for (let i = 0; i < 101; i += 1) {
