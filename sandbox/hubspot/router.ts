@@ -1,6 +1,7 @@
 // Every endpoint the sandbox answers: method, path pattern, how it is authorised and limited
 // ('api': token + ten-secondly/daily budgets; 'search': token + search's per-second and the daily
 // budget; 'open': the OAuth token endpoint; 'control': /_sandbox), and the kind it is counted under.
+import * as accountInfo from './account-info.ts';
 import * as associations from './associations.ts';
 import { controls } from './controls.ts';
 import type { Handler } from './http.ts';
@@ -17,6 +18,9 @@ const route = (method: string, path: string, auth: Auth, kind: string, handler: 
 
 export const ROUTES: readonly Route[] = [
   route('POST', '/oauth/v1/token', 'open', 'oauth.token', token),
+  route('GET', '/account-info/v3/details', 'api', 'account.details', accountInfo.details),
+  route('GET', '/account-info/v3/api-usage/daily/private-apps', 'api', 'account.usage', accountInfo.dailyUsage('private-apps-api-calls-daily')),
+  route('GET', '/account-info/v3/api-usage/daily', 'api', 'account.usage', accountInfo.dailyUsage('api-calls-daily')),
   route('POST', '/crm/v3/objects/{objectType}/search', 'search', '{objectType}.search', search),
   route('POST', '/crm/v3/objects/{objectType}/batch/read', 'api', '{objectType}.batch.read', objects.batchRead),
   route('POST', '/crm/v3/objects/{objectType}/batch/create', 'api', '{objectType}.batch.create', objects.batchCreate),
@@ -53,6 +57,7 @@ export const ROUTES: readonly Route[] = [
   route('POST', '/_sandbox/tokens/expire', 'control', 'control', controls.expireTokens),
   route('POST', '/_sandbox/tokens/revoke', 'control', 'control', controls.revokeTokens),
   route('POST', '/_sandbox/tokens/restore', 'control', 'control', controls.restoreTokens),
+  route('POST', '/_sandbox/account', 'control', 'control', accountInfo.setAccount),
   route('GET', '/_sandbox/limits', 'control', 'control', controls.limits),
   route('POST', '/_sandbox/limits', 'control', 'control', controls.setLimits),
   route('POST', '/_sandbox/reset', 'control', 'control', controls.reset),

@@ -59,26 +59,28 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
 
   state.calls.count(kind);
   const limited = route.auth === 'api' || route.auth === 'search';
+  // HubSpot's answers to OAuth access tokens carry no Daily rate-limit headers.
+  const oauth = state.tokens.isOAuth(req.headers.authorization);
   const fault = state.faults.decide(kind);
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   // The request is carried out below; only its answer is lost.
   if (fault.truncate) loseAnswer(res);
-  if (fault.reply) return send(res, { status: fault.reply.status, json: fault.reply.body }, limited ? state.limits.headers() : {});
+  if (fault.reply) return send(res, { status: fault.reply.status, json: fault.reply.body }, limited ? state.limits.headers(oauth) : {});
   if (!limited) return send(res, await run(ctx, route.handler), {});
 
   try {
     state.tokens.check(req.headers.authorization);
   } catch (error) {
     state.auth.refused(state.tokens.refusal(req.headers.authorization));
-    return send(res, errorReply(error as HubSpotError), state.limits.headers());
+    return send(res, errorReply(error as HubSpotError), state.limits.headers(oauth));
   }
   const refusal = state.limits.consume(route.auth === 'search' ? 'search' : 'api');
-  if (refusal) return send(res, { status: 429, json: refusal.body }, state.limits.headers());
+  if (refusal) return send(res, { status: 429, json: refusal.body }, state.limits.headers(oauth));
   // An account without custom objects does not know the custom type, as HubSpot answers an unknown one.
   const custom = state.config.customObjects === false ? Object.values(params).find((value) => findObjectType(value ?? '')?.objectTypeId.startsWith('2-')) : undefined;
-  if (custom) return send(res, errorReply(validation(`Unable to infer object type from: ${custom}`)), state.limits.headers());
+  if (custom) return send(res, errorReply(validation(`Unable to infer object type from: ${custom}`)), state.limits.headers(oauth));
   const reply = await run(ctx, route.handler);
-  return send(res, reply, state.limits.headers());
+  return send(res, reply, state.limits.headers(oauth));
 }
 
 export async function listen(state: SandboxState, host: string, port: number): Promise<{ server: Server; origin: string }> {

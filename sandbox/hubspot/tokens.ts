@@ -64,6 +64,11 @@ export function createTokens(credentials: Credentials, now: () => Date) {
       if (!token) return 'missing';
       return token === credentials.accessToken || issued.has(token) ? 'expired' : 'unknown';
     },
+    /** Whether a bearer token is an OAuth access token issued here (HubSpot leaves the Daily rate-limit headers out of their answers). */
+    isOAuth(authorization: string | undefined): boolean {
+      const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
+      return token !== undefined && issued.has(token);
+    },
     /** Every OAuth access token issued so far is expired from now on (the private-app token is not). */
     expireAll() {
       const at = now().getTime() - 1;
