@@ -10,6 +10,7 @@ import { toBody } from './binds.ts';
 import { createMetadata, type TableInfo } from './metadata.ts';
 import { asGuid, keySegment, ODataValueError } from './odata.ts';
 import { createReader, ID, STAMP } from './reads.ts';
+import { createStateTransitions } from './state-transitions.ts';
 import { createDynamicsTransport, type TransportOptions } from './transport.ts';
 import { BATCH_LIMIT, createBatchWriter, type WireOperation } from './writes.ts';
 
@@ -35,6 +36,8 @@ export function createDynamicsConnector(
   const metadata = createMetadata(transport);
   const reader = createReader(transport, metadata);
   const writer = createBatchWriter(transport);
+  // Won / Lost are reached through Dataverse's close actions, never a PATCH of statecode.
+  const states = createStateTransitions(transport, reader);
   const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
 
   /** Writes what can be written; a record whose body or key Dataverse could not take fails alone. */
@@ -179,13 +182,17 @@ export function createDynamicsConnector(
       const table = await metadata.table(object);
       const column = ONE_PER[object];
       if (column && table.fields.has(column)) return upsertOnePer(table, column, items, options.signal);
-      const results = await writeAll(table, items.map((item) => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: item.crmId ? 'update' : 'upsert' })), options.signal);
+      const plan = await states.prepare(table, items, options.signal);
+      const results = await writeAll(table, plan.items.map((item) => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: item.crmId ? 'update' : 'upsert' })), options.signal);
+      await states.finish(table, plan, results, options.signal);
       return items.map((item) => results.get(item.sourceId)!);
     },
     async update(object, items, options = {}) {
       if (items.length === 0) return [];
       const table = await metadata.table(object);
-      const results = await writeAll(table, items.map((item) => ({ item, mode: 'update' })), options.signal);
+      const plan = await states.prepare(table, items, options.signal);
+      const results = await writeAll(table, plan.items.map((item) => ({ item, mode: 'update' })), options.signal);
+      await states.finish(table, plan, results, options.signal);
       return items.map((item) => results.get(item.sourceId)!);
     },
     async insert(object, items, options = {}) {

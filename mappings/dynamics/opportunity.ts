@@ -1,6 +1,7 @@
 // Private offer -> opportunity, keyed by ccs_commerceofferid, on its buyer's account (parentaccountid).
 // An offer made from an existing opportunity carries its GUID (metaInfo.crmCOpportunityId), so that
-// opportunity is updated instead of a second one made. The stage is stepname (Pipeline Phase, text).
+// opportunity is updated instead of a second one made. The stage is stepname (Pipeline Phase, text); the
+// state (Open, Won, Lost) is a target the connector reaches with Dataverse's own close actions.
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
 import { amount, defined, dynamicsGuid, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
@@ -18,14 +19,34 @@ export const OFFER_STATUS_TO_STEP: Record<string, string> = {
   DELETED: 'Lost',
 };
 
+/**
+ * Offer status (§3) -> the opportunity's state: a deal the buyer accepted is Won; one that expired, was
+ * cancelled (PENDING_CANCEL is what Cancel Offer leaves, A9) or deleted is Lost; the rest are Open.
+ * Dataverse closes an opportunity only through WinOpportunity / LoseOpportunity, which the connector
+ * calls when this target differs from the row's state (crm/dynamics/state-transitions.ts); overridable
+ * per connection (picklists.statecode).
+ */
+export const OFFER_STATUS_TO_STATE: Record<string, 'Open' | 'Won' | 'Lost'> = {
+  PENDING_CREATE: 'Open',
+  PENDING_ACCEPTANCE: 'Open',
+  ACTIVE: 'Open',
+  UPDATE_FAILED: 'Open',
+  PENDING_CANCEL: 'Lost',
+  ACCEPTED: 'Won',
+  USED: 'Won',
+  EXPIRED: 'Lost',
+  DELETED: 'Lost',
+};
+
 export const offerToOpportunity: EntityMapping<Offer> = {
   entity: 'offer',
   object: 'opportunity',
   externalIdField: 'ccs_commerceofferid',
-  picklists: { stepname: OFFER_STATUS_TO_STEP },
+  picklists: { stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE },
   describe: {
     name: 'offer.name (else "Offer <id>")',
     stepname: 'offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...)',
+    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; else Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH',
     estimatedclosedate: 'offer.expireTime, else the acceptance date, else the creation date (date only)',
     estimatedvalue: 'offer.info.commitAmount',
     parentaccountid: "the buyer's account, by ccs_commercebuyerid = offer.buyerID",
@@ -48,6 +69,7 @@ export const offerToOpportunity: EntityMapping<Offer> = {
         fields: defined({
           name: offer.name || `Offer ${offer.id}`,
           stepname: offer.status ?? 'PENDING_CREATE',
+          statecode: offer.status ?? 'PENDING_CREATE',
           estimatedclosedate: closeDate,
           estimatedvalue: amount(offer.info?.commitAmount),
           parentaccountid: offer.buyerID ? { ccs_commercebuyerid: offer.buyerID } : undefined,

@@ -4,13 +4,14 @@
 //   (crmCOpportunityId: it was made from that opportunity, or its inbound opportunity was made for it),
 //   else the opportunity of its offer by ccs_commerceofferid;
 // - an inbound referral (sent by a partner) -> a new opportunity keyed by ccs_commercereferralid on its
-//   buyer's account. Its stepname is set when it is made; after that the stage is kept in step both ways
+//   buyer's account. Its stepname (and state: a referral already Launched or Closed Lost makes a Won or
+//   Lost opportunity) is set when it is made; after that the stage is kept in step both ways
 //   under the connection's policy (createOnly), while ccs_cosellstatus / ccs_cosellstage show the
 //   referral's own.
 import type { Referral, Time } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
 import { amount, defined, dynamicsGuid, isoDate, marketplaceName, UnparseableTimeError } from '../values.ts';
-import { COSELL_TO_DYNAMICS_STAGE } from './stages.ts';
+import { COSELL_STAGE_TO_STATE, COSELL_TO_DYNAMICS_STAGE } from './stages.ts';
 
 export const referralToCosellReferral: EntityMapping<Referral> = {
   entity: 'referral',
@@ -66,10 +67,11 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
   object: 'opportunity',
   externalIdField: 'ccs_commercereferralid',
   picklists: {},
-  createOnly: ['stepname'],
+  createOnly: ['stepname', 'statecode'],
   describe: {
     name: 'referral.name (else "Referral <id>")',
     stepname: 'referral.stage through the co-sell -> Dynamics stage table (when made; then kept in step both ways)',
+    statecode: 'Won for a referral made at Launched, Lost at Closed Lost, else Open (when made, through WinOpportunity / LoseOpportunity)',
     estimatedclosedate: 'referral.expectedCloseDate, else its creation date (date only)',
     estimatedvalue: 'referral.dealValue',
     parentaccountid: "the referral's buyer's account, by ccs_commercebuyerid = referral.buyerID",
@@ -92,6 +94,7 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
         fields: defined({
           name: referral.name || `Referral ${referral.id}`,
           stepname: COSELL_TO_DYNAMICS_STAGE[referral.stage ?? 'Prospect'] ?? COSELL_TO_DYNAMICS_STAGE.Prospect,
+          statecode: COSELL_STAGE_TO_STATE[referral.stage ?? 'Prospect'] ?? 'Open',
           estimatedclosedate: closeDate,
           estimatedvalue: amount(referral.dealValue),
           parentaccountid: { ccs_commercebuyerid: referral.buyerID },

@@ -82,7 +82,7 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
     label: 'Opportunity',
     pluralLabel: 'Opportunities',
     custom: false,
-    standardColumns: ['name', 'stepname', 'estimatedclosedate', 'estimatedvalue', 'parentaccountid'],
+    standardColumns: ['name', 'stepname', 'statecode', 'estimatedclosedate', 'estimatedvalue', 'parentaccountid'],
     columns: [
       text('ccs_commerceofferid', 'Commerce Offer Id'),
       text('ccs_commercereferralid', 'Commerce Referral Id'),

@@ -25,3 +25,6 @@ export const COSELL_TO_DYNAMICS_STAGE: Record<string, string> = {
   Launched: 'Won',
   'Closed Lost': 'Lost',
 };
+
+/** Co-sell stage -> the opportunity's state: Launched is the won stage (contract §3, A6), Closed Lost lost. */
+export const COSELL_STAGE_TO_STATE: Record<string, 'Open' | 'Won' | 'Lost'> = { Launched: 'Won', 'Closed Lost': 'Lost' };

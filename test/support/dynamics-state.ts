@@ -60,7 +60,7 @@ const idColumn = (entity: Entity) => `${DYNAMICS_TARGET[entity].table}id`;
 const COLUMNS: Record<Entity, string[]> = {
   buyer: ['name', 'websiteurl', 'address1_country', 'ccs_marketplace', 'ccs_marketplaceaccountid', 'ccs_marketplacestatus'],
   contact: ['emailaddress1', 'firstname', 'lastname', 'telephone1', 'jobtitle'],
-  offer: ['name', 'stepname', 'estimatedclosedate', 'estimatedvalue', 'ccs_marketplace', 'ccs_offertype', 'ccs_offerstatus', 'ccs_offerurl', 'ccs_offerexpiration'],
+  offer: ['name', 'stepname', 'statecode', 'estimatedclosedate', 'estimatedvalue', 'ccs_marketplace', 'ccs_offertype', 'ccs_offerstatus', 'ccs_offerurl', 'ccs_offerexpiration'],
   entitlement: [
     'ccs_name', 'ccs_status', 'ccs_startdate', 'ccs_enddate', 'ccs_commitamount', 'ccs_usedcommitamount', 'ccs_creditamount', 'ccs_usedcreditamount',
     'ccs_annualizedamount', 'ccs_currency', 'ccs_marketplace', 'ccs_marketplaceagreementid', 'ccs_marketplacesubscriptionid', 'ccs_productid', 'ccs_offerid',
@@ -110,6 +110,24 @@ export const OFFER_STEP: Record<string, string> = {
   USED: 'Won',
   EXPIRED: 'Lost',
   DELETED: 'Lost',
+};
+
+/**
+ * Offer status -> the opportunity's statecode (issue #22 item 8: "an accepted offer ends with the
+ * opportunity Won, an expired or cancelled one Lost"): Dataverse's Open 0, Won 1, Lost 2. Accepted and
+ * used offers are won; expired, deleted and cancelled ones (Cancel Offer leaves PENDING_CANCEL, contract
+ * A9) lost; the rest open.
+ */
+export const OFFER_STATECODE: Record<string, number> = {
+  PENDING_CREATE: 0,
+  PENDING_ACCEPTANCE: 0,
+  ACTIVE: 0,
+  UPDATE_FAILED: 0,
+  PENDING_CANCEL: 2,
+  ACCEPTED: 1,
+  USED: 1,
+  EXPIRED: 2,
+  DELETED: 2,
 };
 
 /** Where a lookup should point: the row of a commerce record (by its key), or a GUID the record carries. */
@@ -195,6 +213,7 @@ function opportunity(offer: any): ExpectedDynamicsRecord {
     columns: withoutAbsent({
       name: offer.name || `Offer ${id}`,
       stepname: step,
+      statecode: OFFER_STATECODE[offer.status ?? 'PENDING_CREATE'] ?? 0,
       estimatedclosedate: closeDate ?? undefined,
       estimatedvalue: money(offer.info?.commitAmount),
       ccs_marketplace: marketplaceOf(offer.partner),

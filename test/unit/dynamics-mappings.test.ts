@@ -13,6 +13,7 @@ import {
   dynamicsTable,
   inboundReferralToOpportunity,
   NAVIGATION_PROPERTIES,
+  OFFER_STATUS_TO_STATE,
   OFFER_STATUS_TO_STEP,
   opportunityDraftOfferSide,
   opportunityReferralSide,
@@ -66,7 +67,10 @@ describe('Dynamics default mappings: whole records, marketplace by marketplace',
 
   it("an inbound referral becomes an opportunity on its buyer's account, its stage set only when made", () => {
     expect(mapOk(inboundReferralToOpportunity, MARKETPLACE_FIXTURES.B.referral)).toEqual(EXPECTED_DYNAMICS_INBOUND_OPPORTUNITY_B);
-    expect(inboundReferralToOpportunity.createOnly).toEqual(['stepname']);
+    expect(inboundReferralToOpportunity.createOnly).toEqual(['stepname', 'statecode']);
+    // A referral the partner already launched or lost makes a Won or Lost opportunity (issue #22 item 8).
+    expect(mapOk(inboundReferralToOpportunity, { ...MARKETPLACE_FIXTURES.B.referral, stage: 'Launched' }).fields.statecode).toBe('Won');
+    expect(mapOk(inboundReferralToOpportunity, { ...MARKETPLACE_FIXTURES.B.referral, stage: 'Closed Lost' }).fields.statecode).toBe('Lost');
     // No expected close date: its creation date; no stage: Prospect's step.
     const bare = mapOk(inboundReferralToOpportunity, { ...MARKETPLACE_FIXTURES.B.referral, expectedCloseDate: undefined, creationTime: '2026-02-03T22:00:00.000Z', stage: undefined });
     expect(bare.fields.estimatedclosedate).toBe('2026-02-03');
@@ -205,7 +209,7 @@ describe('Dynamics mappings refuse what cannot be mapped, with a reason, never a
   it('an offer status no step is mapped for, naming the value and the way out; a connection may map it', () => {
     const onHold = { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' };
     expect(applyMapping(DYNAMICS_MAPPINGS.offer, undefined, onHold, undefined)).toEqual({ ok: false, reason: 'No opportunity.stepname value is mapped for "ON_HOLD": add it to the connection\'s picklist map' });
-    const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' } } }, onHold, undefined);
+    const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' }, statecode: { ON_HOLD: 'Open' } } }, onHold, undefined);
     expect(overridden.ok && overridden.record.fields.stepname).toBe('2-Develop');
   });
 });
@@ -285,7 +289,21 @@ describe('Dynamics stage tables', () => {
       EXPIRED: 'Lost',
       DELETED: 'Lost',
     });
-    expect(DYNAMICS_MAPPINGS.offer.picklists).toEqual({ stepname: OFFER_STATUS_TO_STEP });
+    expect(DYNAMICS_MAPPINGS.offer.picklists).toEqual({ stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE });
+  });
+
+  it('every offer status has a state: accepted deals Won, expired, cancelled or deleted ones Lost (issue #22 item 8)', () => {
+    expect(OFFER_STATUS_TO_STATE).toEqual({
+      PENDING_CREATE: 'Open',
+      PENDING_ACCEPTANCE: 'Open',
+      ACTIVE: 'Open',
+      UPDATE_FAILED: 'Open',
+      PENDING_CANCEL: 'Lost',
+      ACCEPTED: 'Won',
+      USED: 'Won',
+      EXPIRED: 'Lost',
+      DELETED: 'Lost',
+    });
   });
 });
 
