@@ -71,8 +71,10 @@ describe('closing opportunities from offers (Dataverse)', () => {
     expect(await rowOf('O-R2')).toMatchObject({ statecode: 2, statuscode: 4 });
     expect(await closesOf('O-R1')).toHaveLength(1);
     expect(await closesOf('O-R2')).toHaveLength(1);
+    // Each replay: one read of the rows' states and one $batch of the two updates; no $batch of actions.
     const calls = await control(dynamics, 'GET', '/calls');
-    expect(calls['POST WinOpportunity'] ?? 0).toBe(0);
+    expect(calls['POST $batch']).toBe(2);
+    expect(calls['$batch operations']).toBe(4);
   });
 
   it('two writers closing the same opportunity at once: neither fails, one opportunityclose', async () => {
