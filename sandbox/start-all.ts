@@ -22,6 +22,8 @@ export type SandboxesOptions = {
   salesforceChangesPerSecond?: number;
   /** That driver's PRNG seed (default 1): the same seed on the same org gives the same changes. */
   salesforceSeed?: number;
+  /** The Dataverse sandbox's server time per operation (its limits.ts); default its realistic DEFAULT_OPERATION_MS. */
+  dynamicsOperationMs?: number;
   /**
    * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl,
    * salesforce.jsonl, hubspot.jsonl and dynamics.jsonl, and the ports they chose are remembered in ports.json and taken again next
@@ -88,7 +90,7 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
   try {
     // A fixed seed: a restarted Dynamics sandbox has the same tenant, client id and secret.
     dynamics = await startOnRememberedPorts({ dynamics: remembered(options.dynamicsPort, saved.dynamics) }, (ports) =>
-      startDynamicsSandbox({ host, port: options.dynamicsPort ?? ports.dynamics ?? 0, journalPath: dir && path.join(dir, 'dynamics.jsonl'), seed: options.seed ?? 1 }),
+      startDynamicsSandbox({ host, port: options.dynamicsPort ?? ports.dynamics ?? 0, journalPath: dir && path.join(dir, 'dynamics.jsonl'), seed: options.seed ?? 1, operationMs: options.dynamicsOperationMs }),
     );
   } catch (error) {
     await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop()]);

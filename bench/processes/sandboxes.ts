@@ -7,7 +7,9 @@ import { failToDriver, serveDriver } from './ipc.ts';
 
 try {
   const [entitlements = '10000', seed = '1'] = process.argv.slice(2);
-  const sandboxes = await startAllSandboxes({ entitlements: Number(entitlements), seed: Number(seed) });
+  // BENCH_DYNAMICS_OPERATION_MS: the Dataverse sandbox's server time per operation (default its realistic one).
+  const dynamicsOperationMs = process.env.BENCH_DYNAMICS_OPERATION_MS === undefined ? undefined : Number(process.env.BENCH_DYNAMICS_OPERATION_MS);
+  const sandboxes = await startAllSandboxes({ entitlements: Number(entitlements), seed: Number(seed), dynamicsOperationMs });
   serveDriver(sandboxes.description, () => sandboxes.stop());
 } catch (error) {
   await failToDriver(error);

@@ -30,12 +30,13 @@ export function createDynamicsConnector(
   settings: Omit<DynamicsSettings, 'kind'>,
   secrets: Partial<ConnectionSecrets>,
   tuning: { lookbackSeconds?: number } = {},
-  overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
+  overrides: Pick<TransportOptions, 'clock' | 'wait' | 'batchTargetMs' | 'executionLimitMs'> = {},
 ): CrmConnector & { figures(): ReturnType<ReturnType<typeof createDynamicsTransport>['figures']> } {
   const transport = createDynamicsTransport({ orgUrl: settings.orgUrl, apiVersion: settings.apiVersion, credentials: dynamicsCredentials(settings, secrets), concurrency: settings.concurrency, timeoutMs: settings.requestTimeoutMs, ...overrides });
   const metadata = createMetadata(transport);
   const reader = createReader(transport, metadata);
-  const writer = createBatchWriter(transport);
+  // A create whose $batch got no answer is looked for by the GUID it was sent with (writes.ts).
+  const writer = createBatchWriter(transport, async (table, guids, signal) => new Set((await reader.whereIn(table.name, ID, guids, [], signal)).map((row) => String(row[ID]))));
   // Won / Lost are reached through Dataverse's close actions, never a PATCH of statecode.
   const states = createStateTransitions(transport, reader);
   const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
@@ -76,7 +77,7 @@ export function createDynamicsConnector(
         fail('KEY_UNUSABLE', error.message);
       }
     }
-    for (const result of await writer.write(table.entitySetName, operations, signal)) results.set(result.sourceId, result);
+    for (const result of await writer.write(table, operations, signal)) results.set(result.sourceId, result);
     await readMissingIds(table, pending, results, signal);
     return results;
   }

@@ -1,16 +1,32 @@
-// Writes to one Dataverse table in $batch requests of up to 1,000 operations, each operation on its
-// own (no changeset) with continue-on-error, so one refused record never stops the others and each
-// answer is matched to its record: the GUID Dataverse wrote, or its error code and message.
+// Writes to one Dataverse table in $batch requests, each operation on its own (no changeset) with
+// continue-on-error, so one refused record never stops the others and each answer is matched to its
+// record: the GUID Dataverse wrote, or its error code and message.
 // - upsert: PATCH {set}(key='value') creates or updates by the alternate key;
 // - update: PATCH {set}(guid) with If-Match: * (a record that is gone answers 404, never a new one);
-// - create: POST {set} (rows without a key, e.g. an opportunity's contact links).
+// - create: POST {set} (rows without a key, e.g. an opportunity's contact links), carrying a GUID chosen
+//   here as its primary key (Dataverse takes a primary key value on create).
 // A whole $batch refused with a 4xx (a request Dataverse could not read) is split in halves until the
 // record it cannot take stands alone.
+// Sizes and lost answers (issue #22 item 7): Dataverse runs a $batch's operations one after another and
+// goes on when the client stops waiting, so a $batch is as large as the measured pace allows (the
+// transport's batchSize(): 10 first, growing) and one that got no answer is never simply sent again:
+// - its creates are looked for by their GUIDs first; the ones found are written and are not sent again,
+//   and one sent again that Dataverse took meanwhile is refused as a duplicate key, not made twice;
+// - its upserts by alternate key and updates by GUID are sent again as they are: writing the same values
+//   to the same row a second time leaves the row as once (idempotent), never a second row.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
 import type { UpsertResult } from '../connector.ts';
-import { codeOf, DynamicsCallError, type DynamicsTransport } from './transport.ts';
+import { codeOf, DynamicsCallError, DynamicsUnansweredError, type DynamicsTransport } from './transport.ts';
 import { dataverseErrorInfo } from './errors.ts';
+import { MAX_BATCH } from './batch-size.ts';
 
-export const BATCH_LIMIT = 1000;
+/** Dataverse's most operations in one $batch (the sizes actually sent follow the measured pace). */
+export const BATCH_LIMIT = MAX_BATCH;
+/** Rounds of no answer in a row before the write fails (each finds what was written, then sends less). */
+const MAX_UNANSWERED_ROUNDS = 5;
+/** Dataverse's "Cannot insert duplicate key.": a create whose GUID a row already has. */
+const DUPLICATE_KEY = '0x80040237';
 
 export type WireOperation = {
   sourceId: string;
@@ -22,7 +38,13 @@ export type WireOperation = {
   data: Record<string, unknown>;
 };
 
-export function createBatchWriter(transport: DynamicsTransport) {
+/** The table written: where its rows live and its primary id column (a create's GUID goes there). */
+export type WriteTable = { name: string; entitySetName: string; primaryId: string };
+
+/** The GUIDs of `guids` that rows of the table have (a read, safe to repeat). */
+export type ExistingRows = (table: WriteTable, guids: string[], signal?: AbortSignal) => Promise<Set<string>>;
+
+export function createBatchWriter(transport: DynamicsTransport, existing: ExistingRows) {
   async function runBatch(entitySet: string, operations: WireOperation[], signal?: AbortSignal): Promise<UpsertResult[]> {
     try {
       const answers = await transport.call(
@@ -35,7 +57,7 @@ export function createBatchWriter(transport: DynamicsTransport) {
           }
           return client.executeBatch({ continueOnError: true, inChangeSet: false });
         },
-        { signal, operations: operations.length },
+        { signal, operations: operations.length, writes: true },
       );
       return operations.map((operation, index) => resultOf(operation, answers?.[index]));
     } catch (error) {
@@ -51,11 +73,45 @@ export function createBatchWriter(transport: DynamicsTransport) {
 
   return {
     /** One result per operation, in order. */
-    async write(entitySet: string, operations: WireOperation[], signal?: AbortSignal): Promise<UpsertResult[]> {
-      const results: UpsertResult[] = [];
-      for (let start = 0; start < operations.length; start += BATCH_LIMIT) {
+    async write(table: WriteTable, operations: WireOperation[], signal?: AbortSignal): Promise<UpsertResult[]> {
+      // Each create names its row's GUID, so what was written can be found and a second send is refused.
+      const wire = operations.map((operation) => {
+        if (operation.mode !== 'create') return operation;
+        const guid = randomUUID();
+        return { ...operation, guid, data: { ...operation.data, [table.primaryId]: guid } };
+      });
+      const results: UpsertResult[] = new Array(wire.length);
+      /** Creates sent in a $batch that got no answer: a duplicate key for one of them is its own row. */
+      const sentBefore = new Set<number>();
+      let pending = wire.map((_, index) => index);
+      let unansweredRounds = 0;
+      while (pending.length) {
         signal?.throwIfAborted();
-        results.push(...(await runBatch(entitySet, operations.slice(start, start + BATCH_LIMIT), signal)));
+        const batch = pending.slice(0, transport.batchSize());
+        try {
+          const answers = await runBatch(table.entitySetName, batch.map((index) => wire[index]!), signal);
+          batch.forEach((index, at) => {
+            const answer = answers[at]!;
+            const alreadyMade = !answer.ok && answer.error.code === DUPLICATE_KEY && sentBefore.has(index);
+            results[index] = alreadyMade ? { sourceId: answer.sourceId, ok: true, crmId: wire[index]!.guid!, created: true } : answer;
+          });
+          pending = pending.slice(batch.length);
+          unansweredRounds = 0;
+        } catch (error) {
+          if (!(error instanceof DynamicsUnansweredError)) throw error;
+          unansweredRounds += 1;
+          if (unansweredRounds >= MAX_UNANSWERED_ROUNDS) throw error;
+          // What Dataverse wrote of this batch's creates: those rows are not sent again.
+          const creates = batch.filter((index) => wire[index]!.mode === 'create');
+          const found = creates.length ? await existing(table, creates.map((index) => wire[index]!.guid!), signal) : new Set<string>();
+          for (const index of creates) {
+            if (found.has(wire[index]!.guid!)) results[index] = { sourceId: wire[index]!.sourceId, ok: true, crmId: wire[index]!.guid!, created: true };
+            else sentBefore.add(index);
+          }
+          // Upserts by key and updates by GUID: sent again as they are (idempotent, see above).
+          pending = [...batch.filter((index) => !results[index]), ...pending.slice(batch.length)];
+          await sleep(250 * 2 ** unansweredRounds, undefined, { signal });
+        }
       }
       return results;
     },
@@ -71,5 +127,5 @@ function resultOf(operation: WireOperation, answer: unknown): UpsertResult {
   // A written record whose GUID the client could not read from the answer (its OData-EntityId parsing
   // depends on the answer's line endings) is ok with an empty id: the connector reads it by its key.
   const guid = typeof answer === 'string' ? answer.toLowerCase() : (operation.guid ?? '');
-  return { sourceId: operation.sourceId, ok: true, crmId: guid, created: operation.mode !== 'update' && !operation.guid };
+  return { sourceId: operation.sourceId, ok: true, crmId: guid, created: operation.mode !== 'update' };
 }

@@ -4,6 +4,13 @@
 // change the host) or relative; `$n` refers to the entity a change set's Content-ID n created.
 // Answers multipart/mixed; boundary=batchresponse_<guid> with application/http parts. Lines inside
 // the answer end with LF: dynamics-web-api reads OData-EntityId to the end of its line.
+// Server time (issue #22 item 7): "These operations will be performed sequentially in the order they're
+// specified" (Execute batch operations using the Web API), each costing the limits' operationMs. A batch
+// still running when the request's 2 minutes are up stops there: the operations already done stay done
+// (each part without a change set is its own transaction [inf]), the rest never run, and the answer is
+// one error, 0x80044151 "SQL timeout expired", which Microsoft names for a batch too large to finish
+// (Use bulk operation messages, troubleshooting) [status 500 inf]. Nothing here watches the client: a
+// client that stopped waiting does not stop the batch.
 import { randomUUID } from 'node:crypto';
 import { handleApi } from './api.ts';
 import { DataverseError } from './errors.ts';
@@ -106,8 +113,35 @@ class ChangesetFailed extends Error {
   }
 }
 
-/** The batch's answer, how many operations it held, and whether every one was a GET (a batch of reads). */
-export function handleBatch(req: ApiRequest): { reply: Reply; operations: number; readsOnly: boolean } {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The request's server time: `done` operations finish `operationMs` apart from the request's start. */
+function serverClock(req: ApiRequest, startedAt: number) {
+  const { operationMs, requestTimeoutMs } = req.state.limits.cost();
+  let done = 0;
+  return {
+    /** Spends one more operation's server time (nothing to wait for at zero cost). */
+    async spend(operations = 1) {
+      done += operations;
+      if (operationMs <= 0) return;
+      const due = startedAt + done * operationMs - performance.now();
+      if (due > 0) await sleep(due);
+    },
+    /** Whether `operations` more would run past the request's time limit. */
+    wouldTimeOut: (operations: number) => performance.now() - startedAt + operations * operationMs > requestTimeoutMs,
+  };
+}
+
+const timeoutReply = (): Reply => ({
+  status: 500,
+  json: { error: { code: '0x80044151', message: 'Sql error: SQL timeout expired. CRM ErrorCode: -2147204783 Sql ErrorCode: -2146232060 Sql Number: -2 (the request ran past the 2-minute limit of a Dataverse operation; send fewer operations per $batch)' } },
+});
+
+/**
+ * The batch's answer, how many operations it held, and whether every one was a GET (a batch of reads).
+ * `startedAt`: when the request was admitted (performance.now()), from which its time limit runs.
+ */
+export async function handleBatch(req: ApiRequest, startedAt = performance.now()): Promise<{ reply: Reply; operations: number; readsOnly: boolean }> {
   let parsed: Part[];
   try {
     parsed = parseBatch(req.headers['content-type'], req.body);
@@ -123,15 +157,19 @@ export function handleBatch(req: ApiRequest): { reply: Reply; operations: number
   const continueOnError = preferences(req.headers.prefer).has('odata.continue-on-error');
   const boundary = `batchresponse_${randomUUID()}`;
   const out: string[] = [];
+  const clock = serverClock(req, startedAt);
   for (const part of parsed) {
+    if (clock.wouldTimeOut('op' in part ? 1 : part.changeset.length)) return { reply: timeoutReply(), operations, readsOnly };
     let failed = false;
     if ('op' in part) {
+      await clock.spend(); // the operation's server time, then its effect
       const reply = runOp(req, part.op, new Map());
       out.push(renderPart(reply));
       failed = reply.status >= 400;
     } else {
       const references = new Map<string, string>();
       const replies: { reply: Reply; contentId?: string }[] = [];
+      await clock.spend(part.changeset.length);
       try {
         req.state.store.transaction(() => {
           for (const op of part.changeset) {

@@ -2,12 +2,13 @@
 // the kind, e.g. 'PATCH', '$batch', 'opportunities'), a share of calls answers 429 (Dataverse's
 // service protection body, Retry-After: 1) or 500 before doing anything, a share is done and then
 // its answer cut off (truncatedRate: a lost answer), matching calls wait latencyMs, and a share of them
-// (slowRate) slowMs more. A seed makes the sequence reproducible.
+// (slowRate) slowMs more. A seed makes the sequence reproducible; `times` limits a rule to the next n
+// calls it matches (then it is gone), for a test about one call.
 import { randomUUID } from 'node:crypto';
 import { slowness } from '../lost-answer.ts';
 import { DataverseError } from './errors.ts';
 
-export type FaultRule = { endpoint: string; rate429: number; rate500: number; truncatedRate: number; latencyMs: number; slowRate: number; slowMs: number };
+export type FaultRule = { endpoint: string; rate429: number; rate500: number; truncatedRate: number; latencyMs: number; slowRate: number; slowMs: number; times?: number };
 export type FaultDecision = { latencyMs: number; error?: DataverseError; truncate?: boolean };
 
 function seeded(seed: number): () => number {
@@ -42,7 +43,9 @@ export function createFaults() {
       if (!(latencyMs >= 0)) throw bad('latencyMs must be a number of at least 0');
       const slowMs = body.slowMs === undefined ? 0 : Number(body.slowMs);
       if (!(slowMs >= 0)) throw bad('slowMs must be a number of at least 0');
-      const rule = { endpoint, rate429: share(body.rate429, 'rate429'), rate500: share(body.rate500, 'rate500'), truncatedRate: share(body.truncatedRate, 'truncatedRate'), latencyMs, slowRate: share(body.slowRate, 'slowRate'), slowMs };
+      const times = body.times === undefined ? undefined : Number(body.times);
+      if (times !== undefined && !(Number.isInteger(times) && times >= 1)) throw bad('times must be a whole number of at least 1');
+      const rule: FaultRule = { endpoint, rate429: share(body.rate429, 'rate429'), rate500: share(body.rate500, 'rate500'), truncatedRate: share(body.truncatedRate, 'truncatedRate'), latencyMs, slowRate: share(body.slowRate, 'slowRate'), slowMs, ...(times !== undefined && { times }) };
       if (rule.rate429 + rule.rate500 + rule.truncatedRate > 1) throw bad('rate429, rate500 and truncatedRate add up to more than 1');
       if (typeof body.seed === 'number') random = seeded(body.seed);
       rules = [...rules.filter((r) => r.endpoint !== endpoint), rule];
@@ -58,6 +61,10 @@ export function createFaults() {
     decide(kind: string): FaultDecision {
       const rule = ruleFor(kind);
       if (!rule) return { latencyMs: 0 };
+      if (rule.times !== undefined) {
+        rule.times -= 1;
+        if (rule.times <= 0) rules = rules.filter((r) => r !== rule);
+      }
       const roll = random();
       const latencyMs = rule.latencyMs + slowness(rule, random);
       if (roll < rule.rate429) {

@@ -5,10 +5,12 @@
 // service protection limits, and /_sandbox test controls. See README.md.
 import { randomUUID } from 'node:crypto';
 import { attachJournal } from './journal.ts';
+import { DEFAULT_OPERATION_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './limits.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
 import type { Credentials } from './tokens.ts';
 
+export { DEFAULT_OPERATION_MS } from './limits.ts';
 export type DynamicsSandboxOptions = {
   host?: string; port?: number;               // default 127.0.0.1, 0 = free port
   journalPath?: string;                        // durable data (like the HubSpot sandbox); default memory only
@@ -19,6 +21,10 @@ export type DynamicsSandboxOptions = {
   /** How $batch answers end their lines: LF (default) or the multipart standard's CRLF. */
   batchLineEnding?: '\n' | '\r\n';
   concurrency?: number;                        // default 52 concurrent requests per user
+  /** Server time each operation costs (a $batch's run one after another); default DEFAULT_OPERATION_MS (limits.ts), 0 for none. */
+  operationMs?: number;
+  /** How long one request may run before it is stopped; default 120,000 (Dataverse's 2 minutes). */
+  requestTimeoutMs?: number;
 };
 export type DynamicsSandbox = {
   orgUrl: string;        // e.g. http://127.0.0.1:PORT/  (the "serverUrl"; Web API at `${orgUrl}api/data/v9.2/`)
@@ -52,6 +58,8 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
       requestsPer300s: whole('requestsPer300s', options.requestsPer300s, 6000, 0),
       executionMsPer300s: whole('executionMsPer300s', options.executionMsPer300s, 1_200_000, 0),
       concurrency: whole('concurrency', options.concurrency, 52, 0),
+      operationMs: whole('operationMs', options.operationMs, DEFAULT_OPERATION_MS, 0),
+      requestTimeoutMs: whole('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 1),
     },
     batchLineEnding: options.batchLineEnding,
   });

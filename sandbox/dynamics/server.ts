@@ -101,11 +101,16 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
     }
     const request: ApiRequest = { state, method, path: apiPath, query, headers, body, base };
     if (apiPath === '$batch' && method === 'POST') {
-      const { reply: r, operations, readsOnly } = handleBatch(request);
+      const { reply: r, operations, readsOnly } = await handleBatch(request, started);
       state.calls.count('$batch operations', operations);
       if (readsOnly) state.calls.count('$batch of reads only');
       reply = r;
-    } else reply = handleApi(request);
+    } else {
+      // One operation's server time (limits.ts), then its effect, as inside a $batch.
+      const { operationMs } = state.limits.cost();
+      if (operationMs > 0) await sleep(operationMs);
+      reply = handleApi(request);
+    }
   } finally {
     release(performance.now() - started);
   }

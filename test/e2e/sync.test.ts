@@ -2,6 +2,7 @@
 // PostgreSQL, the commerce sandbox and the CRM's, the production worker, the production look-back (600 s).
 // The CRM is compared with its witness (test/support/expected-crm.ts, hubspot-state.ts), which also says
 // which records the CRM must refuse and why: those, and only those, are dead letters.
+import { DEFAULT_OPERATION_MS } from '../../sandbox/dynamics/index.ts';
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,8 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    sandboxes = await startSandboxesFor(kind, { entitlements: 400, seed: 11 });
+    // Dataverse with its realistic server time per operation (issue #22 item 7): the one e2e run at that pace.
+    sandboxes = await startSandboxesFor(kind, { entitlements: 400, seed: 11 }, kind === 'dynamics' ? { sandbox: { operationMs: DEFAULT_OPERATION_MS } } : {});
     connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { pageSize: 150 })).id;
     worker = await startProductionWorker(database, { taskQueue });
     connection = worker.connection;

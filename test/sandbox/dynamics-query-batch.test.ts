@@ -10,7 +10,7 @@ import { clientFor } from './dynamics-helpers.ts';
 let sb: DynamicsSandbox;
 let api: ReturnType<typeof clientFor>;
 beforeAll(async () => {
-  sb = await startDynamicsSandbox();
+  sb = await startDynamicsSandbox({ operationMs: 0, keyActivationMs: 0 }); // server time per operation: dynamics-server-time.test.ts
   api = clientFor(sb);
   await api.createAttribute({ entityKey: "LogicalName='account'", data: { '@odata.type': 'Microsoft.Dynamics.CRM.StringAttributeMetadata', SchemaName: 'ccs_commercebuyerid', MaxLength: 100 } });
   await api.create({ collection: 'EntityDefinitions', key: "LogicalName='account'", navigationProperty: 'Keys', data: { SchemaName: 'ccs_buyerkey', KeyAttributes: ['ccs_commercebuyerid'] } });

@@ -136,7 +136,9 @@ export async function startCrmSandbox(kind: CrmUnderTestKind, options: CrmSandbo
     await options.beforeSetup?.(sandbox);
     return sandbox;
   };
-  if (kind === 'dynamics') return dynamicsUnderTest(await prepared(await startDynamicsSandbox(options.sandbox as DynamicsSandboxOptions)));
+  // Dataverse's server time per operation is 0 here unless a test asks for it (sync.test.ts runs the
+  // sandbox's realistic default): thousands of records at tens of ms each would make npm test long.
+  if (kind === 'dynamics') return dynamicsUnderTest(await prepared(await startDynamicsSandbox({ operationMs: 0, ...(options.sandbox as DynamicsSandboxOptions) })));
   if (kind === 'salesforce') return salesforceUnderTest(await prepared(await startSalesforceSandbox(options.sandbox as SalesforceSandboxOptions)));
   const hubspot = await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000, ...(options.sandbox as HubSpotSandboxOptions) });
   return hubspotUnderTest(await prepared(hubspot), options.auth ?? 'private-app');
@@ -512,7 +514,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
 }
 
 /** The commerce sandbox and one CRM sandbox, as a sync test starts them. */
-export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}, crmOptions: { auth?: 'private-app' | 'oauth' } = {}) {
+export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}, crmOptions: Pick<CrmSandboxOptions, 'auth' | 'sandbox'> = {}) {
   const commerce = await startCommerceSandbox(commerceOptions);
   const crm = await startCrmSandbox(kind, crmOptions);
   return { commerce, crm, stop: async () => { await commerce.stop(); await crm.stop(); } };
