@@ -3,13 +3,20 @@
 // process-global (the last Client constructed wins), so every Client here is built without them and
 // this connection's limits live in this closure: two connections in one worker never share settings.
 // - Ten-secondly 429 (TEN_SECONDLY_ROLLING) and search's secondly 429: wait and go on.
-// - Daily 429 (DAILY): the connection parks until the limit resets (midnight UTC).
-// - A share of the daily limit is reserved for the account's other integrations: once the
-//   X-HubSpot-RateLimit-Daily-Remaining header reaches it, the connection parks instead of calling.
+// - Daily 429 (DAILY): the connection parks until the limit resets: midnight in the account's time
+//   zone (HubSpot's rule), from the usage report's `resetsAt` or the account's details.
+// - A share of the daily limit is reserved for the account's other integrations: once what is left
+//   reaches it, the connection parks instead of calling. What is left comes from the
+//   X-HubSpot-RateLimit-Daily-Remaining header, or, where answers carry none (OAuth tokens), from the
+//   account's daily usage report, read at most every five minutes and counted down between reads.
+// - A park ends when the account's day turns: what was known of the old day is forgotten and the new
+//   day's usage read, so the next request is sent (issue #22 item 3).
 // - 5xx and network failures: a few retries with backoff. Other 4xx: the caller's to answer.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@hubspot/api-client';
 import { CrmBudgetExhaustedError, CrmCredentialsRefusedError, CrmError, type ApiBudget } from '../connector.ts';
+import { knownTimeZone as isTimeZone, nextMidnightIn } from './account-day.ts';
+import { dailyUsageOf, DETAILS_PATH, timeZoneOf, USAGE_PATHS } from './account-info.ts';
 import { createTokenSource, type HubSpotCredentials } from './auth.ts';
 import { hubspotErrorInfo, type HubSpotErrorInfo } from './errors.ts';
 
@@ -24,7 +31,16 @@ export type TransportOptions = {
   wait?: (ms: number) => Promise<unknown>;
 };
 
-export type RateFigures = { daily?: number; dailyRemaining?: number; tenSecondly?: number; tenSecondlyRemaining?: number };
+export type RateFigures = {
+  daily?: number;
+  dailyRemaining?: number;
+  tenSecondly?: number;
+  tenSecondlyRemaining?: number;
+  /** When the account's daily limit resets (its next midnight), once known. */
+  dailyResetsAt?: Date;
+  /** The account's time zone, from its details. */
+  timeZone?: string;
+};
 
 export type HubSpotTransport = {
   /** Runs one client call under this connection's token, limits and retries. */
@@ -41,6 +57,13 @@ const FIRST_TEN_SECONDLY_LIMIT = 100;
 /** The share of the ten-secondly limit this connection sends on its own: the rest is for other processes on the same app. */
 const TEN_SECONDLY_SHARE = 0.9;
 const MAX_SERVER_RETRIES = 4;
+/** The usage report is read at most this often (HubSpot caches it five minutes anyway). */
+const USAGE_READ_EVERY_MS = 5 * 60_000;
+/** Account details that could not be read are asked again after this long. */
+const DETAILS_RETRY_MS = 5 * 60_000;
+/** A park whose end HubSpot would not tell (usage and details refused) looks again after an hour. */
+const UNKNOWN_RESET_RECHECK_MS = 60 * 60_000;
+const ACCOUNT_REQUEST_TIMEOUT_MS = 30_000;
 
 export class HubSpotCallError extends CrmError {
   override name = 'HubSpotCallError';
@@ -51,10 +74,6 @@ export class HubSpotCallError extends CrmError {
   }
 }
 
-export function nextMidnightUtc(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-}
-
 export function createHubSpotTransport(options: TransportOptions): HubSpotTransport {
   const clock = options.clock ?? (() => new Date());
   const wait = options.wait ?? ((ms: number) => sleep(ms));
@@ -63,6 +82,14 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   const tokens = createTokenSource(options.baseUrl, options.credentials, clock);
   const figures: RateFigures = {};
   let parkedUntil: Date | undefined;
+  /** An answer carried X-HubSpot-RateLimit-Daily*: those headers are the live count (private apps). */
+  let dailyFromHeaders = false;
+  /** Any request answered: a private app whose answers lack the Daily headers reads the usage report too. */
+  let answeredOnce = false;
+  let usageReadAt: number | undefined;
+  let usagePath: string | undefined;
+  let detailsTriedAt: number | undefined;
+  let usageReading: Promise<void> | undefined;
   let nextSearchAt = 0;
   /**
    * This connection's requests (searches apart) in HubSpot's window: each counts from when it is sent
@@ -76,8 +103,13 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
       const value = Number(headers[name] ?? headers[name.toLowerCase()]);
       return Number.isFinite(value) && (headers[name] ?? headers[name.toLowerCase()]) !== undefined ? value : undefined;
     };
-    figures.daily = read('x-hubspot-ratelimit-daily') ?? figures.daily;
-    figures.dailyRemaining = read('x-hubspot-ratelimit-daily-remaining') ?? figures.dailyRemaining;
+    const daily = read('x-hubspot-ratelimit-daily');
+    const dailyRemaining = read('x-hubspot-ratelimit-daily-remaining');
+    if (daily !== undefined && dailyRemaining !== undefined) {
+      dailyFromHeaders = true;
+      figures.daily = daily;
+      figures.dailyRemaining = dailyRemaining;
+    }
     figures.tenSecondly = read('x-hubspot-ratelimit-max') ?? figures.tenSecondly;
     figures.tenSecondlyRemaining = read('x-hubspot-ratelimit-remaining') ?? figures.tenSecondlyRemaining;
   };
@@ -106,16 +138,109 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     return new CrmBudgetExhaustedError(why, until);
   };
 
-  function admit(): void {
-    if (parkedUntil && parkedUntil > clock()) throw new CrmBudgetExhaustedError(`This HubSpot connection is parked until ${parkedUntil.toISOString()}: the daily API limit ran out or reached the reserved share`, parkedUntil);
-    parkedUntil = undefined;
+  const parkedError = (until: Date) =>
+    new CrmBudgetExhaustedError(`This HubSpot connection is parked until ${until.toISOString()}: the daily API limit ran out or reached the reserved share`, until);
+
+  /** One GET of the account-info API under this connection's token and window; undefined when it could not be had. */
+  async function accountGet(path: string, signal?: AbortSignal): Promise<{ status: number; body: unknown } | undefined> {
+    const slot = await windowSlot(signal);
+    try {
+      return await answered(slot, async () => {
+        const response = await fetch(`${options.baseUrl.replace(/\/+$/, '')}${path}`, {
+          headers: { authorization: `Bearer ${await tokens.token()}`, accept: 'application/json' },
+          signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(ACCOUNT_REQUEST_TIMEOUT_MS)]) : AbortSignal.timeout(ACCOUNT_REQUEST_TIMEOUT_MS),
+        });
+        track(Object.fromEntries(response.headers));
+        const text = await response.text();
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        return { status: response.status, body };
+      });
+    } catch (error) {
+      // A refused refresh token is the connection's problem, said once; anything else only leaves the figures unknown.
+      if (error instanceof CrmCredentialsRefusedError) throw error;
+      return undefined;
+    }
+  }
+
+  /** Reads the account's daily usage report (the first path that answers is kept); concurrent callers share one read. */
+  function readUsage(signal?: AbortSignal): Promise<void> {
+    return (usageReading ??= askUsage(signal).finally(() => {
+      usageReading = undefined;
+    }));
+  }
+
+  async function askUsage(signal?: AbortSignal): Promise<void> {
+    usageReadAt = clock().getTime();
+    for (const path of usagePath ? [usagePath] : USAGE_PATHS) {
+      const answer = await accountGet(path, signal);
+      if (answer?.status === 404 && !usagePath) continue;
+      const usage = answer?.status === 200 ? dailyUsageOf(answer.body) : undefined;
+      if (!usage) return;
+      usagePath = path;
+      // A report of a day that has already ended (served from HubSpot's cache) says nothing of today.
+      if (usage.resetsAt && usage.resetsAt <= clock()) return;
+      if (usage.resetsAt) figures.dailyResetsAt = usage.resetsAt;
+      // The headers are the live count; the report is a snapshot up to five minutes old.
+      if (!dailyFromHeaders || figures.dailyRemaining === undefined) {
+        figures.daily = usage.limit;
+        figures.dailyRemaining = Math.max(0, usage.limit - usage.used);
+      }
+      return;
+    }
+  }
+
+  /** The account's time zone, read once from its details (again after a while if they could not be read). */
+  async function readTimeZone(signal?: AbortSignal): Promise<void> {
+    if (figures.timeZone || (detailsTriedAt !== undefined && !(clock().getTime() - detailsTriedAt >= DETAILS_RETRY_MS))) return;
+    detailsTriedAt = clock().getTime();
+    const answer = await accountGet(DETAILS_PATH, signal);
+    const zone = answer?.status === 200 ? timeZoneOf(answer.body) : undefined;
+    if (zone && isTimeZone(zone)) figures.timeZone = zone;
+    // Refused for good (a scope the app lacks, no such endpoint): not asked again in this process.
+    else if (answer && answer.status >= 400 && answer.status < 500 && answer.status !== 429) detailsTriedAt = Infinity;
+  }
+
+  /**
+   * When the account's daily limit resets: the usage report's `resetsAt` or midnight in the account's
+   * time zone, whichever is known (asking HubSpot only when neither is), else look again in an hour.
+   */
+  async function resetTime(signal?: AbortSignal): Promise<Date> {
+    const known = () => {
+      const now = clock();
+      if (figures.dailyResetsAt && figures.dailyResetsAt > now) return figures.dailyResetsAt;
+      return figures.timeZone ? nextMidnightIn(figures.timeZone, now) : undefined;
+    };
+    const at = known() ?? (await readUsage(signal), known()) ?? (await readTimeZone(signal), known());
+    return at ?? new Date(clock().getTime() + UNKNOWN_RESET_RECHECK_MS);
+  }
+
+  async function admit(signal?: AbortSignal): Promise<void> {
+    const now = clock();
+    if (parkedUntil && parkedUntil > now) throw parkedError(parkedUntil);
+    const parkEnded = parkedUntil !== undefined;
+    if (parkEnded || (figures.dailyResetsAt && figures.dailyResetsAt <= now)) {
+      // The account's day has turned (or the park's hour of doubt is over): the count was yesterday's.
+      parkedUntil = undefined;
+      figures.dailyRemaining = undefined;
+      figures.dailyResetsAt = undefined;
+    }
+    const headerless = !dailyFromHeaders && (options.credentials.auth === 'oauth' || answeredOnce);
+    if (parkEnded || (headerless && (usageReadAt === undefined || now.getTime() - usageReadAt >= USAGE_READ_EVERY_MS))) await readUsage(signal);
     const { daily, dailyRemaining } = figures;
     if (daily && dailyRemaining !== undefined && dailyRemaining <= daily * reservedShare) {
+      const until = await resetTime(signal);
       throw park(
-        nextMidnightUtc(clock()),
-        `HubSpot API usage is ${daily - dailyRemaining} of ${daily} today; the last ${Math.round(reservedShare * 100)}% is reserved for the account's other integrations, so syncing waits until the daily limit resets at ${nextMidnightUtc(clock()).toISOString()}`,
+        until,
+        `HubSpot API usage is ${daily - dailyRemaining} of ${daily} today; the last ${Math.round(reservedShare * 100)}% is reserved for the account's other integrations, so syncing waits until the daily limit resets at ${until.toISOString()}`,
       );
     }
+    // Known once, so a DAILY 429 (when every call is refused) still knows when the account's day ends.
+    await readTimeZone(signal);
   }
 
   async function searchSlot(): Promise<void> {
@@ -153,6 +278,9 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
       return await work();
     } finally {
       if (slot) slot.answeredAt = Date.now();
+      answeredOnce = true;
+      // Without the live header, this connection counts its own calls down from the last usage report.
+      if (!dailyFromHeaders && figures.dailyRemaining !== undefined) figures.dailyRemaining = Math.max(0, figures.dailyRemaining - 1);
     }
   }
 
@@ -162,7 +290,7 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     let renewed = false;
     for (;;) {
       callOptions.signal?.throwIfAborted();
-      admit();
+      await admit(callOptions.signal);
       if (callOptions.search) await searchSlot();
       const slot = callOptions.search ? undefined : await windowSlot(callOptions.signal);
       try {
@@ -188,8 +316,9 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
         }
         if (info.status === 429) {
           if (info.policyName === 'DAILY') {
-            const until = nextMidnightUtc(clock());
-            throw park(until, `HubSpot's daily API limit is spent (${info.message}); syncing waits until it resets at ${until.toISOString()}`);
+            figures.dailyRemaining = 0;
+            const until = await resetTime(callOptions.signal);
+            throw park(until, `HubSpot's daily API limit is spent (${info.message}); syncing waits until it resets at ${until.toISOString()}, midnight in the account's time zone`);
           }
           if (rateWaits++ < MAX_RATE_WAITS) {
             const retryAfter = Number(info.headers['retry-after']);
@@ -214,7 +343,8 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     call,
     figures: () => ({ ...figures }),
     budget: () => ({
-      used: figures.daily !== undefined && figures.dailyRemaining !== undefined ? figures.daily - figures.dailyRemaining : undefined,
+      // Nothing is counted of a day that has ended.
+      used: figures.daily !== undefined && figures.dailyRemaining !== undefined && !(figures.dailyResetsAt && figures.dailyResetsAt <= clock()) ? figures.daily - figures.dailyRemaining : undefined,
       limit: figures.daily,
       reserved: reservedShare,
       parkedUntil: parkedUntil && parkedUntil > clock() ? parkedUntil : undefined,
