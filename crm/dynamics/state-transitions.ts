@@ -14,8 +14,12 @@ import type { CrmRecord, UpsertResult } from '../connector.ts';
 import { dataverseErrorInfo } from './errors.ts';
 import type { TableInfo } from './metadata.ts';
 import { ID } from './reads.ts';
-import { codeOf, type DynamicsTransport } from './transport.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { codeOf, DynamicsUnansweredError, type DynamicsTransport } from './transport.ts';
 import { BATCH_LIMIT } from './writes.ts';
+
+/** Rounds of no answer in a row before the closes fail (the gather is then retried; states are read again). */
+const MAX_UNANSWERED_ROUNDS = 5;
 
 type CloseAction = { action: string; statecode: number; status: number };
 
@@ -127,25 +131,39 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
       calls.push({ sourceId, crmId: result.crmId, state: close.state, action: how.action, body: { Status: how.status, [declared.activity.parameter]: activity } });
     }
     const refused: { call: (typeof calls)[number]; code: string; message: string }[] = [];
-    for (let start = 0; start < calls.length; start += BATCH_LIMIT) {
+    // $batches as large as the measured pace allows (the transport's batchSize, as writes.ts). One that
+    // got no answer is sent again as it is: a close Dataverse already made is refused the second time
+    // ("already closed") and counted as done by the re-read below, so none is made twice.
+    let pending = calls;
+    let unanswered = 0;
+    while (pending.length) {
       signal?.throwIfAborted();
-      const group = calls.slice(start, start + BATCH_LIMIT);
-      const answers = await transport.call(
-        `closing ${group.length} ${table.entitySetName}`,
-        async (client) => {
-          client.startBatch();
-          for (const call of group) await client.callAction({ actionName: call.action, action: call.body });
-          return client.executeBatch({ continueOnError: true, inChangeSet: false });
-        },
-        { signal, operations: group.length },
-      );
-      group.forEach((call, index) => {
-        const answer = answers?.[index];
-        if (answer instanceof Error || (answer && typeof answer === 'object' && 'status' in answer)) {
-          const info = dataverseErrorInfo(answer);
-          refused.push({ call, code: codeOf(info), message: info.message });
-        }
-      });
+      const group = pending.slice(0, Math.max(1, Math.min(BATCH_LIMIT, transport.batchSize())));
+      try {
+        const answers = await transport.call(
+          `closing ${group.length} ${table.entitySetName}`,
+          async (client) => {
+            client.startBatch();
+            for (const call of group) await client.callAction({ actionName: call.action, action: call.body });
+            return client.executeBatch({ continueOnError: true, inChangeSet: false });
+          },
+          { signal, operations: group.length, writes: true },
+        );
+        group.forEach((call, index) => {
+          const answer = answers?.[index];
+          if (answer instanceof Error || (answer && typeof answer === 'object' && 'status' in answer)) {
+            const info = dataverseErrorInfo(answer);
+            refused.push({ call, code: codeOf(info), message: info.message });
+          }
+        });
+        pending = pending.slice(group.length);
+        unanswered = 0;
+      } catch (error) {
+        if (!(error instanceof DynamicsUnansweredError)) throw error;
+        unanswered += 1;
+        if (unanswered >= MAX_UNANSWERED_ROUNDS) throw error;
+        await sleep(250 * 2 ** unanswered, undefined, { signal });
+      }
     }
     if (refused.length === 0) return;
     // Closed meanwhile (a replay, a person): done when the row is now in its target state.
