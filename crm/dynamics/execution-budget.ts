@@ -15,9 +15,10 @@ const SHARE = 0.9;
 
 export type ExecutionBudget = ReturnType<typeof createExecutionBudget>;
 
-export function createExecutionBudget(options: { limitMs?: number; now?: () => number } = {}) {
+export function createExecutionBudget(options: { limitMs?: number; now?: () => number; wait?: (ms: number, signal?: AbortSignal) => Promise<unknown> } = {}) {
   const limit = (options.limitMs ?? EXECUTION_LIMIT_MS) * SHARE;
   const now = options.now ?? (() => performance.now());
+  const wait = options.wait ?? ((ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal }));
   const spent: { at: number; ms: number }[] = [];
   let reserved = 0;
   const used = () => {
@@ -36,7 +37,7 @@ export function createExecutionBudget(options: { limitMs?: number; now?: () => n
       while (used() + estimateMs > limit && (spent.length > 0 || reserved > 0)) {
         // The oldest answer leaving the window frees its time; a request in flight frees it on its answer.
         const untilOldestLeaves = spent.length ? spent[0]!.at + WINDOW_MS - now() : 250;
-        await sleep(Math.min(5_000, Math.max(10, untilOldestLeaves)), undefined, { signal });
+        await wait(Math.min(5_000, Math.max(10, untilOldestLeaves)), signal);
       }
       reserved += estimateMs;
       let settled = false;

@@ -92,3 +92,25 @@ describe('creates whose outcome the client does not know', () => {
     expect([...created, ...upserted].filter((result) => !result.ok)).toEqual([]);
   });
 });
+
+describe('batch sizes under server time', () => {
+  it('start at 10 and stop growing where a $batch would pass its target at the measured pace', async () => {
+    // 20 ms an operation and a 400 ms target (40 s in production): about 20 operations a $batch.
+    const crm = connect({}, { batchTargetMs: 400 });
+    await crm.describe('account');
+    await control(dynamics, 'POST', '/limits', { operationMs: 20 });
+    await control(dynamics, 'DELETE', '/calls');
+    const items = Array.from({ length: 130 }, (_, i) => ({ sourceId: `paced-${i}`, externalIdField: 'ccs_commercebuyerid', externalId: `paced-${i}`, fields: { name: `Paced ${i}` } }));
+    const results = await crm.upsert('account', items);
+    expect(results.filter((result) => !result.ok)).toEqual([]);
+    const figures = crm.figures();
+    expect(figures.perOperationMs).toBeGreaterThanOrEqual(20);
+    expect(figures.nextBatchSize).toBeLessThanOrEqual(20);
+    expect(figures.nextBatchSize).toBeGreaterThanOrEqual(10);
+    // 10 first, then batches of at most 20 for the other 120: at least 7 $batch calls, and never 1,000 at once.
+    const calls = await control(dynamics, 'GET', '/calls');
+    expect(calls['POST $batch']).toBeGreaterThanOrEqual(7);
+    expect(calls['$batch operations']).toBe(130);
+    expect(await accounts('Paced')).toHaveLength(130);
+  });
+});
