@@ -2,15 +2,21 @@
 // {commerce_buyer_id: 'b1'}`, `contacts: [{commerce_contact_id: 'c1'}, ...]`) becomes a default
 // association to the record it names. Target ids come from the sync's record links first, else from one
 // batch read by the id property per target object and 100 values. Associations are idempotent: made
-// again on every write, they change nothing.
+// again on every write, they change nothing. HubSpot answers a batch of them 200 and lists in `errors`
+// the inputs it refused (a record deleted or merged away, an association limit reached): each refused
+// record's result says so in HubSpot's words, the record itself stays written.
 import type { UpsertResult } from '../connector.ts';
-import type { HubSpotTransport } from './transport.ts';
+import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
 import { BATCH_SIZE } from './writes.ts';
 
 /** HubSpot takes this many associations in one batch call. */
 export const ASSOCIATION_BATCH = 2000;
 
 export type Reference = { target: string; idProperty: string; value: string };
+type Pair = { from: string; to: string };
+/** A per-input error of a batch answer (the spec's StandardError). */
+type InputError = { category?: string; message?: string; context?: Record<string, string[] | undefined> };
+type DefaultAnswer = { results?: { _from?: { id?: unknown }; from?: { id?: unknown }; to?: { id?: unknown } }[]; errors?: InputError[] };
 export type Associating = { sourceId: string; crmId: string; references: Reference[]; known?: Record<string, string> };
 
 export function createAssociations(transport: HubSpotTransport) {
@@ -55,13 +61,17 @@ export function createAssociations(transport: HubSpotTransport) {
         for (const [value, id] of await lookUp(target, idProperty, missing, signal)) resolved.set(`${target}|${idProperty}=${value}`, id);
       }
 
-      const pairs = new Map<string, { from: string; to: string }[]>(); // target -> associations
+      const pairs = new Map<string, Pair[]>(); // target -> associations
+      const owners = new Map<string, Set<string>>(); // `${target}|${from}>${to}` -> the records asking for it
       for (const item of items) {
         const absent: string[] = [];
         for (const reference of item.references) {
           const id = resolved.get(`${reference.target}|${reference.idProperty}=${reference.idProperty === 'email' ? reference.value.toLowerCase() : reference.value}`);
-          if (id) (pairs.get(reference.target) ?? pairs.set(reference.target, []).get(reference.target)!).push({ from: item.crmId, to: id });
-          else absent.push(`${reference.target} with ${reference.idProperty} ${reference.value}`);
+          if (id) {
+            (pairs.get(reference.target) ?? pairs.set(reference.target, []).get(reference.target)!).push({ from: item.crmId, to: id });
+            const key = `${reference.target}|${item.crmId}>${id}`;
+            (owners.get(key) ?? owners.set(key, new Set()).get(key)!).add(item.sourceId);
+          } else absent.push(`${reference.target} with ${reference.idProperty} ${reference.value}`);
         }
         if (absent.length) {
           results.set(item.sourceId, {
@@ -71,16 +81,35 @@ export function createAssociations(transport: HubSpotTransport) {
           });
         }
       }
+      const refusals = new Map<string, string[]>(); // sourceId -> what HubSpot refused, in its words
       for (const [target, associations] of pairs) {
         const unique = [...new Map(associations.map((pair) => [`${pair.from}>${pair.to}`, pair])).values()];
         for (let start = 0; start < unique.length; start += ASSOCIATION_BATCH) {
           const chunk = unique.slice(start, start + ASSOCIATION_BATCH);
-          await transport.call(
-            `associating ${chunk.length} ${object} to ${target}`,
-            (client) => client.crm.associations.v4.batchApi.createDefault(object, target, { inputs: chunk.map((pair) => ({ _from: { id: pair.from }, to: { id: pair.to } })) }),
-            { signal },
-          );
+          const answer = (await transport
+            .call(
+              `associating ${chunk.length} ${object} to ${target}`,
+              (client) => client.crm.associations.v4.batchApi.createDefault(object, target, { inputs: chunk.map((pair) => ({ _from: { id: pair.from }, to: { id: pair.to } })) }),
+              { signal },
+            )
+            .catch((error: unknown) => multiStatus(error) ?? Promise.reject(error))) as DefaultAnswer;
+          for (const [pair, error] of refusedPairs(chunk, answer)) {
+            for (const sourceId of owners.get(`${target}|${pair.from}>${pair.to}`) ?? []) {
+              (refusals.get(sourceId) ?? refusals.set(sourceId, []).get(sourceId)!).push(`${target} ${pair.to}: ${inWords(error)}`);
+            }
+          }
         }
+      }
+      for (const [sourceId, refused] of refusals) {
+        const item = items.find((candidate) => candidate.sourceId === sourceId)!;
+        const sentence = `HubSpot refused its association${refused.length > 1 ? 's' : ''} to ${refused.join('; to ')}. It is associated again when the sync retries it.`;
+        const before = results.get(sourceId);
+        results.set(
+          sourceId,
+          before && !before.ok
+            ? { ...before, error: { ...before.error, message: `${before.error.message} ${sentence}` } }
+            : { sourceId, ok: false, error: { code: 'ASSOCIATION_REFUSED', message: `Written to HubSpot as ${object} ${item.crmId}, but ${sentence}` } },
+        );
       }
     },
 
@@ -96,5 +125,64 @@ export function createAssociations(transport: HubSpotTransport) {
       }
       return found;
     },
+  };
+}
+
+/**
+ * The inputs of one batch HubSpot refused, each with its error. An error names its input in its context:
+ * the record that no longer exists (objectId, INVALID_OBJECT_IDS "COMPANY=123 is not valid") or both
+ * records of the pair; the pair it names exactly wins, else every pair holding the id it names. An error
+ * naming no pair stands for the inputs the answer does not list as made.
+ */
+export function refusedPairs(chunk: Pair[], answer: DefaultAnswer): Map<Pair, InputError> {
+  const refused = new Map<Pair, InputError>();
+  const errors = answer.errors ?? [];
+  if (errors.length === 0) return refused;
+  const unnamed: InputError[] = [];
+  for (const error of errors) {
+    const named = new Set(
+      Object.values(error.context ?? {})
+        .flatMap((values) => values ?? [])
+        .flatMap((value) => [String(value), ...(/=(\S+) is not valid/.exec(String(value))?.slice(1) ?? [])]),
+    );
+    const exact = chunk.filter((pair) => named.has(pair.from) && named.has(pair.to));
+    const hit = exact.length > 0 ? exact : chunk.filter((pair) => named.has(pair.from) || named.has(pair.to));
+    if (hit.length === 0) unnamed.push(error);
+    for (const pair of hit) if (!refused.has(pair)) refused.set(pair, error);
+  }
+  if (unnamed.length > 0) {
+    const made = new Set((answer.results ?? []).map((result) => `${String((result._from ?? result.from)?.id)}>${String(result.to?.id)}`));
+    for (const pair of chunk) if (!made.has(`${pair.from}>${pair.to}`) && !refused.has(pair)) refused.set(pair, unnamed[0]!);
+  }
+  return refused;
+}
+
+/** HubSpot's message for a refused input, with the ids it says are not valid. */
+function inWords(error: InputError): string {
+  const invalid = error.context?.INVALID_OBJECT_IDS ?? [];
+  const message = error.message || `HubSpot refused it (${error.category ?? 'no reason given'})`;
+  return invalid.length > 0 ? `${message} (${invalid.join(', ')})` : message;
+}
+
+/**
+ * A 207 to batch associate default: the client accepts only 200 there and throws the answer at us as an
+ * error whose body it read as an Error, which keeps each refused input's message and context under
+ * `errors` and drops `results` (so an error naming no input stands for the whole batch; made again,
+ * associations change nothing). Anything else: undefined.
+ */
+export function multiStatus(error: unknown): DefaultAnswer | undefined {
+  if (!(error instanceof HubSpotCallError) || error.info.status < 200 || error.info.status > 299) return undefined;
+  let body = (error.cause as { body?: unknown } | undefined)?.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      body = undefined;
+    }
+  }
+  const { errors, results } = (body ?? {}) as { errors?: unknown; results?: unknown };
+  return {
+    results: Array.isArray(results) ? (results as DefaultAnswer['results']) : [],
+    errors: Array.isArray(errors) && errors.length > 0 ? (errors as InputError[]) : [{ category: `HTTP_${error.info.status}`, message: error.info.message }],
   };
 }

@@ -1,9 +1,12 @@
 // Writes of HubSpot CRM objects in batches of 100: upsert by a unique-value id property, update by
-// HubSpot id, create. Results per record from 200 and 207 answers; a 400 that refuses a whole batch
-// for one bad input is split in halves until the bad record stands alone, so the others still go.
+// HubSpot id, create. Results per record from 200 and 207 answers; a 400 or 409 that refuses a whole
+// batch for one input is split in halves until that record stands alone, so the others still go.
 // Contacts are one per email: a second commerce contact with an email HubSpot already holds becomes an
-// update of that contact (the same person), reported with its id.
+// update of that contact (the same person), reported with its id. HubSpot refuses a contact batch whole
+// for one such email (contact-emails.ts): one read of the batch's emails finds every held one, and the
+// rest is sent again.
 import type { CrmRecordError, UpsertResult } from '../connector.ts';
+import { createEmailHolders, EXISTING_CONTACT, splitSharedEmails } from './contact-emails.ts';
 import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
 
 export const BATCH_SIZE = 100;
@@ -14,9 +17,8 @@ export type WireWrite = { sourceId: string; properties: Record<string, string>; 
 type BatchAnswer = { results: { id: string; properties: Record<string, string | null>; _new?: boolean; new?: boolean }[]; errors?: { message: string; category: string; context?: Record<string, string[]> }[] };
 type Mode = 'upsert' | 'update' | 'create';
 
-const EXISTING_CONTACT = /Contact already exists\. Existing ID: (\d+)/;
-
 export function createWriter(transport: HubSpotTransport) {
+  const emailHolders = createEmailHolders(transport);
   async function send(object: string, mode: Mode, writes: WireWrite[], signal?: AbortSignal): Promise<BatchAnswer> {
     const what = `a batch ${mode} of ${writes.length} ${object}`;
     return transport.call(
@@ -31,16 +33,41 @@ export function createWriter(transport: HubSpotTransport) {
     );
   }
 
-  /** One batch; a whole-batch refusal (400) is split until it names the one record it is about. */
-  async function batch(object: string, mode: Mode, writes: WireWrite[], signal?: AbortSignal): Promise<UpsertResult[]> {
+  /**
+   * One batch; a whole-batch refusal (400, or 409 for a unique value) is split until it names the one
+   * record it is about. A contact batch refused for an email another contact holds is first answered by
+   * one read of its emails (`emailsRead`: done once, so a second refusal splits and nothing loops).
+   */
+  async function batch(object: string, mode: Mode, writes: WireWrite[], signal?: AbortSignal, emailsRead = false): Promise<UpsertResult[]> {
     try {
       return matchResults(object, mode, writes, await send(object, mode, writes, signal));
     } catch (error) {
-      if (!(error instanceof HubSpotCallError) || error.info.status !== 400) throw error;
-      if (writes.length === 1) return [{ sourceId: writes[0]!.sourceId, ok: false, error: recordError(error.info.category ?? 'VALIDATION_ERROR', error.info.message) }];
+      if (!(error instanceof HubSpotCallError) || (error.info.status !== 400 && error.info.status !== 409)) throw error;
+      if (error.info.status === 409 && object === 'contacts' && !emailsRead && EXISTING_CONTACT.test(error.info.message)) {
+        const answered = await heldEmails(mode, writes, error, signal);
+        if (answered) return answered;
+      }
+      if (writes.length === 1) return [{ sourceId: writes[0]!.sourceId, ok: false, error: recordError(error.info.category ?? (error.info.status === 409 ? 'CONFLICT' : 'VALIDATION_ERROR'), error.info.message) }];
       const half = Math.ceil(writes.length / 2);
-      return [...(await batch(object, mode, writes.slice(0, half), signal)), ...(await batch(object, mode, writes.slice(half), signal))];
+      return [...(await batch(object, mode, writes.slice(0, half), signal, true)), ...(await batch(object, mode, writes.slice(half), signal, true))];
     }
+  }
+
+  /**
+   * A contact batch refused for an email another contact holds: the writes meeting a held email are
+   * answered with HubSpot's CONFLICT naming their contact (mergeContactsByEmail makes each an update of
+   * it), the others are sent again. Undefined when the read finds none to set apart (the batch is split).
+   */
+  async function heldEmails(mode: Mode, writes: WireWrite[], refusal: HubSpotCallError, signal?: AbortSignal): Promise<UpsertResult[] | undefined> {
+    const held = await emailHolders.held(writes, signal);
+    if (held.size === 0) return undefined;
+    const rest = writes.filter((write) => !held.has(write));
+    const again = new Map<WireWrite, UpsertResult>();
+    if (rest.length) (await batch('contacts', mode, rest, signal, true)).forEach((result, index) => again.set(rest[index]!, result));
+    return writes.map((write) => {
+      const holder = held.get(write);
+      return holder === undefined ? again.get(write)! : { sourceId: write.sourceId, ok: false, error: recordError(refusal.info.category ?? 'CONFLICT', `Contact already exists. Existing ID: ${holder}`) };
+    });
   }
 
   /** Results in input order: successes by id (or id property), errors by what their context names. */
@@ -70,29 +97,56 @@ export function createWriter(transport: HubSpotTransport) {
     );
   }
 
+  /** Upserts, updates and creates apart, in batches of 100; one result per write. */
+  async function writeGroups(object: string, writes: WireWrite[], results: Map<WireWrite, UpsertResult>, signal?: AbortSignal): Promise<void> {
+    const groups: [Mode, WireWrite[]][] = [
+      ['update', writes.filter((write) => write.crmId)],
+      ['upsert', writes.filter((write) => !write.crmId && write.idProperty)],
+      ['create', writes.filter((write) => !write.crmId && !write.idProperty)],
+    ];
+    for (const [mode, group] of groups) {
+      for (let start = 0; start < group.length; start += BATCH_SIZE) {
+        const chunk = group.slice(start, start + BATCH_SIZE);
+        const answers = await batch(object, mode, chunk, signal);
+        chunk.forEach((write, index) => results.set(write, answers[index]!));
+      }
+    }
+  }
+
+  /**
+   * Contacts: one email per batch (the first write of each leads), then each follower becomes an update
+   * of the contact its leader wrote; a follower whose leader failed is written in a later round.
+   */
+  async function writeContacts(writes: WireWrite[], results: Map<WireWrite, UpsertResult>, signal?: AbortSignal): Promise<void> {
+    const { leaders, followers } = splitSharedEmails(writes);
+    await writeGroups('contacts', leaders, results, signal);
+    const later = new Set<WireWrite>();
+    for (const [follower, leader] of followers) {
+      const led = results.get(leader)!;
+      // The leader's contact: the one it wrote, or the one holding its email that it merges into.
+      const contact = led.ok ? led.crmId : EXISTING_CONTACT.exec(led.error.message)?.[1];
+      if (contact) results.set(follower, { sourceId: follower.sourceId, ok: false, error: recordError('CONFLICT', `Contact already exists. Existing ID: ${contact}`) });
+      else later.add(follower);
+    }
+    await mergeContactsByEmail(writes.filter((write) => !later.has(write)), results, signal);
+    if (later.size) await writeContacts([...later], results, signal);
+  }
+
   return {
     batch,
     /** Writes in batches of 100, upserts, updates and creates apart; one result per write, in order. */
     async write(object: string, writes: WireWrite[], signal?: AbortSignal): Promise<UpsertResult[]> {
       const results = new Map<WireWrite, UpsertResult>();
-      const groups: [Mode, WireWrite[]][] = [
-        ['update', writes.filter((write) => write.crmId)],
-        ['upsert', writes.filter((write) => !write.crmId && write.idProperty)],
-        ['create', writes.filter((write) => !write.crmId && !write.idProperty)],
-      ];
-      for (const [mode, group] of groups) {
-        for (let start = 0; start < group.length; start += BATCH_SIZE) {
-          const chunk = group.slice(start, start + BATCH_SIZE);
-          const answers = await batch(object, mode, chunk, signal);
-          chunk.forEach((write, index) => results.set(write, answers[index]!));
-        }
-      }
-      if (object === 'contacts') await mergeContactsByEmail(writes, results, signal);
+      if (object === 'contacts') await writeContacts(writes, results, signal);
+      else await writeGroups(object, writes, results, signal);
       return writes.map((write) => results.get(write)!);
     },
   };
 
-  /** A contact refused because its email is held: that contact is the same person; it is updated instead. */
+  /**
+   * A contact refused because its email is held (HubSpot's CONFLICT naming the contact, per record or
+   * found after a whole-batch refusal): that contact is the same person; it is updated instead.
+   */
   async function mergeContactsByEmail(writes: WireWrite[], results: Map<WireWrite, UpsertResult>, signal?: AbortSignal): Promise<void> {
     const merges = writes.flatMap((write) => {
       const result = results.get(write)!;

@@ -139,8 +139,10 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
       await crm.upsert('companies', [{ sourceId: 'b1', externalIdField: 'commerce_buyer_id', externalId: 'b1', fields: { name: 'B1' } }]);
       const contacts = await crm.upsert('contacts', [
         { sourceId: 'c1', externalIdField: 'commerce_contact_id', externalId: 'c1', fields: { email: 'x@example.com', companies: { commerce_buyer_id: 'b1' } } },
-        { sourceId: 'c2', externalIdField: 'commerce_contact_id', externalId: 'c2', fields: { email: 'X@example.com', companies: { commerce_buyer_id: 'b1' } } }, // merged: 207, then an update
+        { sourceId: 'c2', externalIdField: 'commerce_contact_id', externalId: 'c2', fields: { email: 'X@example.com', companies: { commerce_buyer_id: 'b1' } } }, // one email: merged, an update
       ]);
+      // An email HubSpot holds: the batch is refused whole (409), its emails read, the contact updated.
+      await crm.upsert('contacts', [{ sourceId: 'c3', externalIdField: 'commerce_contact_id', externalId: 'c3', fields: { email: 'x@EXAMPLE.com' } }]);
       const [deal] = await crm.upsert('deals', [{ sourceId: 'o1', externalIdField: 'commerce_offer_id', externalId: 'o1', fields: { dealname: 'D', amount: 3, pipeline: 'Marketplace offers', dealstage: 'Draft', companies: { commerce_buyer_id: 'b1' }, contacts: [{ commerce_contact_id: 'c1' }] } }]);
       await crm.upsert('deals', [{ sourceId: 'bad', externalIdField: 'commerce_offer_id', externalId: 'bad', fields: { amount: 'x' } }]); // 400, one record
       await crm.upsert('marketplace_entitlement', [{ sourceId: 'e1', externalIdField: 'entitlement_id', externalId: 'e1', fields: { entitlement_name: 'E', deals: { commerce_offer_id: 'o1' } } }]);
@@ -166,7 +168,7 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
       expect(failures).toEqual([]);
       const seen = new Set(checked.map((e) => `${e.method} ${e.path.split('?')[0]!.replace(/\/\d+(?=\/|$)/g, '/{id}')} ${e.status}`));
       for (const call of [
-        'POST /crm/v3/objects/contacts/batch/upsert 207', 'POST /crm/v3/objects/contacts/batch/update 200', 'POST /crm/v3/objects/deals/batch/upsert 400',
+        'POST /crm/v3/objects/contacts/batch/upsert 409', 'POST /crm/v3/objects/contacts/batch/read 200', 'POST /crm/v3/objects/contacts/batch/update 200', 'POST /crm/v3/objects/deals/batch/upsert 400',
         'POST /crm/v4/associations/deals/companies/batch/associate/default 200', 'POST /crm/v4/associations/deals/contacts/batch/associate/default 200',
         'POST /crm/v4/associations/deals/companies/batch/read 207', 'POST /crm/v3/objects/deals/batch/update 207', 'POST /crm/v3/objects/deals/batch/create 201',
         'POST /crm/v3/objects/deals/search 200', 'POST /crm/v3/objects/contacts/search 200', 'POST /crm/v3/objects/deals/batch/read 207', 'GET /crm/v3/objects/deals/{id} 404',
