@@ -92,6 +92,11 @@ export interface CrmConnector {
   verify(): Promise<{ organizationId?: string; userId?: string; instanceUrl?: string }>;
   describe(object: string): Promise<ObjectSchema>;
   /**
+   * What the connection's CRM user may not do on these objects (missing privileges), each as a sentence
+   * saying what to grant; empty when nothing is missing. Optional: only Dataverse checks it today.
+   */
+  checkAccess?(objects: string[]): Promise<string[]>;
+  /**
    * One result per item, in input order; a rejected record never fails the others. The connector cuts
    * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).
    */

@@ -7,8 +7,9 @@ import type { CrmSettings, ConnectionSecrets } from '../../sync/connection-setti
 import { CrmError, type CrmConnector, type CrmRecord, type UpsertItem, type UpsertResult } from '../connector.ts';
 import type { DynamicsCredentials } from './auth.ts';
 import { toBody } from './binds.ts';
-import { createMetadata, type TableInfo } from './metadata.ts';
+import { createMetadata, keyProblem, refusedForInactiveKey, type TableInfo } from './metadata.ts';
 import { asGuid, keySegment, ODataValueError } from './odata.ts';
+import { missingPrivileges } from './privileges.ts';
 import { createReader, ID, STAMP } from './reads.ts';
 import { createStateTransitions } from './state-transitions.ts';
 import { createDynamicsTransport, type TransportOptions } from './transport.ts';
@@ -67,7 +68,8 @@ export function createDynamicsConnector(
         continue;
       }
       if (!table.keyColumns.has(item.key.column)) {
-        fail('SCHEMA_MISSING', `Dataverse's ${table.name} table has no active alternate key on ${item.key.column}: run crm-sync setup <connection> to create the project's keys`);
+        const problem = keyProblem(table, item.key.column);
+        fail(problem.code, problem.message);
         continue;
       }
       try {
@@ -78,6 +80,8 @@ export function createDynamicsConnector(
       }
     }
     for (const result of await writer.write(table, operations, signal)) results.set(result.sourceId, result);
+    // A key Dataverse no longer takes as Active: its definition is read again before the next write.
+    if ([...results.values()].some((result) => !result.ok && refusedForInactiveKey(result.error.message))) metadata.forget(table.name);
     await readMissingIds(table, pending, results, signal);
     return results;
   }
@@ -177,10 +181,13 @@ export function createDynamicsConnector(
       return { organizationId: whoAmI.OrganizationId ? asGuid(whoAmI.OrganizationId) : undefined, userId: whoAmI.UserId ? asGuid(whoAmI.UserId) : undefined, instanceUrl: transport.orgUrl };
     },
     describe: (object) => metadata.table(object),
+    checkAccess: (objects) => missingPrivileges(transport, objects),
 
     async upsert(object, items, options = {}) {
       if (items.length === 0) return [];
-      const table = await metadata.table(object);
+      // Records without a link are written by their key: the table is read again if that key was not Active.
+      const unlinked = items.find((item) => !item.crmId);
+      const table = unlinked ? await metadata.tableForKey(object, unlinked.externalIdField) : await metadata.table(object);
       const column = ONE_PER[object];
       if (column && table.fields.has(column)) return upsertOnePer(table, column, items, options.signal);
       const plan = await states.prepare(table, items, options.signal);

@@ -1,11 +1,16 @@
-// What Dataverse says a table is, read once per connector from EntityDefinitions (attributes, alternate
-// keys, many-to-one relationships) before anything is written to it: the entity set the Web API names
-// it by, its primary id column, each column's type (so every filter value is typed), and each lookup's
-// navigation property with the table it points at (so a reference becomes an @odata.bind).
-import type { FieldSchema, ObjectSchema } from '../connector.ts';
+// What Dataverse says a table is, read from EntityDefinitions (attributes, alternate keys, many-to-one
+// relationships) before anything is written to it: the entity set the Web API names it by, its primary
+// id column, each column's type (so every filter value is typed), each lookup's navigation property with
+// the table it points at (so a reference becomes an @odata.bind), and its alternate keys with their
+// status. Definitions change under a running worker (an admin runs setup, a key's index job ends), so
+// they are kept for a few minutes, not for the life of the process, and a table is read again at once
+// when a write needs a key that was not Active (issue #22 item 9).
+import { CrmError, type FieldSchema, type ObjectSchema } from '../connector.ts';
 import type { LiteralKind } from './odata.ts';
 import { quoted } from './odata.ts';
 import type { DynamicsTransport } from './transport.ts';
+
+export type KeyInfo = { name: string; columns: string[]; status: string };
 
 export type TableInfo = ObjectSchema & {
   entitySetName: string;
@@ -14,6 +19,8 @@ export type TableInfo = ObjectSchema & {
   navigation: ReadonlyMap<string, string>;
   /** Columns that are alternate keys on their own (Active), usable to upsert by. */
   keyColumns: ReadonlySet<string>;
+  /** Every alternate key with its index status (Pending, InProgress, Active, Failed). */
+  keys: readonly KeyInfo[];
   literalKind(column: string): LiteralKind | undefined;
 };
 
@@ -69,7 +76,8 @@ export function kindOf(attribute: AttributeMetadata): LiteralKind {
 export function tableInfo(entity: EntityMetadata): TableInfo {
   const fields = new Map<string, FieldSchema>();
   const kinds = new Map<string, LiteralKind>();
-  const keyColumns = new Set((entity.Keys ?? []).filter((key) => (key.EntityKeyIndexStatus ?? 'Active') === 'Active' && key.KeyAttributes?.length === 1).map((key) => key.KeyAttributes![0]!));
+  const keys: KeyInfo[] = (entity.Keys ?? []).map((key) => ({ name: key.LogicalName ?? '', columns: key.KeyAttributes ?? [], status: key.EntityKeyIndexStatus ?? 'Active' }));
+  const keyColumns = new Set(keys.filter((key) => key.status === 'Active' && key.columns.length === 1).map((key) => key.columns[0]!));
   for (const attribute of entity.Attributes ?? []) {
     const required = attribute.RequiredLevel?.Value === 'SystemRequired' || attribute.RequiredLevel?.Value === 'ApplicationRequired';
     const isKey = keyColumns.has(attribute.LogicalName);
@@ -109,6 +117,7 @@ export function tableInfo(entity: EntityMetadata): TableInfo {
     primaryId: entity.PrimaryIdAttribute,
     navigation,
     keyColumns,
+    keys,
     literalKind: (column) => kinds.get(column),
   };
 }
@@ -117,15 +126,59 @@ export class UnknownTableError extends Error {
   override name = 'UnknownTableError';
 }
 
-/** Reads (once, then from memory) the metadata of the tables a connector touches. */
-export function createMetadata(transport: DynamicsTransport) {
-  const tables = new Map<string, Promise<TableInfo>>();
+/** The one-column key on `column`, whatever its status. */
+const keyOn = (table: TableInfo, column: string) => table.keys.find((key) => key.columns.length === 1 && key.columns[0] === column);
+
+/** A key Dataverse is still building: the write waits (the activity is retried later), nothing is dead-lettered. */
+export class KeyNotActiveError extends CrmError {
+  override name = 'KeyNotActiveError';
+  constructor(table: string, key: KeyInfo) {
+    super(
+      `Dataverse is still building the alternate key ${key.name} on ${table} (${key.columns.join(', ')}; status ${key.status}): ${table} rows are written by it once it is Active, and the sync tries again until then`,
+      { code: 'KEY_NOT_ACTIVE', retryable: true, retryAfterMs: 30_000 },
+    );
+  }
+}
+
+/** Why a record cannot be written to the table by `column` (no Active key on it), in words to act on. */
+export function keyProblem(table: TableInfo, column: string): { code: string; message: string } {
+  const key = keyOn(table, column);
+  if (key?.status === 'Failed') {
+    return {
+      code: 'KEY_FAILED',
+      message: `Dataverse could not build the alternate key ${key.name} on ${table.name} (${column}): its status is Failed, because ${table.name} rows hold duplicate ${column} values. Remove the duplicates, then run crm-sync setup <connection>, which reactivates the key`,
+    };
+  }
+  if (key) return { code: 'KEY_NOT_ACTIVE', message: `the alternate key ${key.name} on ${table.name} (${column}) is not active yet (${key.status})` };
+  return { code: 'SCHEMA_MISSING', message: `Dataverse's ${table.name} table has no active alternate key on ${column}: run crm-sync setup <connection> to create the project's keys` };
+}
+
+/** True when Dataverse refused a write because the key in its URL is not (or no longer) Active. */
+export const refusedForInactiveKey = (message: string) => /is not active|EntityKeyIndexStatus|do not match any Active alternate key/i.test(message);
+
+export type MetadataOptions = {
+  /** How long a table's definition is trusted before it is read again (default five minutes). */
+  ttlMs?: number;
+  clock?: () => number;
+};
+
+/** Reads the definitions of the tables a connector touches, keeping each for `ttlMs`. */
+export function createMetadata(transport: DynamicsTransport, options: MetadataOptions = {}) {
+  const ttlMs = options.ttlMs ?? 5 * 60_000;
+  const clock = options.clock ?? Date.now;
+  const tables = new Map<string, { info: Promise<TableInfo>; readAt: number }>();
   async function read(table: string): Promise<TableInfo> {
     const entity = await transport.call(`reading the definition of the ${table} table`, (client) =>
       client.retrieveEntity({
         key: `LogicalName=${quoted(table)}`,
         select: ['LogicalName', 'EntitySetName', 'PrimaryIdAttribute', 'PrimaryNameAttribute'],
-        expand: [{ property: 'Attributes' }, { property: 'Keys' }, { property: 'ManyToOneRelationships' }],
+        // Attributes whole: MaxLength, Format and Targets belong to derived attribute types, which a
+        // nested $select on AttributeMetadata cannot name; keys and relationships only what is used.
+        expand: [
+          { property: 'Attributes' },
+          { property: 'Keys', select: ['LogicalName', 'KeyAttributes', 'EntityKeyIndexStatus'] },
+          { property: 'ManyToOneRelationships', select: ['ReferencingAttribute', 'ReferencedEntity', 'ReferencingEntityNavigationPropertyName'] },
+        ],
       }),
     ).catch((error) => {
       if ((error as { info?: { status?: number } }).info?.status === 404) {
@@ -135,21 +188,45 @@ export function createMetadata(transport: DynamicsTransport) {
     });
     return tableInfo(entity as EntityMetadata);
   }
-  return {
+  function load(name: string): Promise<TableInfo> {
+    const info = read(name);
+    const entry = { info, readAt: clock() };
+    tables.set(name, entry);
+    info.catch(() => {
+      if (tables.get(name) === entry) tables.delete(name);
+    });
+    return info;
+  }
+  const metadata = {
     table(name: string): Promise<TableInfo> {
-      let info = tables.get(name);
-      if (!info) {
-        info = read(name);
-        tables.set(name, info);
-        info.catch(() => tables.delete(name));
-      }
-      return info;
+      const cached = tables.get(name);
+      return cached && clock() - cached.readAt < ttlMs ? cached.info : load(name);
     },
-    /** Forgets what was read (after setup changed the schema). */
-    forget() {
-      tables.clear();
+    /** The table read again, unless it was read less than `unlessYoungerThanMs` ago. */
+    refresh(name: string, unlessYoungerThanMs = 0): Promise<TableInfo> {
+      const cached = tables.get(name);
+      return cached && clock() - cached.readAt < unlessYoungerThanMs ? cached.info : load(name);
+    },
+    /**
+     * The table, to be written by its key on `column`. A key that was not Active when last read is read
+     * again (a key setup made becomes Active minutes later, with no restart): still being built, the
+     * write waits (KeyNotActiveError, retried); missing or Failed, the caller fails each record with keyProblem().
+     */
+    async tableForKey(name: string, column: string): Promise<TableInfo> {
+      const info = await metadata.table(name);
+      if (info.keyColumns.has(column)) return info;
+      const fresh = await metadata.refresh(name, 1_000);
+      const key = keyOn(fresh, column);
+      if (!fresh.keyColumns.has(column) && key && (key.status === 'Pending' || key.status === 'InProgress')) throw new KeyNotActiveError(fresh.name, key);
+      return fresh;
+    },
+    /** Forgets what was read (after setup changed the schema, or a write found a key not active). */
+    forget(name?: string) {
+      if (name === undefined) tables.clear();
+      else tables.delete(name);
     },
   };
+  return metadata;
 }
 
 export type Metadata = ReturnType<typeof createMetadata>;

@@ -3,16 +3,22 @@
 // did. Safe to run twice: what exists is left as it is; a column of another type is reported as a
 // problem, never changed; a standard column the mappings write and the environment lacks is named.
 // Order: tables first (lookups point at them), then columns, lookups and keys (a key needs its column).
+// A key Dataverse accepts is Pending until an asynchronous job has built its index: setup waits a while
+// for it to become Active, reactivates a Failed one (ReactivateEntityKey) and says what to do about
+// one still not Active (issue #22 item 9). Last, the application user's privileges on every table
+// (issue #22 item 11).
 import { DYNAMICS_TABLES, type ColumnDeclaration, type KeyDeclaration, type LookupDeclaration, type TableDeclaration } from '../../mappings/dynamics/schema.ts';
 import type { DynamicsCredentials } from './auth.ts';
 import { quoted } from './odata.ts';
+import { missingPrivileges } from './privileges.ts';
 import { createDynamicsTransport, DynamicsCallError, type DynamicsTransport } from './transport.ts';
 
 export type SetupReport = { created: string[]; present: string[]; problems: string[] };
 
+type KeyState = { LogicalName?: string; KeyAttributes?: string[]; EntityKeyIndexStatus?: string };
 type Existing = {
   Attributes?: { LogicalName: string; AttributeType?: string }[];
-  Keys?: { LogicalName?: string; KeyAttributes?: string[] }[];
+  Keys?: KeyState[];
   ManyToOneRelationships?: { ReferencingEntityNavigationPropertyName?: string; ReferencedEntity?: string }[];
 };
 
@@ -60,9 +66,20 @@ export function attributeMetadata(column: ColumnDeclaration): Record<string, unk
 /** The AttributeType Dataverse reports for a declared column type. */
 const REPORTED_TYPE: Record<ColumnDeclaration['type'], string> = { String: 'String', Memo: 'Memo', Boolean: 'Boolean', Decimal: 'Decimal', Integer: 'Integer', DateTime: 'DateTime', DateOnly: 'DateTime' };
 
-export async function setUpDynamics(target: { orgUrl: string; apiVersion?: string; credentials: DynamicsCredentials }, tables: TableDeclaration[] = DYNAMICS_TABLES): Promise<SetupReport> {
+export type SetupOptions = {
+  /** How long to wait for new or reactivated keys to become Active (default two minutes; 0 does not wait). */
+  keyWaitMs?: number;
+  /** How soon their status is read again at first (default 200 ms, then half as long again each time, up to 5 s). */
+  keyPollMs?: number;
+};
+
+/** A key setup waits for: made or reactivated in this run, or found not Active. */
+type Watched = { table: TableDeclaration; key: KeyDeclaration; where: string; made: boolean };
+
+export async function setUpDynamics(target: { orgUrl: string; apiVersion?: string; credentials: DynamicsCredentials }, tables: TableDeclaration[] = DYNAMICS_TABLES, options: SetupOptions = {}): Promise<SetupReport> {
   const transport = createDynamicsTransport({ orgUrl: target.orgUrl, apiVersion: target.apiVersion, credentials: target.credentials, concurrency: 1 });
   const report: SetupReport = { created: [], present: [], problems: [] };
+  const watched: Watched[] = [];
   const attempt = async (where: string, create: () => Promise<unknown>) => {
     try {
       await create();
@@ -102,15 +119,72 @@ export async function setUpDynamics(target: { orgUrl: string; apiVersion?: strin
       else await attempt(where, () => transport.call(`creating the lookup ${where}`, (client) => client.createRelationship({ data: relationshipMetadata(table, lookup) })));
     }
     const refreshed = (await readTable(transport, table.logicalName)) ?? existing;
-    for (const key of table.keys) await ensureKey(transport, table, key, refreshed, report, attempt);
+    for (const key of table.keys) {
+      const watch = await ensureKey(transport, table, key, refreshed, report, attempt);
+      if (watch) watched.push(watch);
+    }
+  }
+  await awaitKeys(transport, watched, report, options);
+  // The app user must be able to write every table the sync writes (a role with the table's privileges).
+  const present = tables.filter((table) => !report.problems.some((problem) => problem.startsWith(`table ${table.logicalName} is missing`)));
+  try {
+    report.problems.push(...(await missingPrivileges(transport, present.map((table) => table.logicalName))));
+  } catch (error) {
+    if (!(error instanceof DynamicsCallError)) throw error;
+    report.problems.push(`the application user's privileges could not be read (${error.info.message}): check that its security role can read users and roles`);
   }
   return report;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits (up to keyWaitMs) for the watched keys to leave Pending/InProgress, then reports each one's outcome. */
+async function awaitKeys(transport: DynamicsTransport, watched: Watched[], report: SetupReport, options: SetupOptions) {
+  if (watched.length === 0) return;
+  const deadline = Date.now() + (options.keyWaitMs ?? 120_000);
+  const statusOf = new Map<Watched, string>();
+  // Soon at first (an empty table's index is quick), then every few seconds.
+  let pollMs = options.keyPollMs ?? 200;
+  for (;;) {
+    for (const watch of watched) {
+      const keys = await readKeys(transport, watch.table.logicalName);
+      statusOf.set(watch, keys.find((found) => sameKey(found, watch.key))?.EntityKeyIndexStatus ?? 'Active');
+    }
+    const waiting = watched.filter((watch) => ['Pending', 'InProgress'].includes(statusOf.get(watch)!));
+    if (waiting.length === 0 || Date.now() >= deadline) break;
+    await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
+    pollMs = Math.min(pollMs * 1.5, 5_000);
+  }
+  for (const watch of watched) {
+    const status = statusOf.get(watch)!;
+    const { table, key, where } = watch;
+    const columns = key.columns.join(', ');
+    if (status === 'Active') (watch.made ? report.created : report.present).push(where);
+    else if (status === 'Failed') {
+      report.problems.push(
+        `${where} could not be activated (Failed): ${table.logicalName} rows already hold duplicate ${columns} values, so Dataverse could not build the key's unique index. Find the ${table.logicalName} rows sharing a ${columns} value, merge or delete the extra ones, then run crm-sync setup again: it reactivates the key`,
+      );
+    } else {
+      report.problems.push(
+        `${where} is not active yet (${status}): Dataverse is still building its index. Wait a few minutes and run crm-sync setup again; until it is Active the sync waits instead of writing ${table.logicalName} rows by ${columns}`,
+      );
+    }
+  }
 }
 
 async function readTable(transport: DynamicsTransport, logicalName: string): Promise<Existing | undefined> {
   try {
     return (await transport.call(`reading the definition of ${logicalName}`, (client) =>
-      client.retrieveEntity({ key: `LogicalName=${quoted(logicalName)}`, select: ['LogicalName', 'EntitySetName'], expand: [{ property: 'Attributes' }, { property: 'Keys' }, { property: 'ManyToOneRelationships' }] }),
+      client.retrieveEntity({
+        key: `LogicalName=${quoted(logicalName)}`,
+        select: ['LogicalName', 'EntitySetName'],
+        // Nested $select (issue #22 item 10): only what setup compares, not every column's full definition.
+        expand: [
+          { property: 'Attributes', select: ['LogicalName', 'AttributeType'] },
+          { property: 'Keys', select: ['LogicalName', 'KeyAttributes', 'EntityKeyIndexStatus'] },
+          { property: 'ManyToOneRelationships', select: ['ReferencingEntityNavigationPropertyName', 'ReferencedEntity'] },
+        ],
+      }),
     )) as Existing;
   } catch (error) {
     if (error instanceof DynamicsCallError && error.info.status === 404) return undefined;
@@ -135,6 +209,16 @@ async function ensureColumn(
   await attempt(where, () => transport.call(`creating the column ${where}`, (client) => client.createAttribute({ entityKey: `LogicalName=${quoted(table.logicalName)}`, data: attributeMetadata(column) })));
 }
 
+const sameKey = (found: KeyState, key: KeyDeclaration) => found.LogicalName === key.logicalName || [...(found.KeyAttributes ?? [])].sort().join(',') === [...key.columns].sort().join(',');
+
+async function readKeys(transport: DynamicsTransport, logicalName: string): Promise<KeyState[]> {
+  const answer = (await transport.call(`reading the alternate keys of ${logicalName}`, (client) =>
+    client.retrieveMultiple({ collection: 'EntityDefinitions', key: `LogicalName=${quoted(logicalName)}`, navigationProperty: 'Keys', select: ['LogicalName', 'KeyAttributes', 'EntityKeyIndexStatus'] } as Parameters<typeof client.retrieveMultiple>[0]),
+  )) as { value?: KeyState[] };
+  return answer.value ?? [];
+}
+
+/** Makes the key if it is missing and says whether to wait for it (new, reactivated, or not Active yet). */
 async function ensureKey(
   transport: DynamicsTransport,
   table: TableDeclaration,
@@ -142,13 +226,28 @@ async function ensureKey(
   existing: Existing,
   report: SetupReport,
   attempt: (where: string, create: () => Promise<unknown>) => Promise<void>,
-) {
+): Promise<Watched | undefined> {
   const where = `${table.logicalName} alternate key ${key.logicalName} (${key.columns.join(', ')})`;
-  const same = (existing.Keys ?? []).find((found) => found.LogicalName === key.logicalName || [...(found.KeyAttributes ?? [])].sort().join(',') === [...key.columns].sort().join(','));
+  const same = (existing.Keys ?? []).find((found) => sameKey(found, key));
   if (same) {
-    report.present.push(where);
-    return;
+    const status = same.EntityKeyIndexStatus ?? 'Active';
+    if (status === 'Active') {
+      report.present.push(where);
+      return undefined;
+    }
+    if (status === 'Failed') {
+      // The documented retry: a new index job, which ends Active once the duplicates are gone.
+      try {
+        await transport.call(`reactivating the ${where}`, (client) => client.callAction({ actionName: 'ReactivateEntityKey', action: { EntityLogicalName: table.logicalName, EntityKeyLogicalName: same.LogicalName ?? key.logicalName } }));
+      } catch (error) {
+        if (!(error instanceof DynamicsCallError)) throw error;
+        report.problems.push(`${where} is Failed and could not be reactivated: ${error.info.message}`);
+        return undefined;
+      }
+    }
+    return { table, key, where, made: false };
   }
+  const before = report.created.length + report.present.length;
   await attempt(where, () =>
     transport.call(`creating the ${where}`, (client) =>
       client.create({
@@ -159,6 +258,11 @@ async function ensureKey(
       }),
     ),
   );
+  // Created (or made meanwhile by another run): reported once its index job has ended.
+  if (report.created.length + report.present.length === before) return undefined;
+  const made = report.created.at(-1) === where;
+  (made ? report.created : report.present).pop();
+  return { table, key, where, made };
 }
 
 function entityMetadata(table: TableDeclaration): Record<string, unknown> {

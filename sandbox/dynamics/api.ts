@@ -1,9 +1,12 @@
 // Dispatches one Web API request (top-level or inside a $batch) by its first path segment: an
-// entity set, EntityDefinitions / RelationshipDefinitions, WhoAmI or $batch.
+// entity set, EntityDefinitions / RelationshipDefinitions, WhoAmI, systemusers (privileges.ts),
+// ReactivateEntityKey (key-jobs.ts) or $batch. Alternate key jobs move on first.
 import { DataverseError, odataError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
 import { parseResourcePath } from './keys.ts';
+import { reactivateEntityKey, settleKeys } from './key-jobs.ts';
 import { handleMetadata } from './metadata.ts';
+import { handleSystemUsers } from './privileges.ts';
 import { closeOpportunity, isCloseAction } from './opportunity-states.ts';
 import { handleRecords } from './records.ts';
 import { nameGuid } from './schema.ts';
@@ -16,7 +19,10 @@ export function kindOf(method: string, path: string): string {
 
 export function handleApi(req: ApiRequest): Reply {
   try {
+    settleKeys(req.state);
     const { segment, key, rest } = parseResourcePath(req.path);
+    if (segment === 'ReactivateEntityKey' && req.method === 'POST') return reactivateEntityKey(req);
+    if (segment === 'systemusers') return handleSystemUsers(req, key, rest);
     if (segment === 'EntityDefinitions' || segment === 'RelationshipDefinitions') return handleMetadata(req, segment, key, rest);
     if (segment === 'WhoAmI' && req.method === 'GET') {
       const c = req.state.config.credentials;

@@ -94,6 +94,20 @@ export async function handleControl(state: SandboxState, method: string, path: s
         return json(200, state.limits.snapshot());
       }
       case 'POST reset': resetState(state); return ok();
+      case 'GET privileges': return json(200, { missing: state.privileges.missing() });
+      case 'POST privileges': {
+        const { missing } = bodyObject(body);
+        if (!Array.isArray(missing) || !missing.every((name) => typeof name === 'string')) throw bad('missing must list privilege names, e.g. ["prvWriteccs_marketplaceentitlement"]');
+        state.privileges.setMissing(missing as string[]);
+        return json(200, { missing: state.privileges.missing() });
+      }
+      case 'GET keys': return json(200, { activationMs: state.keyJobs.activationMs });
+      case 'POST keys': {
+        const { activationMs } = bodyObject(body);
+        if (typeof activationMs !== 'number' || !Number.isInteger(activationMs) || activationMs < 0) throw bad('activationMs must be a whole number of milliseconds, at least 0');
+        state.keyJobs.activationMs = activationMs;
+        return json(200, { activationMs });
+      }
       case 'POST opportunities/change': return changeOpportunities(state, undefined, bodyObject(body));
       default: break;
     }

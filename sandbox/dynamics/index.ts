@@ -21,6 +21,10 @@ export type DynamicsSandboxOptions = {
   /** How $batch answers end their lines: LF (default) or the multipart standard's CRLF. */
   batchLineEnding?: '\n' | '\r\n';
   concurrency?: number;                        // default 52 concurrent requests per user
+  /** How long an alternate key's index job takes before the key is Active (or Failed); default 300 ms (key-jobs.ts). */
+  keyActivationMs?: number;
+  /** Privileges the application user's security role lacks, e.g. ['prvWriteccs_marketplaceentitlement'] (privileges.ts). */
+  missingPrivileges?: string[];
   /** Server time each operation costs (a $batch's run one after another); default DEFAULT_OPERATION_MS (limits.ts), 0 for none. */
   operationMs?: number;
   /** How long one request may run before it is stopped; default 120,000 (Dataverse's 2 minutes). */
@@ -62,6 +66,8 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
       requestTimeoutMs: whole('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, 1),
     },
     batchLineEnding: options.batchLineEnding,
+    keyActivationMs: options.keyActivationMs === undefined ? undefined : whole('keyActivationMs', options.keyActivationMs, 0, 0),
+    missingPrivileges: options.missingPrivileges,
   });
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;

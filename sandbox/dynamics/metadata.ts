@@ -1,6 +1,6 @@
 // The metadata API: EntityDefinitions (one, all, filtered by LogicalName, with $select and $expand
 // of Attributes, Keys, ManyToOneRelationships), their Attributes and Keys, and creating tables,
-// columns, alternate keys (Active at once) and one-to-many relationships with their lookup, as
+// columns, alternate keys (Pending until their index job ends: key-jobs.ts) and one-to-many relationships with their lookup, as
 // dynamics-web-api's createEntity / createAttribute / create on .../Keys / createRelationship send them.
 import { randomUUID } from 'node:crypto';
 import { DataverseError, odataError } from './errors.ts';
@@ -32,7 +32,7 @@ function renderAttribute(entity: EntityDef, a: AttributeDef) {
     DisplayName: label(a.SchemaName),
   };
 }
-const renderKey = (entity: EntityDef, k: KeyDef) => ({ EntityLogicalName: entity.LogicalName, ...k, DisplayName: label(k.DisplayName) });
+const renderKey = (entity: EntityDef, { buildStartedAt: _queued, ...k }: KeyDef) => ({ EntityLogicalName: entity.LogicalName, ...k, DisplayName: label(k.DisplayName) });
 const renderEntity = (e: EntityDef) => ({ ...e, ObjectTypeCode: 0, DisplayName: label(e.DisplayName), Attributes: e.Attributes.map((a) => renderAttribute(e, a)), Keys: e.Keys.map((k) => renderKey(e, k)), ManyToOneRelationships: e.ManyToOneRelationships.map((r) => ({ ...r, RelationshipType: 'OneToManyRelationship' })) });
 
 const EXPANDABLE = ['Attributes', 'Keys', 'ManyToOneRelationships'];
@@ -225,17 +225,10 @@ function createKey(req: ApiRequest, entity: EntityDef): Reply {
   const logical = schema.toLowerCase();
   if (entity.Keys.some((k) => k.LogicalName === logical)) throw exists('entity key', logical);
   if (entity.Keys.some((k) => k.KeyAttributes.length === attributes.length && k.KeyAttributes.every((a) => attributes.includes(a)))) throw new DataverseError(400, '0x80060893', `An entity key with the same attributes already exists on entity '${entity.LogicalName}'.`);
-  // Existing rows must already be unique on the key, or the index cannot be built.
-  const seen = new Set<string>();
+  // The definition is made at once; its index is built later by an asynchronous job (key-jobs.ts),
+  // which ends Active, or Failed when existing rows hold duplicate values.
+  const key: KeyDef = { LogicalName: logical, SchemaName: schema, KeyAttributes: attributes as string[], EntityKeyIndexStatus: 'Pending', MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema), buildStartedAt: Date.now() };
   const store = req.state.store;
-  for (const row of store.rows(entity.LogicalName)) {
-    const values = (attributes as string[]).map((a) => row[a]);
-    if (values.some((v) => v === null || v === undefined)) continue;
-    const sig = JSON.stringify(values.map((v) => (typeof v === 'string' ? v.toLowerCase() : v)));
-    if (seen.has(sig)) throw new DataverseError(400, '0x80060892', `The entity key ${schema} cannot be activated: existing ${entity.LogicalName} records hold duplicate values.`);
-    seen.add(sig);
-  }
-  const key: KeyDef = { LogicalName: logical, SchemaName: schema, KeyAttributes: attributes as string[], EntityKeyIndexStatus: 'Active', MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema) };
   store.putEntity({ ...entity, Keys: [...entity.Keys, key] });
   return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})/Keys(${key.MetadataId})` } };
 }

@@ -4,6 +4,7 @@
 import { DataverseError, odataError } from './errors.ts';
 import { preferences, queryOptions, type ApiRequest, type Reply } from './http.ts';
 import { checkKey, findRow, notFoundFor, type KeySpec } from './keys.ts';
+import { requirePrivilege } from './privileges.ts';
 import { entityContext, list, parseSelect, shapeRow } from './query.ts';
 import type { EntityDef } from './schema.ts';
 import type { Row } from './store.ts';
@@ -52,6 +53,7 @@ export function upsert(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply 
   if (ifNoneMatch !== undefined && ifNoneMatch.trim() === '*' && existing) {
     throw new DataverseError(412, '0x80040237', 'A record with matching key values already exists.');
   }
+  requirePrivilege(req.state, entity, existing ? 'Write' : 'Create');
   const columns = opportunityStateColumns(entity, body, existing, columnsOf(req.state, entity, body, !existing));
   return req.state.store.transaction(() => {
     if (existing) return written(req, entity, updateRow(req.state, entity, existing, columns), false);
@@ -71,6 +73,7 @@ export function remove(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply 
 /** `{set}` / `{set}(key)` requests. */
 export function handleRecords(req: ApiRequest, entity: EntityDef, key: KeySpec | undefined, rest: string): Reply {
   if (rest) throw odataError(`Resource not found for the segment '${rest.replace(/^\//, '')}'.`, 404);
+  if (req.method === 'GET' || req.method === 'POST' || req.method === 'DELETE') requirePrivilege(req.state, entity, req.method === 'GET' ? 'Read' : req.method === 'POST' ? 'Create' : 'Delete');
   if (!key) {
     if (req.method === 'GET') return list(req, entity);
     if (req.method === 'POST') return create(req, entity);

@@ -30,7 +30,10 @@ export type AttributeDef = {
   computed?: boolean;
 };
 
-export type KeyDef = { LogicalName: string; SchemaName: string; KeyAttributes: string[]; EntityKeyIndexStatus: 'Active'; MetadataId: string; DisplayName: string };
+export type KeyIndexStatus = 'Pending' | 'InProgress' | 'Active' | 'Failed';
+/** An alternate key. Its index is built by an asynchronous job (key-jobs.ts): `buildStartedAt` (ms since
+ * the epoch, real time) is when the job was queued; the key identifies rows and enforces uniqueness only once Active. */
+export type KeyDef = { LogicalName: string; SchemaName: string; KeyAttributes: string[]; EntityKeyIndexStatus: KeyIndexStatus; MetadataId: string; DisplayName: string; buildStartedAt?: number };
 export type RelationshipDef = {
   SchemaName: string;
   ReferencingEntity: string;

@@ -2,12 +2,17 @@
 import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
+import { createKeyJobs } from './key-jobs.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
+import { createPrivileges } from './privileges.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 
 /** `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF). */
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n' };
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; missingPrivileges?: string[] };
+
+/** Small but not zero: a key made by setup is not usable in the same breath, as on the live service. */
+export const DEFAULT_KEY_ACTIVATION_MS = 300;
 
 export function createState(config: SandboxConfig) {
   const where = { origin: '' };
@@ -26,6 +31,10 @@ export function createState(config: SandboxConfig) {
     calls: createCallCounter(),
     auth: createAuthLedger(),
     faults: createFaults(),
+    /** How long an alternate key's index job takes (key-jobs.ts). */
+    keyJobs: createKeyJobs(config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS),
+    /** The privileges the application user's role lacks (privileges.ts). */
+    privileges: createPrivileges(config.missingPrivileges),
   };
   return state;
 }
@@ -39,4 +48,6 @@ export function resetState(state: SandboxState) {
   state.calls.reset();
   state.auth.reset();
   state.faults.clear();
+  state.keyJobs.activationMs = state.config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS;
+  state.privileges.setMissing(state.config.missingPrivileges ?? []);
 }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataverseError, duplicateKey, payloadError } from './errors.ts';
 import { findRow, notFoundFor, parseResourcePath, type KeySpec } from './keys.ts';
+import { requirePrivilege } from './privileges.ts';
 import { isLookup, type EntityDef } from './schema.ts';
 import type { SandboxState } from './state.ts';
 import type { Lookup, Row } from './store.ts';
@@ -33,6 +34,9 @@ export function resolveBind(state: SandboxState, entity: EntityDef, nav: string,
   const target = state.store.entityBySet(resource.segment);
   if (!target || !resource.key || resource.rest) throw payloadError(entity.EntitySetName, `The reference '${value}' in '${nav}@odata.bind' is not a valid entity reference.`);
   if (target.LogicalName !== rel.ReferencedEntity) throw payloadError(entity.EntitySetName, `The navigation property '${nav}' refers to type 'Microsoft.Dynamics.CRM.${rel.ReferencedEntity}', not '${target.LogicalName}' ('${value}').`);
+  // Linking needs Append on the record and AppendTo on the one it points at (privileges.ts).
+  requirePrivilege(state, entity, 'Append');
+  requirePrivilege(state, target, 'AppendTo');
   const row = findRow(state.store, target, resource.key);
   if (!row) throw notFoundFor(target, resource.key);
   return { id: String(row[target.PrimaryIdAttribute]), table: target.LogicalName };
@@ -70,7 +74,8 @@ export function columnsOf(state: SandboxState, entity: EntityDef, body: Record<s
 }
 
 function checkUnique(state: SandboxState, entity: EntityDef, id: string, row: Row) {
-  for (const key of entity.Keys) {
+  // Only a built (Active) key's index enforces uniqueness.
+  for (const key of entity.Keys.filter((k) => k.EntityKeyIndexStatus === 'Active')) {
     const values = key.KeyAttributes.map((a) => row[a]);
     if (values.some((v) => v === null || v === undefined)) continue;
     const norm = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v && typeof v === 'object' ? (v as Lookup).id : v);

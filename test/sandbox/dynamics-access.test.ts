@@ -16,7 +16,7 @@ let clock = new Date('2026-03-01T10:00:00Z');
 let sb: DynamicsSandbox;
 let dir: string;
 beforeAll(async () => {
-  sb = await startDynamicsSandbox({ now: () => clock, seed: 5 });
+  sb = await startDynamicsSandbox({ now: () => clock, seed: 5, keyActivationMs: 0 });
   dir = mkdtempSync(path.join(tmpdir(), 'dynamics-sandbox-'));
 });
 afterAll(async () => {
@@ -141,7 +141,7 @@ describe('Dynamics sandbox journal', () => {
   it('keeps every acknowledged write (rows and metadata) across a SIGKILL', async () => {
     const journalPath = path.join(dir, 'killed.jsonl');
     const script = `const { startDynamicsSandbox } = await import(${JSON.stringify(INDEX)});
-const sb = await startDynamicsSandbox({ journalPath: ${JSON.stringify(journalPath)}, seed: 9 });
+const sb = await startDynamicsSandbox({ journalPath: ${JSON.stringify(journalPath)}, seed: 9, keyActivationMs: 0 });
 console.log(JSON.stringify(sb));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     const first = await new Promise<DynamicsSandbox>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { clientFor } from './dynamics-helpers.ts';
 let sb: DynamicsSandbox;
 let api: ReturnType<typeof clientFor>;
 beforeAll(async () => {
-  sb = await startDynamicsSandbox();
+  sb = await startDynamicsSandbox({ keyActivationMs: 0 });
   api = clientFor(sb);
   await api.createAttribute({ entityKey: "LogicalName='account'", data: { '@odata.type': 'Microsoft.Dynamics.CRM.StringAttributeMetadata', SchemaName: 'ccs_commercebuyerid', MaxLength: 100, RequiredLevel: { Value: 'None' } } });
   await api.create({ collection: 'EntityDefinitions', key: "LogicalName='account'", navigationProperty: 'Keys', data: { SchemaName: 'ccs_commercebuyerid_key', DisplayName: { LocalizedLabels: [{ Label: 'Buyer key', LanguageCode: 1033 }] }, KeyAttributes: ['ccs_commercebuyerid'] } });
