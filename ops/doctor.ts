@@ -1,13 +1,15 @@
 // `crm-sync doctor`: every part a sync needs, checked in turn, each answered in one line saying what is
 // wrong and what to do. PostgreSQL, Temporal and its workers, then per connection: both sides'
-// credentials and the CRM schema against the mappings (the same test connect makes), the schedules, the
+// credentials and the CRM schema against the mappings (the same test connect makes), the CRM user's
+// privileges on what the connection writes (Dataverse: its security role), the schedules, the
 // re-authorisation mark and the API budget. A check that cannot run says why; the others still run.
 import type { Client } from '@temporalio/client';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type pg from 'pg';
 import { CRM_NAMES } from '../crm/connector.ts';
+import { createConnector, mappingsFor } from '../crm/registry.ts';
 import type { ConnectionStore } from '../store/connections.ts';
-import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
+import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
 import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { readConnectionHealth } from './connection-health.ts';
@@ -73,6 +75,23 @@ async function checkSchedules(client: Client | undefined, connectionId: string, 
   return { check, ok: true, message: 'all four present and running' };
 }
 
+/** What the CRM user may not do on the objects the connection writes, where the connector can tell (Dataverse). */
+async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string): Promise<Check[]> {
+  const crmName = CRM_NAMES[settings.crm.kind];
+  const check = `${name}: ${crmName} privileges`;
+  try {
+    const crm = createConnector(settings, secrets);
+    if (!crm.checkAccess) return [];
+    const mappings = mappingsFor(settings.crm.kind, settings.crm);
+    const objects = [...new Set(settings.entities.flatMap((entity) => (mappings[entity] ? [mappings[entity].object] : [])))];
+    const problems = await crm.checkAccess(objects);
+    if (problems.length === 0) return [{ check, ok: true, message: `the app user may create, read and write ${objects.join(', ')}` }];
+    return problems.map((message) => ({ check, ok: false, message, fix: `give the application user the security role named, then crm-sync doctor again (crm-sync setup ${name} checks it too)` }));
+  } catch (error) {
+    return [{ check, ok: false, message: `not checked: ${(error as Error).message}` }];
+  }
+}
+
 export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
   const checks: Check[] = [await checkPostgres(deps.pool)];
   const temporal = await checkTemporal(deps.temporal, deps.taskQueue);
@@ -90,6 +109,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
       const secrets = connectionSecretsSchema.parse(stored!.secrets);
       await verify(settings, secrets);
       checks.push({ check: `${name}: credentials and mapping`, ok: true, message: `commerce and ${crmName} accept the credentials; the mappings fit the ${crmName} schema` });
+      checks.push(...(await checkPrivileges(settings, secrets, name)));
     } catch (error) {
       const problems = (error as { problems?: string[] }).problems ?? [(error as Error).message];
       for (const problem of problems) {
