@@ -2,7 +2,6 @@
 // ledger, injected faults, token expiry and revocation, limits, a full reset and record dumps.
 import { notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
-import { findObjectType } from './schema.ts';
 import { resetState } from './state.ts';
 import { checkProperties, updateRecord } from './writes.ts';
 
@@ -52,12 +51,20 @@ export const controls = {
   },
   /** Stored records with every property; `?includeArchived=true` adds archived ones. */
   records(ctx: Ctx) {
-    const type = findObjectType(ctx.params.objectType ?? '');
+    const type = ctx.state.store.internalType(ctx.params.objectType ?? '');
     if (!type) throw notFound(`no object type ${ctx.params.objectType} in the sandbox`);
     const includeArchived = ctx.url.searchParams.get('includeArchived') === 'true';
     return json(200, ctx.state.store.records(type.name).filter((r) => includeArchived || !r.archived));
   },
   associations: (ctx: Ctx) => json(200, ctx.state.store.allAssociations()),
+  scopes: (ctx: Ctx) => json(200, { withheld: [...ctx.state.withheldScopes].sort() }),
+  /** `{withheld: [scope, ...]}`: the token lacks these scopes from now on (scopes.ts says which calls need which). */
+  setScopes(ctx: Ctx) {
+    const { withheld } = bodyObject(ctx);
+    if (!Array.isArray(withheld) || !withheld.every((scope) => typeof scope === 'string')) throw validation('withheld must be a list of scopes, e.g. ["crm.schemas.custom.read"]');
+    ctx.state.withheldScopes = new Set(withheld as string[]);
+    return json(200, { withheld: [...ctx.state.withheldScopes].sort() });
+  },
   /**
    * The change driver for deals: what salespeople do in HubSpot's app. `{ids?, count?, properties}` sets
    * `properties` (checked like any write: known properties, typed values, unique values) on the given

@@ -1,6 +1,7 @@
 // A local HubSpot that @hubspot/api-client 14 runs against unmodified: CRM objects v3 (companies,
-// contacts, deals, the custom object marketplace_entitlement), search, properties, deal pipelines,
-// associations v4, the OAuth token endpoint, HubSpot's rate limits, and /_sandbox test controls.
+// contacts, deals, line items, custom objects such as marketplace_entitlement by objectTypeId or fully
+// qualified name), the custom object schemas API, search, properties and property groups, deal
+// pipelines, associations v4, the OAuth token endpoint, HubSpot's rate limits, and /_sandbox test controls.
 import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
@@ -17,8 +18,17 @@ export type HubSpotSandboxOptions = {
   dailyLimit?: number; // default 650,000 (a Professional account's private app)
   tenSecondlyLimit?: number; // default 190
   searchPerSecond?: number; // default 5
-  /** false: an account without custom objects (marketplace_entitlement is an unknown object type). */
+  /** false: an account without custom objects (no Enterprise subscription): none defined, and defining one is refused (403). */
   customObjects?: boolean;
+  /** The account id (default 4242): custom objects' fully qualified names are p{portalId}_{name}. */
+  portalId?: string;
+  /**
+   * true (default): the account starts with the custom object marketplace_entitlement defined (2-1234567),
+   * as one where someone created it before; false: it has none until `crm-sync setup` (or anyone) creates it.
+   */
+  premadeCustomObjects?: boolean;
+  /** Scopes the access tokens lack (sandbox/hubspot/scopes.ts), e.g. ['crm.schemas.custom.read']. */
+  withheldScopes?: string[];
   /**
    * Record, pipeline and stage ids count on after this number (default 0). Real portals never share
    * ids; two sandboxes started alike do: give a second portal another range when a test must tell them apart.
@@ -56,6 +66,9 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
     now: options.now ?? (() => new Date()),
     credentials,
     customObjects: options.customObjects,
+    portalId: options.portalId,
+    premadeCustomObjects: options.premadeCustomObjects,
+    withheldScopes: options.withheldScopes,
     limits: {
       dailyLimit: whole('dailyLimit', options.dailyLimit, 650_000, 0),
       tenSecondlyLimit: whole('tenSecondlyLimit', options.tenSecondlyLimit, 190, 0),

@@ -1,9 +1,8 @@
-// Persistence (the journalPath option): every change of the store (records, properties,
-// associations, pipelines, reset) is appended to a JSON-lines journal before the request that made
+// Persistence (the journalPath option): every change of the store (custom object schemas, property
+// groups, records, properties, associations, pipelines, reset) is appended to a JSON-lines journal before the request that made
 // it is answered, so a sandbox killed with SIGKILL and started again on the same file holds every
 // write it acknowledged. Tokens, limits, counts and faults are not kept: OAuth clients refresh again.
 import { openJournalFile, type JournalFile } from '../journal-file.ts';
-import { OBJECT_TYPES } from './schema.ts';
 import type { Store, StoreChange } from './store.ts';
 
 const KIND = 'hubspot-sandbox';
@@ -15,6 +14,10 @@ const isHeader = (entry: unknown): entry is Header =>
 
 function replay(store: Store, change: StoreChange, file: string) {
   switch (change.op) {
+    case 'schema':
+      return store.putSchema(change.schema);
+    case 'group':
+      return store.putGroup(change.type, change.group);
     case 'record':
       return store.putRecord(change.type, change.record);
     case 'property':
@@ -30,9 +33,10 @@ function replay(store: Store, change: StoreChange, file: string) {
   }
 }
 
-/** The numeric ids an entry carries (records, pipelines and their stages), so none is issued twice. */
+/** The numeric ids an entry carries (records, pipelines and their stages, custom object types), so none is issued twice. */
 function idsIn(change: StoreChange): number[] {
-  const ids = change.op === 'record' ? [change.record.id] : change.op === 'pipeline' ? [change.pipeline.id, ...change.pipeline.stages.map((s) => s.id)] : [];
+  const ids =
+    change.op === 'record' ? [change.record.id] : change.op === 'pipeline' ? [change.pipeline.id, ...change.pipeline.stages.map((s) => s.id)] : change.op === 'schema' ? [change.schema.objectTypeId.slice(2)] : [];
   return ids.map(Number).filter(Number.isFinite);
 }
 
@@ -48,7 +52,9 @@ export function attachJournal(store: Store, file: string): JournalFile {
   // Ids are never issued twice, even for records made before a reset.
   store.continueIdsAfter(first?.highestId ?? 0);
   const snapshot: unknown[] = [];
-  for (const t of OBJECT_TYPES) {
+  for (const schema of store.schemas()) snapshot.push({ op: 'schema', schema } satisfies StoreChange);
+  for (const t of store.objectTypes()) {
+    for (const group of store.groups(t.name)) snapshot.push({ op: 'group', type: t.name, group } satisfies StoreChange);
     for (const property of store.properties(t.name)) snapshot.push({ op: 'property', type: t.name, property } satisfies StoreChange);
     for (const record of store.records(t.name)) snapshot.push({ op: 'record', type: t.name, record } satisfies StoreChange);
   }

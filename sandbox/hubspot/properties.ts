@@ -1,14 +1,15 @@
-// Properties v3 (read all, read one, create with hasUniqueValue) and deal pipelines (read, create).
+// Properties v3 (read all, read one, create with hasUniqueValue, in a group that exists), property
+// groups (read, create) and deal pipelines (read, create).
 import { HubSpotError, notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
-import { findObjectType, type PropertyDef, type PropertyType } from './schema.ts';
-import type { Pipeline } from './store.ts';
+import type { PropertyDef, PropertyType } from './schema.ts';
+import type { Pipeline, PropertyGroup } from './store.ts';
 
 const TYPES: PropertyType[] = ['string', 'number', 'datetime', 'date', 'enumeration', 'bool'];
 const FIELD_TYPES = ['text', 'textarea', 'number', 'date', 'select', 'radio', 'checkbox', 'booleancheckbox', 'phonenumber', 'html', 'file', 'calculation_equation'];
 
 function objectType(ctx: Ctx) {
-  const type = findObjectType(ctx.params.objectType ?? '');
+  const type = ctx.state.store.objectType(ctx.params.objectType ?? '');
   if (!type) throw validation(`Unable to infer object type from: ${ctx.params.objectType}`);
   return type.name;
 }
@@ -70,13 +71,18 @@ export function create(ctx: Ctx): Reply {
   });
   if (propertyType === 'enumeration' && options.length === 0) throw validation('an enumeration property needs options');
   if (ctx.state.store.property(type, name)) throw new HubSpotError(409, 'OBJECT_ALREADY_EXISTS', `Property already exists: a property named ${name} exists on ${type}`);
+  const groupName = text('groupName')!;
+  // [inf] A property lives in one of its object's groups; HubSpot's words for an unknown one are not published.
+  if (!ctx.state.store.group(type, groupName)) {
+    throw validation(`Property group ${groupName} does not exist on ${type}: create it first (POST /crm/v3/properties/${ctx.params.objectType}/groups) or use one of ${ctx.state.store.groups(type).map((g) => g.name).join(', ')}`, { context: { groupName: [groupName] } });
+  }
   const at = ctx.state.config.now().toISOString();
   const property: PropertyDef = {
     name,
     label: text('label')!,
     type: propertyType,
     fieldType,
-    groupName: text('groupName')!,
+    groupName,
     description: text('description', false) ?? '',
     hasUniqueValue: input.hasUniqueValue === true,
     hubspotDefined: false,
@@ -89,8 +95,32 @@ export function create(ctx: Ctx): Reply {
   return json(201, presentProperty(property));
 }
 
+const presentGroup = (group: PropertyGroup) => ({ name: group.name, label: group.label, displayOrder: group.displayOrder, archived: group.archived });
+
+export const readGroups = (ctx: Ctx): Reply => json(200, { results: ctx.state.store.groups(objectType(ctx)).map(presentGroup) });
+
+export function readGroup(ctx: Ctx): Reply {
+  const type = objectType(ctx);
+  const group = ctx.state.store.group(type, ctx.params.groupName!);
+  if (!group) throw notFound(`Unable to find property group ${ctx.params.groupName} on ${type}`);
+  return json(200, presentGroup(group));
+}
+
+/** A property group: `name` (lowercase letters, digits, _) unique per object, `label`; 409 when the name is taken. */
+export function createGroup(ctx: Ctx): Reply {
+  const type = objectType(ctx);
+  const input = bodyObject(ctx);
+  if (typeof input.name !== 'string' || !/^[a-z][a-z0-9_]*$/.test(input.name)) throw validation(`name must start with a lowercase letter and hold only lowercase letters, digits and _, not ${JSON.stringify(input.name)}`);
+  if (typeof input.label !== 'string' || input.label.trim() === '') throw validation('label is required (text)');
+  if (input.displayOrder !== undefined && !Number.isInteger(input.displayOrder)) throw validation('displayOrder must be a whole number');
+  if (ctx.state.store.group(type, input.name)) throw new HubSpotError(409, 'OBJECT_ALREADY_EXISTS', `Property group already exists: a group named ${input.name} exists on ${type}`);
+  const group: PropertyGroup = { name: input.name, label: input.label, displayOrder: (input.displayOrder as number | undefined) ?? -1, archived: false };
+  ctx.state.store.putGroup(type, group);
+  return json(201, presentGroup(group));
+}
+
 function dealsOnly(ctx: Ctx) {
-  const type = findObjectType(ctx.params.objectType ?? '');
+  const type = ctx.state.store.objectType(ctx.params.objectType ?? '');
   if (type?.name !== 'deals') throw validation(`Pipelines in this sandbox are for deals only, not ${ctx.params.objectType}`);
 }
 

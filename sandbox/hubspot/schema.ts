@@ -1,5 +1,8 @@
-// The object types the sandbox serves and the properties each starts with. Standard objects are
-// reachable by name or objectTypeId (deals = 0-3); the custom object by its name or 2-1234567.
+// The object types the sandbox serves and the properties and property groups each starts with.
+// Standard objects are reachable by name or objectTypeId (deals = 0-3). Custom objects are defined per
+// portal (custom-objects.ts) and reachable only by their objectTypeId (2-...), fully qualified name
+// (p{portalId}_{name}) or short-hand name (p_{name}): never by the bare name (HubSpot's changelog,
+// "Removed Support for Referencing Custom Object Types by Base Name", in force since June 2025).
 export type PropertyType = 'string' | 'number' | 'datetime' | 'date' | 'enumeration' | 'bool';
 
 export type PropertyDef = {
@@ -18,15 +21,21 @@ export type PropertyDef = {
   updatedAt: string;
 };
 
-export type ObjectTypeDef = { name: string; objectTypeId: string; aliases: string[] };
+/** `name` is the sandbox's own key for the type (its stores and /_sandbox controls use it); `aliases` are what API paths may say besides the objectTypeId. */
+export type ObjectTypeDef = { name: string; objectTypeId: string; aliases: string[]; custom?: boolean };
 
-export const OBJECT_TYPES: readonly ObjectTypeDef[] = [
+export const STANDARD_OBJECT_TYPES: readonly ObjectTypeDef[] = [
   { name: 'contacts', objectTypeId: '0-1', aliases: ['contact'] },
   { name: 'companies', objectTypeId: '0-2', aliases: ['company'] },
   { name: 'deals', objectTypeId: '0-3', aliases: ['deal'] },
   { name: 'line_items', objectTypeId: '0-8', aliases: ['line_item'] },
-  { name: 'marketplace_entitlement', objectTypeId: '2-1234567', aliases: ['p_marketplace_entitlement'] },
 ];
+
+/** The group a portal's built-in properties of a type are in, there from the start. */
+export function defaultGroupOf(type: string): string {
+  const standard: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation', deals: 'dealinformation', line_items: 'lineiteminformation' };
+  return standard[type] ?? `${type}_information`;
+}
 
 /**
  * Properties that identify a record although their definition says hasUniqueValue false: HubSpot
@@ -36,18 +45,19 @@ export const IDENTITY_PROPERTIES: Readonly<Record<string, readonly string[]>> = 
 
 export const isIdentity = (type: string, name: string) => IDENTITY_PROPERTIES[type]?.includes(name) ?? false;
 
-export function findObjectType(nameOrId: string): ObjectTypeDef | undefined {
+/** The type an API path names among `types` (by objectTypeId or an alias; standard types also by name). */
+export function findObjectType(nameOrId: string, types: readonly ObjectTypeDef[] = STANDARD_OBJECT_TYPES): ObjectTypeDef | undefined {
   const key = nameOrId.toLowerCase();
-  return OBJECT_TYPES.find((t) => t.name === key || t.objectTypeId === key || t.aliases.includes(key));
+  return types.find((t) => (!t.custom && t.name === key) || t.objectTypeId === key || t.aliases.includes(key));
 }
 
 const SINCE = '2020-01-01T00:00:00.000Z';
-const prop = (name: string, type: PropertyType, fieldType: string, extra: Partial<PropertyDef> = {}): PropertyDef => ({
+export const prop = (name: string, type: PropertyType, fieldType: string, extra: Partial<PropertyDef> = {}): PropertyDef => ({
   name,
   label: name,
   type,
   fieldType,
-  groupName: 'information',
+  groupName: '',
   description: '',
   hasUniqueValue: false,
   hubspotDefined: true,
@@ -64,8 +74,12 @@ const system = (lastModified: string[]) => [
   ...lastModified.map((name) => prop(name, 'datetime', 'date', { readOnlyValue: true })),
 ];
 
-/** The properties an account has before anyone creates one. */
+/** The properties an account has before anyone creates one, each in its type's default group. */
 export function defaultProperties(type: string): PropertyDef[] {
+  return builtIn(type).map((p) => ({ ...p, groupName: defaultGroupOf(type) }));
+}
+
+function builtIn(type: string): PropertyDef[] {
   switch (type) {
     case 'contacts':
       return [...system(['hs_lastmodifieddate', 'lastmodifieddate']), prop('email', 'string', 'text'), prop('firstname', 'string', 'text'), prop('lastname', 'string', 'text'), prop('phone', 'string', 'phonenumber')];
@@ -82,9 +96,8 @@ export function defaultProperties(type: string): PropertyDef[] {
       ];
     case 'line_items':
       return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('price', 'number', 'number'), prop('quantity', 'number', 'number'), prop('hs_product_id', 'string', 'text'), prop('description', 'string', 'textarea')];
-    case 'marketplace_entitlement':
-      return [...system(['hs_lastmodifieddate']), prop('entitlement_name', 'string', 'text', { hubspotDefined: false }), prop('entitlement_id', 'string', 'text', { hubspotDefined: false, hasUniqueValue: true })];
     default:
-      return [];
+      // A custom object's own properties come with its schema (custom-objects.ts).
+      return system(['hs_lastmodifieddate']);
   }
 }

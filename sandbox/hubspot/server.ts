@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { loseAnswer } from '../lost-answer.ts';
 import { readBody } from '../read-body.ts';
-import { HubSpotError, validation } from './errors.ts';
+import { HubSpotError } from './errors.ts';
 import type { Ctx, Handler, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
-import { findObjectType } from './schema.ts';
+import { checkScopes } from './scopes.ts';
 import type { SandboxState } from './state.ts';
 import { closeAfterControl } from '../control-connections.ts';
 
@@ -42,7 +42,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
-  const match = matchRoute(method, url.pathname);
+  const match = matchRoute(method, url.pathname, (raw) => state.store.objectType(raw)?.name);
   if (!match) {
     state.calls.count('not-found');
     return send(res, errorReply(new HubSpotError(404, 'OBJECT_NOT_FOUND', `No endpoint ${method} ${url.pathname}`)), {});
@@ -76,9 +76,11 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   }
   const refusal = state.limits.consume(route.auth === 'search' ? 'search' : 'api');
   if (refusal) return send(res, { status: 429, json: refusal.body }, state.limits.headers(oauth));
-  // An account without custom objects does not know the custom type, as HubSpot answers an unknown one.
-  const custom = state.config.customObjects === false ? Object.values(params).find((value) => findObjectType(value ?? '')?.objectTypeId.startsWith('2-')) : undefined;
-  if (custom) return send(res, errorReply(validation(`Unable to infer object type from: ${custom}`)), state.limits.headers(oauth));
+  try {
+    checkScopes(state, method, url.pathname, params);
+  } catch (error) {
+    return send(res, errorReply(error as HubSpotError), state.limits.headers(oauth));
+  }
   const reply = await run(ctx, route.handler);
   return send(res, reply, state.limits.headers(oauth));
 }

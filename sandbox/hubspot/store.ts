@@ -1,13 +1,19 @@
-// The account's data: records per object type, properties, associations and deal pipelines. Every
-// change is announced to listeners (the journal) before the request that made it is answered.
-import { defaultProperties, OBJECT_TYPES, type PropertyDef } from './schema.ts';
+// The account's data: custom object schemas, records per object type, properties and their groups,
+// associations and deal pipelines. Every change is announced to listeners (the journal) before the
+// request that made it is answered.
+import { customObjectType, premadeSchemas, type CustomSchema } from './custom-objects.ts';
+import { defaultGroupOf, defaultProperties, findObjectType, STANDARD_OBJECT_TYPES, type ObjectTypeDef, type PropertyDef } from './schema.ts';
 
 export type HubRecord = { id: string; properties: Record<string, string>; createdAt: string; updatedAt: string; archived: boolean; archivedAt?: string };
 export type Association = { fromType: string; fromId: string; toType: string; toId: string; typeId: number; category: 'HUBSPOT_DEFINED' | 'USER_DEFINED' };
 export type PipelineStage = { id: string; label: string; displayOrder: number; metadata: Record<string, string>; createdAt: string; updatedAt: string; archived: boolean };
 export type Pipeline = { id: string; label: string; displayOrder: number; stages: PipelineStage[]; createdAt: string; updatedAt: string; archived: boolean };
 
+export type PropertyGroup = { name: string; label: string; displayOrder: number; archived: boolean };
+
 export type StoreChange =
+  | { op: 'schema'; schema: CustomSchema }
+  | { op: 'group'; type: string; group: PropertyGroup }
   | { op: 'record'; type: string; record: HubRecord }
   | { op: 'property'; type: string; property: PropertyDef }
   | { op: 'association'; association: Association }
@@ -44,9 +50,19 @@ export function defaultPipeline(): Pipeline {
   };
 }
 
-export function createStore() {
+/**
+ * `portalId`: the account's id (custom objects' fully qualified names carry it). `premadeCustomObjects`:
+ * the portal starts with the custom object marketplace_entitlement already defined (default), as an
+ * account where someone created it before; false: it has none until one is created through the schemas API.
+ */
+export type StoreOptions = { portalId?: string; premadeCustomObjects?: boolean };
+
+export function createStore(options: StoreOptions = {}) {
+  const portalId = options.portalId ?? '4242';
   const records = new Map<string, Map<string, HubRecord>>();
   const properties = new Map<string, Map<string, PropertyDef>>();
+  const groups = new Map<string, Map<string, PropertyGroup>>();
+  const schemas = new Map<string, CustomSchema>();
   let associations: Association[] = [];
   // Indexes, so a portal of 100,000 records answers as fast as one of 100 (HubSpot's own are indexed):
   // associations by their from-record and by their whole key; records by a property's value, built on
@@ -59,17 +75,31 @@ export function createStore() {
   let nextId = 1000;
 
   const emit = (change: StoreChange) => listeners.forEach((listen) => listen(change));
+  /** A type's tables, built-in properties and default group, unless it has them already. */
+  const ensureType = (name: string) => {
+    if (records.has(name)) return;
+    records.set(name, new Map());
+    properties.set(name, new Map(defaultProperties(name).map((p) => [p.name, p])));
+    const group: PropertyGroup = { name: defaultGroupOf(name), label: 'Information', displayOrder: 0, archived: false };
+    groups.set(name, new Map([[group.name, group]]));
+  };
   const init = () => {
     records.clear();
     properties.clear();
+    groups.clear();
+    schemas.clear();
     associations = [];
     associationsFrom = new Map();
     associationKeys = new Set();
     valueIndexes = new Map();
     pipelines.clear();
-    for (const t of OBJECT_TYPES) {
-      records.set(t.name, new Map());
-      properties.set(t.name, new Map(defaultProperties(t.name).map((p) => [p.name, p])));
+    for (const t of STANDARD_OBJECT_TYPES) ensureType(t.name);
+    if (options.premadeCustomObjects !== false) {
+      for (const { schema, properties: own } of premadeSchemas(portalId)) {
+        schemas.set(schema.name, schema);
+        ensureType(schema.name);
+        for (const property of own) properties.get(schema.name)!.set(property.name, property);
+      }
     }
     const pipeline = defaultPipeline();
     pipelines.set(pipeline.id, pipeline);
@@ -94,9 +124,31 @@ export function createStore() {
     }
   };
 
+  const objectTypes = (): ObjectTypeDef[] => [...STANDARD_OBJECT_TYPES, ...[...schemas.values()].map(customObjectType)];
+
   return {
+    portalId,
     onChange(listener: (change: StoreChange) => void) {
       listeners.push(listener);
+    },
+    objectTypes,
+    /** The type an API path names, by HubSpot's rules (a custom object never by its bare name). */
+    objectType: (nameOrId: string) => findObjectType(nameOrId, objectTypes()),
+    /** The type the sandbox's own controls name: as an API path may, or by the sandbox's key (a custom object's bare name). */
+    internalType: (name: string) => findObjectType(name, objectTypes()) ?? objectTypes().find((t) => t.name === name.toLowerCase()),
+    schemas: () => [...schemas.values()],
+    schema: (name: string) => schemas.get(name),
+    /** Defines a custom object: its tables, built-in properties and default group (its own properties are put after). */
+    putSchema(schema: CustomSchema) {
+      schemas.set(schema.name, schema);
+      ensureType(schema.name);
+      emit({ op: 'schema', schema });
+    },
+    groups: (type: string) => [...(groups.get(type)?.values() ?? [])],
+    group: (type: string, name: string) => groups.get(type)?.get(name),
+    putGroup(type: string, group: PropertyGroup) {
+      groups.get(type)!.set(group.name, group);
+      emit({ op: 'group', type, group });
     },
     newId: () => String(++nextId),
     continueIdsAfter(id: number) {

@@ -164,7 +164,7 @@ describe('HubSpot sandbox: journal', () => {
     try {
       const first = await startHubSpotSandbox({ journalPath, seed: 7 });
       const c1 = new Client({ accessToken: first.accessToken, basePath: first.baseUrl });
-      await c1.crm.properties.coreApi.create('deals', { name: 'commerce_offer_id', label: 'Offer', type: 'string' as any, fieldType: 'text' as any, groupName: 'g', hasUniqueValue: true });
+      await c1.crm.properties.coreApi.create('deals', { name: 'commerce_offer_id', label: 'Offer', type: 'string' as any, fieldType: 'text' as any, groupName: 'dealinformation', hasUniqueValue: true });
       const deal = (await c1.crm.deals.batchApi.upsert({ inputs: [{ idProperty: 'commerce_offer_id', id: 'o-1', properties: { dealname: 'Kept' } }] })).results[0]!;
       const company = await c1.crm.companies.basicApi.create({ properties: { name: 'Co' }, associations: [] });
       await c1.crm.associations.v4.basicApi.createDefault('deals', deal.id, 'companies', company.id);

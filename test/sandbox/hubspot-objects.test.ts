@@ -184,13 +184,17 @@ describe('HubSpot sandbox: contacts are one per email', () => {
 });
 
 describe('HubSpot sandbox: the custom object', () => {
-  it('is reachable as marketplace_entitlement and as 2-1234567, upserting by its unique entitlement_id', async () => {
-    const upserted = await client.crm.objects.batchApi.upsert('marketplace_entitlement', { inputs: [{ idProperty: 'entitlement_id', id: 'ent-1', properties: { entitlement_name: 'Gold' } }] });
+  it('is reachable as 2-1234567 and as p4242_marketplace_entitlement, upserting by its unique entitlement_id; its bare name is an unknown type (400)', async () => {
+    const upserted = await client.crm.objects.batchApi.upsert('p4242_marketplace_entitlement', { inputs: [{ idProperty: 'entitlement_id', id: 'ent-1', properties: { entitlement_name: 'Gold' } }] });
     const id = upserted.results[0]!.id;
     const byTypeId = await client.crm.objects.basicApi.getById('2-1234567', id, ['entitlement_id', 'entitlement_name']);
     expect(byTypeId.properties).toMatchObject({ entitlement_id: 'ent-1', entitlement_name: 'Gold' });
     const unknown = await errorOf(client.crm.objects.basicApi.getById('no_such_object', id));
     expect(unknown.code).toBe(400);
     expect(unknown.body.message).toContain('no_such_object');
+    // HubSpot stopped taking a custom object's base name in June 2025.
+    const bare = await errorOf(client.crm.objects.basicApi.getById('marketplace_entitlement', id));
+    expect(bare.code).toBe(400);
+    expect(bare.body).toMatchObject({ category: 'VALIDATION_ERROR', message: 'Unable to infer object type from: marketplace_entitlement' });
   });
 });

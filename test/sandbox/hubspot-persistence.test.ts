@@ -36,7 +36,7 @@ describe('HubSpot sandbox journal', () => {
     const { child, ready } = sandboxProcess(journalPath);
     const { baseUrl, accessToken } = await ready;
     const client = new Client({ accessToken, basePath: baseUrl });
-    await client.crm.properties.coreApi.create('deals', { name: 'commerce_offer_id', label: 'Offer', type: 'string' as any, fieldType: 'text' as any, groupName: 'g', hasUniqueValue: true });
+    await client.crm.properties.coreApi.create('deals', { name: 'commerce_offer_id', label: 'Offer', type: 'string' as any, fieldType: 'text' as any, groupName: 'dealinformation', hasUniqueValue: true });
     const inputs = Array.from({ length: 100 }, (_, i) => ({ idProperty: 'commerce_offer_id', id: `o-${i}`, properties: { dealname: `Deal ${i}` } }));
     const upserted = await client.crm.deals.batchApi.upsert({ inputs });
     const updated = await client.crm.deals.basicApi.update(upserted.results[0]!.id, { properties: { amount: '42' } });

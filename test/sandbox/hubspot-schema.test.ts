@@ -8,7 +8,7 @@ import { control } from '../../sandbox/hubspot/testing.ts';
 let sandbox: HubSpotSandbox;
 let client: Client;
 const errorOf = (promise: Promise<unknown>): Promise<any> => promise.then(() => undefined, (error: unknown) => error);
-const uniqueProperty = (name: string) => ({ name, label: name, type: 'string' as any, fieldType: 'text' as any, groupName: 'companyinformation', hasUniqueValue: true });
+const uniqueProperty = (name: string, groupName = 'companyinformation') => ({ name, label: name, type: 'string' as any, fieldType: 'text' as any, groupName, hasUniqueValue: true });
 
 beforeAll(async () => {
   sandbox = await startHubSpotSandbox();
@@ -35,19 +35,19 @@ describe('HubSpot sandbox: properties', () => {
   });
 
   it('refuses a second property of the same name (409) and a bad definition (400 naming the field)', async () => {
-    await client.crm.properties.coreApi.create('deals', uniqueProperty('commerce_offer_id'));
-    const twice = await errorOf(client.crm.properties.coreApi.create('deals', uniqueProperty('commerce_offer_id')));
+    await client.crm.properties.coreApi.create('deals', uniqueProperty('commerce_offer_id', 'dealinformation'));
+    const twice = await errorOf(client.crm.properties.coreApi.create('deals', uniqueProperty('commerce_offer_id', 'dealinformation')));
     expect(twice.code).toBe(409);
-    const badType = await errorOf(client.crm.properties.coreApi.create('deals', { ...uniqueProperty('x_y'), type: 'varchar' as any }));
+    const badType = await errorOf(client.crm.properties.coreApi.create('deals', { ...uniqueProperty('x_y', 'dealinformation'), type: 'varchar' as any }));
     expect(badType.code).toBe(400);
     expect(badType.body.message).toContain('varchar');
-    const badName = await errorOf(client.crm.properties.coreApi.create('deals', uniqueProperty('Bad Name')));
+    const badName = await errorOf(client.crm.properties.coreApi.create('deals', uniqueProperty('Bad Name', 'dealinformation')));
     expect(badName.body.message).toContain('Bad Name');
   });
 
   it('checks values against the created property type (a number property refuses text)', async () => {
-    await client.crm.properties.coreApi.create('marketplace_entitlement', { name: 'commit_amount', label: 'Commit', type: 'number' as any, fieldType: 'number' as any, groupName: 'g' });
-    const bad = await errorOf(client.crm.objects.basicApi.create('marketplace_entitlement', { properties: { commit_amount: 'lots' }, associations: [] }));
+    await client.crm.properties.coreApi.create('2-1234567', { name: 'commit_amount', label: 'Commit', type: 'number' as any, fieldType: 'number' as any, groupName: 'marketplace_entitlement_information' });
+    const bad = await errorOf(client.crm.objects.basicApi.create('p4242_marketplace_entitlement', { properties: { commit_amount: 'lots' }, associations: [] }));
     expect(bad.code).toBe(400);
     expect(bad.body.message).toContain('commit_amount');
     const good = await client.crm.objects.basicApi.create('2-1234567', { properties: { commit_amount: '1500.5' }, associations: [] });
