@@ -7,7 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Offer } from '../../commerce/models.ts';
 import type { UpsertItem } from '../../crm/connector.ts';
-import { createDynamicsConnector } from '../../crm/dynamics/connector.ts';
+import { createDynamicsConnector, dynamicsCredentials } from '../../crm/dynamics/connector.ts';
+import { createMetadata } from '../../crm/dynamics/metadata.ts';
+import { createReader } from '../../crm/dynamics/reads.ts';
+import { createStateTransitions } from '../../crm/dynamics/state-transitions.ts';
+import { createDynamicsTransport, DynamicsUnansweredError, type DynamicsTransport } from '../../crm/dynamics/transport.ts';
 import { setUpDynamics } from '../../crm/dynamics/setup.ts';
 import { offerToOpportunity } from '../../mappings/dynamics/index.ts';
 import { applyMapping } from '../../mappings/overrides.ts';
@@ -83,6 +87,31 @@ describe('closing opportunities from offers (Dataverse)', () => {
     expect([a[0], b[0]]).toMatchObject([{ ok: true }, { ok: true }]);
     expect(await rowOf('O-RACE')).toMatchObject({ statecode: 1, statuscode: 3 });
     expect(await closesOf('O-RACE')).toHaveLength(1);
+  });
+
+  it('a $batch of closes whose answer is lost after Dataverse ran it is sent again: the close counts as done, never made twice', async () => {
+    const ids = await sync([offer('O-LOST', 'PENDING_ACCEPTANCE')]);
+    const settings = { orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId };
+    const transport = createDynamicsTransport({ orgUrl: dynamics.orgUrl, credentials: dynamicsCredentials(settings, { crmClientSecret: dynamics.clientSecret }) });
+    // The first $batch of closes is carried out, then its answer never arrives.
+    let lost = 0;
+    const losing: DynamicsTransport = Object.assign(Object.create(transport) as DynamicsTransport, {
+      async call<T>(what: string, run: Parameters<DynamicsTransport['call']>[1], options?: Parameters<DynamicsTransport['call']>[2]): Promise<T> {
+        const answer = (await transport.call(what, run, options)) as T;
+        if (what.startsWith('closing') && lost++ === 0) throw new DynamicsUnansweredError(what, { message: 'the answer was lost' }, undefined);
+        return answer;
+      },
+    });
+    const metadata = createMetadata(transport);
+    const states = createStateTransitions(losing, createReader(transport, metadata));
+    const table = await metadata.table('opportunity');
+    const plan = await states.prepare(table, [item(offer('O-LOST', 'ACCEPTED'), ids['O-LOST'])]);
+    const results = new Map([['O-LOST', { sourceId: 'O-LOST', ok: true as const, crmId: ids['O-LOST']!, created: false }]]);
+    await states.finish(table, plan, results);
+    expect(lost).toBe(2);
+    expect(results.get('O-LOST')).toMatchObject({ ok: true });
+    expect(await rowOf('O-LOST')).toMatchObject({ statecode: 1, statuscode: 3 });
+    expect(await closesOf('O-LOST')).toHaveLength(1);
   });
 
   it('a connection whose picklist map names no state of the opportunity fails that record alone, saying so', async () => {
