@@ -237,4 +237,26 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
     const letters = await createDeadLetterStore(database.pool).listOpen(connectionId);
     expect(letters.map((letter) => `${letter.entity}:${letter.sourceId}`).sort()).toEqual(rejected);
   });
+
+  // Last: it leaves HubSpot without a company the witness expects.
+  it.runIf(kind === 'hubspot')("an association HubSpot refuses (the buyer's company deleted in HubSpot) leaves the contact written and waiting as a dead letter with HubSpot's message", async () => {
+    await runSync(); // in step first
+    const companies = new Map((await sandboxes.crm.accounts()).map((account) => [account.buyerId, account.id]));
+    const contacts = (await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/contacts`)).json()) as any[];
+    const contact = contacts.find((candidate) => candidate.buyerID && companies.has(candidate.buyerID) && (candidate.email ?? '').includes('@'))!;
+    const companyId = companies.get(contact.buyerID)!;
+    // A seller deletes the buyer's company in HubSpot; the sync's record link still names it.
+    const { baseUrl } = sandboxes.crm.settings() as { baseUrl: string };
+    const deleted = await fetch(`${baseUrl}/crm/v3/objects/companies/${companyId}`, { method: 'DELETE', headers: { authorization: `Bearer ${sandboxes.crm.secrets().crmAccessToken}` } });
+    expect(deleted.status).toBe(204);
+    const touched = { ...contact, title: 'Chief Orphan Officer', lastUpdateTime: new Date().toISOString() };
+    await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/contacts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ records: [touched] }) });
+
+    await runSync();
+    const letters = await createDeadLetterStore(database.pool).listOpen(connectionId, 'contact');
+    const letter = letters.find((candidate) => candidate.sourceId === contact.id);
+    expect(letter?.reason).toMatch(new RegExp(`^ASSOCIATION_REFUSED: Written to HubSpot as contacts \\d+, but HubSpot refused its association to companies ${companyId}: One or more associations are invalid \\(COMPANY=${companyId} is not valid\\)\\.`));
+    // The contact's own change is written.
+    expect((await sandboxes.crm.keyed('contact')).get(contact.id)?.fields[FIELD.title]).toBe('Chief Orphan Officer');
+  });
 });
