@@ -79,9 +79,14 @@ async function checkSchedules(client: Client | undefined, connectionId: string, 
 async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string): Promise<Check[]> {
   const crmName = CRM_NAMES[settings.crm.kind];
   const check = `${name}: ${crmName} privileges`;
+  let crm: ReturnType<typeof createConnector>;
   try {
-    const crm = createConnector(settings, secrets);
-    if (!crm.checkAccess) return [];
+    crm = createConnector(settings, secrets);
+  } catch {
+    return []; // the credentials check above already says what is wrong
+  }
+  if (!crm.checkAccess) return [];
+  try {
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const objects = [...new Set(settings.entities.flatMap((entity) => (mappings[entity] ? [mappings[entity].object] : [])))];
     const problems = await crm.checkAccess(objects);
