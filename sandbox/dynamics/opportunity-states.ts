@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataverseError, doesNotExist, payloadError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
+import { requirePrivilege } from './privileges.ts';
 import type { EntityDef } from './schema.ts';
 import type { Row } from './store.ts';
 import { columnsOf, createRow, parseBody, resolveBind, updateRow } from './writes.ts';
@@ -54,6 +55,8 @@ export function closeOpportunity(req: ApiRequest, action: keyof typeof ACTIONS):
   const opportunity = store.entity('opportunity')!;
   const close = store.entity('opportunityclose')!;
   const state = ACTIONS[action];
+  // Closing writes the opportunity: a role without prvWriteOpportunity is refused as for an update [inf].
+  requirePrivilege(req.state, opportunity, 'Write');
   const body = parseBody(opportunity, req.body);
   const activity = body.OpportunityClose;
   if (!activity || typeof activity !== 'object' || Array.isArray(activity)) throw payloadError(action, `The parameter 'OpportunityClose' of the action '${action}' is required and must be an opportunityclose entity.`);
