@@ -2,7 +2,8 @@
 // ManyToOneRelationships, in the shapes Microsoft documents): columns typed for filters, lookups written
 // by their navigation property and read as _<column>_value, and only active one-column keys used to upsert.
 import { describe, expect, it } from 'vitest';
-import { tableInfo } from '../../crm/dynamics/metadata.ts';
+import { keyProblem, refusedForInactiveKey, tableInfo } from '../../crm/dynamics/metadata.ts';
+import { lacking, privilegeProblems } from '../../crm/dynamics/privileges.ts';
 
 const contact = tableInfo({
   LogicalName: 'contact',
@@ -65,5 +66,37 @@ describe('a Dataverse table as the connector reads it', () => {
     expect(contact.fields.get('lastname')).toMatchObject({ length: 50, required: true });
     expect(contact.fields.get('modifiedon')).toMatchObject({ createable: false, updateable: false });
     expect(contact.fields.get('contactid')).toMatchObject({ createable: true, updateable: false });
+  });
+});
+
+describe('alternate keys by status, and what to say when a record cannot be written by its key (issue #22 item 9)', () => {
+  const table = (status: string) =>
+    tableInfo({ LogicalName: 'account', EntitySetName: 'accounts', PrimaryIdAttribute: 'accountid', Attributes: [{ LogicalName: 'ccs_commercebuyerid', AttributeType: 'String' }], Keys: [{ LogicalName: 'ccs_commercebuyerid_key', KeyAttributes: ['ccs_commercebuyerid'], EntityKeyIndexStatus: status }] });
+
+  it('keeps every key with its status, and only an Active one to upsert by', () => {
+    expect(table('Pending').keys).toEqual([{ name: 'ccs_commercebuyerid_key', columns: ['ccs_commercebuyerid'], status: 'Pending' }]);
+    expect([...table('Pending').keyColumns]).toEqual([]);
+    expect([...table('Active').keyColumns]).toEqual(['ccs_commercebuyerid']);
+  });
+
+  it('a Failed key: remove the duplicates, then setup reactivates it; no key at all: setup creates it', () => {
+    expect(keyProblem(table('Failed'), 'ccs_commercebuyerid')).toEqual({
+      code: 'KEY_FAILED',
+      message: 'Dataverse could not build the alternate key ccs_commercebuyerid_key on account (ccs_commercebuyerid): its status is Failed, because account rows hold duplicate ccs_commercebuyerid values. Remove the duplicates, then run crm-sync setup <connection>, which reactivates the key',
+    });
+    expect(keyProblem(table('Active'), 'ccs_other')).toMatchObject({ code: 'SCHEMA_MISSING' });
+    expect(refusedForInactiveKey("The entity key ccs_buyerkey of entity 'account' (ccs_commercebuyerid) is not active: its EntityKeyIndexStatus is Pending.")).toBe(true);
+    expect(refusedForInactiveKey('A record with the specified key values does not exist in account entity')).toBe(false);
+  });
+});
+
+describe("the application user's privileges (issue #22 item 11)", () => {
+  it('compares privilege names without case (SchemaName or logical name) and names each table missing some, with the role to give', () => {
+    const held = ['prvCreateAccount', 'prvReadAccount', 'prvWriteAccount', 'prvAppendAccount', 'prvAppendToAccount', 'prvCreateccs_MarketplaceEntitlement', 'prvReadccs_MarketplaceEntitlement'];
+    expect(lacking(held, 'account')).toEqual([]);
+    expect(lacking(held, 'ccs_marketplaceentitlement')).toEqual(['prvWriteccs_marketplaceentitlement', 'prvAppendccs_marketplaceentitlement', 'prvAppendToccs_marketplaceentitlement']);
+    const problems = privilegeProblems(held, ['account', 'ccs_marketplaceentitlement', 'account']);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^the application user lacks prvWriteccs_marketplaceentitlement, prvAppendccs_marketplaceentitlement, prvAppendToccs_marketplaceentitlement on the ccs_marketplaceentitlement table, .*give it a security role with Create, Read, Write, Append and Append To on ccs_marketplaceentitlement at Organization level/);
   });
 });
