@@ -48,8 +48,10 @@ export function createWriter(transport: HubSpotTransport) {
         if (answered) return answered;
       }
       if (writes.length === 1) return [{ sourceId: writes[0]!.sourceId, ok: false, error: recordError(error.info.category ?? (error.info.status === 409 ? 'CONFLICT' : 'VALIDATION_ERROR'), error.info.message) }];
+      // Halves of a 400 may still read their emails once; halves of a 409 no longer do.
+      const read = emailsRead || error.info.status === 409;
       const half = Math.ceil(writes.length / 2);
-      return [...(await batch(object, mode, writes.slice(0, half), signal, true)), ...(await batch(object, mode, writes.slice(half), signal, true))];
+      return [...(await batch(object, mode, writes.slice(0, half), signal, read)), ...(await batch(object, mode, writes.slice(half), signal, read))];
     }
   }
 

@@ -91,6 +91,28 @@ describe('contacts whose email HubSpot already holds', () => {
   });
 });
 
+describe('contacts: a bad value and a held email in one batch', () => {
+  it("the bad one refused in HubSpot's words, the held one merged into the contact holding its email, the rest written", async () => {
+    const heldId = (await api('POST', '/crm/v3/objects/contacts', { properties: { email: 'kept@example.com' } })).id;
+    const crm = connect();
+    const results = await crm.upsert(
+      'contacts',
+      Array.from({ length: 8 }, (_, i) => ({
+        sourceId: `m-${i}`,
+        externalIdField: 'commerce_contact_id',
+        externalId: `m-${i}`,
+        fields: { email: i === 5 ? 'kept@example.com' : `m-${i}@example.com`, ...(i === 2 ? { lastmodifieddate: '2020-01-01T00:00:00Z' } : {}) },
+      })),
+    );
+    expect(results.map((result) => result.ok)).toEqual([true, true, false, true, true, true, true, true]);
+    expect(results[2]).toMatchObject({ sourceId: 'm-2', ok: false, error: { code: 'VALIDATION_ERROR' } });
+    expect(!results[2]!.ok && results[2]!.error.message).toMatch(/lastmodifieddate/);
+    expect(results[5]).toEqual({ sourceId: 'm-5', ok: true, crmId: heldId, created: false });
+    // Six new contacts and the one HubSpot had; the refused one is not written.
+    expect((await records('contacts')).length).toBe(7);
+  });
+});
+
 describe('associations HubSpot refuses', () => {
   it("an association to a deleted company: that record is written and answered with HubSpot's message, the others associated", async () => {
     const crm = connect();
