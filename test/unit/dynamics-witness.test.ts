@@ -88,12 +88,12 @@ function dump(): DynamicsDump {
     ],
     offer: [
       {
-        opportunityid: OPPORTUNITY_1, ccs_commerceofferid: 'O-1', name: 'Private offer', stepname: 'Won', estimatedclosedate: '2026-03-31', estimatedvalue: '120000.0000', _parentaccountid_value: ACCOUNT_1,
+        opportunityid: OPPORTUNITY_1, ccs_commerceofferid: 'O-1', name: 'Private offer', stepname: 'Won', statecode: 1, statuscode: 3, estimatedclosedate: '2026-03-31', estimatedvalue: '120000.0000', _parentaccountid_value: ACCOUNT_1,
         ccs_marketplace: 'Marketplace A', ccs_offertype: 'PRIVATE', ccs_offerstatus: 'ACCEPTED', ccs_offerurl: 'https://m.example/o-1', ccs_offerexpiration: '2026-03-31T23:59:59.000Z', ...meta(21),
       },
       // The seller's opportunity, taken over by O-3: the seller's own estimatedvalue stands.
-      { opportunityid: OPPORTUNITY_3, ccs_commerceofferid: 'O-3', name: 'Offer O-3', stepname: '3-Propose', estimatedvalue: 999, _parentaccountid_value: ACCOUNT_2, ccs_marketplace: 'Marketplace B', ccs_offerstatus: 'PENDING_ACCEPTANCE', ...meta(23) },
-      { opportunityid: OPPORTUNITY_SELLER, name: 'Seller deal', stepname: '2-Develop', _parentaccountid_value: ACCOUNT_2, ...meta(24) },
+      { opportunityid: OPPORTUNITY_3, ccs_commerceofferid: 'O-3', name: 'Offer O-3', stepname: '3-Propose', statecode: 0, statuscode: 1, estimatedvalue: 999, _parentaccountid_value: ACCOUNT_2, ccs_marketplace: 'Marketplace B', ccs_offerstatus: 'PENDING_ACCEPTANCE', ...meta(23) },
+      { opportunityid: OPPORTUNITY_SELLER, name: 'Seller deal', stepname: '2-Develop', statecode: 0, statuscode: 1, _parentaccountid_value: ACCOUNT_2, ...meta(24) },
     ],
     entitlement: [
       {
@@ -154,6 +154,8 @@ describe('the Dynamics witness', () => {
   it('reports a wrong column value', () => {
     expect(differences((data) => (row(data.buyer, 'ccs_commercebuyerid', 'B-1').name = 'Acme Ltd'))).toEqual(['buyer B-1: name is "Acme Ltd", expected "Acme"']);
     expect(differences((data) => (row(data.offer, 'ccs_commerceofferid', 'O-1').stepname = '3-Propose'))).toEqual(['offer O-1: stepname is "3-Propose", expected "Won"']);
+    // Won is a state too (issue #22 item 8): an accepted offer's opportunity left Open is a difference.
+    expect(differences((data) => (row(data.offer, 'ccs_commerceofferid', 'O-1').statecode = 0))).toEqual(['offer O-1: statecode is 0, expected 1']);
     expect(differences((data) => (row(data.entitlement, 'ccs_entitlementid', 'E-1').ccs_usedcommitamount = 30500))).toEqual(['entitlement E-1: ccs_usedcommitamount is 30500, expected 30500.5']);
     expect(differences((data) => (row(data.offer, 'ccs_commerceofferid', 'O-1').ccs_offerexpiration = '2026-04-01T00:00:00Z'))).toHaveLength(1);
     // A column the record does not give must be empty on a row the sync made.
