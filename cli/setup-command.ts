@@ -1,6 +1,7 @@
 // `crm-sync setup <connection>`: makes the CRM ready for the sync, says what it created and what was
-// there, and is safe to run twice. HubSpot: the project's properties, deal pipelines and (where custom
-// objects are missing) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys.
+// there, and is safe to run twice. HubSpot: the custom object (its objectTypeId kept in the connection),
+// property groups, the project's properties, deal pipelines and (where HubSpot refuses the account
+// custom objects) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys.
 // Salesforce: custom objects and fields through the Tooling API. Then the mappings are checked.
 import type { Command } from 'commander';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
@@ -32,9 +33,15 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
           if (settings.crm.kind === 'hubspot') {
             const report = await setUpHubSpot({ baseUrl: settings.crm.baseUrl, credentials: hubspotCredentials(settings.crm, connection.secrets) });
             const notes: string[] = [];
-            if (report.entitlementObject !== settings.crm.entitlementObject) {
-              await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm: { ...settings.crm, entitlementObject: report.entitlementObject } }) });
-              notes.push(`${found.name} now writes entitlements to ${report.entitlementObject === 'line_items' ? "line items on the offer's deal (this account has no custom objects)" : 'the marketplace_entitlement custom object'}.`);
+            // Where entitlements go, and the custom object's objectTypeId API paths take, kept in the
+            // connection. Setup that could not tell (its problems say why) changes neither.
+            const { entitlementObject, entitlementObjectTypeId } = report;
+            if (entitlementObject && (entitlementObject !== settings.crm.entitlementObject || entitlementObjectTypeId !== settings.crm.entitlementObjectTypeId)) {
+              const crm = { ...settings.crm, entitlementObject, entitlementObjectTypeId };
+              await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm }) });
+              if (entitlementObject !== settings.crm.entitlementObject) {
+                notes.push(`${found.name} now writes entitlements to ${entitlementObject === 'line_items' ? "line items on the offer's deal (HubSpot refused this account a custom object)" : `the marketplace_entitlement custom object (${entitlementObjectTypeId})`}.`);
+              } else notes.push(`${found.name} now names the marketplace_entitlement custom object by its objectTypeId ${entitlementObjectTypeId}.`);
             }
             print(report, notes, jsonOutput());
             if (report.problems.length) process.exitCode = 1;

@@ -41,6 +41,12 @@ const hubspotSettingsSchema = z.object({
   searchPerSecond: z.number().positive().max(10).optional(),
   /** Where entitlements go: the custom object, or the documented fallback for accounts without custom objects. */
   entitlementObject: z.enum(['marketplace_entitlement', 'line_items']).default('marketplace_entitlement'),
+  /**
+   * The custom object's objectTypeId in this account (2-...), as `crm-sync setup` found or created it:
+   * HubSpot's API paths name a custom object by it, never by its bare name. Connections saved before
+   * it was kept have none: the connector looks it up in the account's schemas.
+   */
+  entitlementObjectTypeId: z.string().regex(/^2-\d+$/, 'must be a custom object type id as HubSpot gives it (2-...)').optional(),
   organizationId: z.string().min(1).optional(),
 }).refine((crm) => crm.auth !== 'oauth' || crm.clientId, { message: 'an OAuth HubSpot connection needs the app\'s clientId', path: ['clientId'] });
 

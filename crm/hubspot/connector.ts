@@ -2,11 +2,13 @@
 // as HubSpot properties (text on the wire), deal pipelines and stages by label (translated to HubSpot's
 // ids here), and references in the mapped fields become associations v4 after the write. Reads return
 // HubSpot's property text with hs_object_id and hs_lastmodifieddate, deal pipelines and stages as labels.
+import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
 import type { CrmSettings } from '../../sync/connection-settings.ts';
 import type { ConnectionSecrets } from '../../sync/connection-settings.ts';
 import { CrmError, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertResult } from '../connector.ts';
 import { createAssociations, type Associating, type Reference } from './associations.ts';
 import type { HubSpotCredentials } from './auth.ts';
+import { createObjectTypes } from './object-types.ts';
 import { createPipelineLabels } from './pipelines.ts';
 import { createSearch, ID, STAMP } from './search.ts';
 import { createHubSpotTransport, HubSpotCallError, type TransportOptions } from './transport.ts';
@@ -50,6 +52,15 @@ export function createHubSpotConnector(
   const writer = createWriter(transport);
   const associations = createAssociations(transport);
   const search = createSearch(transport);
+  // Object names become API names here only (a custom object by its objectTypeId, never its bare name).
+  const types = createObjectTypes(transport, { [ENTITLEMENT_OBJECT]: settings.entitlementObjectTypeId });
+  const api = (object: string, signal?: AbortSignal) => types.apiName(object, signal);
+  /** The references' targets as API names. */
+  const apiTargets = async (items: Associating[], signal?: AbortSignal): Promise<Associating[]> => {
+    const targets = new Map<string, string>();
+    for (const item of items) for (const reference of item.references) if (!targets.has(reference.target)) targets.set(reference.target, await api(reference.target, signal));
+    return items.map((item) => ({ ...item, references: item.references.map((reference) => ({ ...reference, target: targets.get(reference.target)! })) }));
+  };
   const schemas = new Map<string, Promise<ObjectSchema>>();
   const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
 
@@ -64,7 +75,8 @@ export function createHubSpotConnector(
   }
 
   async function readSchema(object: string): Promise<ObjectSchema> {
-    const answer = await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(object));
+    const apiName = await api(object);
+    const answer = await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(apiName));
     const fields = new Map<string, FieldSchema>();
     for (const property of answer.results) {
       const readOnly = Boolean(property.modificationMetadata?.readOnlyValue);
@@ -153,13 +165,13 @@ export function createHubSpotConnector(
       writes.push({ sourceId: item.sourceId, properties: wire.properties, crmId: item.crmId, idProperty: item.idProperty, idValue: item.idValue });
       referencesOf.set(item.sourceId, { references: wire.references, known: item.known });
     }
-    const written = await writer.write(object, writes, signal);
+    const written = await writer.write(await api(object, signal), writes, signal);
     written.forEach((result) => results.set(result.sourceId, result));
     const associating: Associating[] = written.flatMap((result) => {
       const refs = referencesOf.get(result.sourceId);
       return result.ok && refs?.references.length ? [{ sourceId: result.sourceId, crmId: result.crmId, references: refs.references, known: refs.known }] : [];
     });
-    if (associating.length) await associations.associate(object, associating, results, signal);
+    if (associating.length) await associations.associate(await api(object, signal), await apiTargets(associating, signal), results, signal);
     return items.map((item) => results.get(item.sourceId)!);
   }
 
@@ -176,10 +188,11 @@ export function createHubSpotConnector(
 
   async function readByIds(object: string, ids: string[], fields: string[], idProperty?: string): Promise<CrmRecord[]> {
     const found: CrmRecord[] = [];
+    const apiName = await api(object);
     for (let start = 0; start < ids.length; start += BATCH_SIZE) {
       const chunk = [...new Set(ids.slice(start, start + BATCH_SIZE))];
       const answer = (await transport.call(`reading ${chunk.length} ${object}`, (client) =>
-        client.crm.objects.batchApi.read(object, { ...(idProperty && { idProperty }), inputs: chunk.map((id) => ({ id })), properties: [...new Set([...fields, ID, STAMP, ...(idProperty ? [idProperty] : [])])], propertiesWithHistory: [] }),
+        client.crm.objects.batchApi.read(apiName, { ...(idProperty && { idProperty }), inputs: chunk.map((id) => ({ id })), properties: [...new Set([...fields, ID, STAMP, ...(idProperty ? [idProperty] : [])])], propertiesWithHistory: [] }),
       )) as { results: { id: string; properties: Record<string, string | null> }[] };
       found.push(...(await fromWire(object, answer.results ?? [])));
     }
@@ -221,7 +234,7 @@ export function createHubSpotConnector(
         else if (Object.keys(wire.properties).length) throw new Error(`associate takes only references, not ${Object.keys(wire.properties).join(', ')}: write properties with upsert`);
         else if (wire.references.length) associating.push({ sourceId: item.sourceId, crmId: item.crmId, references: wire.references, known: item.references });
       }
-      if (associating.length) await associations.associate(object, associating, results, options.signal);
+      if (associating.length) await associations.associate(await api(object, options.signal), await apiTargets(associating, options.signal), results, options.signal);
       return items.map((item) => results.get(item.sourceId)!);
     },
     insert(object, items, options = {}) {
@@ -230,12 +243,13 @@ export function createHubSpotConnector(
 
     async *changedSince(object, options) {
       const start = options.afterId === undefined ? { time: new Date(options.since.getTime() - lookbackMs) } : { time: options.since, afterId: options.afterId };
-      for await (const page of search.changed(object, start, options.until, options.fields, options.pageSize ?? 200)) yield await fromWire(object, page);
+      for await (const page of search.changed(await api(object), start, options.until, options.fields, options.pageSize ?? 200)) yield await fromWire(object, page);
     },
 
     async getById(object, id, fields = []) {
       try {
-        const record = await transport.call(`reading ${object} ${id}`, (client) => client.crm.objects.basicApi.getById(object, id, [...new Set([...fields, ID, STAMP])]));
+        const apiName = await api(object);
+        const record = await transport.call(`reading ${object} ${id}`, (client) => client.crm.objects.basicApi.getById(apiName, id, [...new Set([...fields, ID, STAMP])]));
         return (await fromWire(object, [record as never]))[0];
       } catch (error) {
         if (error instanceof HubSpotCallError && error.info.status === 404) return undefined;
@@ -253,12 +267,12 @@ export function createHubSpotConnector(
       if (values.length === 0) return [];
       if (field === ID) return readByIds(object, values, fields);
       const wanted = new Set(values.map((value) => value.toLowerCase()));
-      const records = await search.whereIn(object, field, values, [...fields, STAMP]);
+      const records = await search.whereIn(await api(object), field, values, [...fields, STAMP]);
       // HubSpot compares text without case: keep what holds one of the values.
       return (await fromWire(object, records)).filter((record) => wanted.has(String(record[field] ?? '').toLowerCase()));
     },
 
-    associated: (object, ids, toObject) => associations.associated(object, ids, toObject),
+    associated: async (object, ids, toObject) => associations.associated(await api(object), ids, await api(toObject)),
     budget: () => transport.budget(),
 
     async recordUrl(crmId) {

@@ -1,60 +1,137 @@
 // `crm-sync setup` for HubSpot: creates what the project needs in the account and is missing (the
-// properties and deal pipelines of mappings/hubspot/schema.ts) and says what it did. Safe to run twice:
-// what exists is left as it is; an existing property of another type, or without the unique flag an id
-// property needs, is reported as a problem, never changed. An account without custom objects (HubSpot
-// answers "Unable to infer object type" for marketplace_entitlement) gets the documented fallback:
-// entitlements as line items on the offer's deal.
+// custom object marketplace_entitlement, the commerce property group on each object, the properties and
+// deal pipelines of mappings/hubspot/schema.ts) and says what it did. Safe to run twice: what exists is
+// left as it is; an existing property of another type, or without the unique flag an id property needs,
+// is reported as a problem, never changed.
+// The custom object is found in the account's schemas (GET /crm-object-schemas/v3/schemas) or created
+// (POST), and its objectTypeId reported, since API paths name it by that (crm/hubspot/object-types.ts).
+// Only an account HubSpot refuses a custom object for lack of an Enterprise subscription (a 403 that is
+// not MISSING_SCOPES) gets the documented fallback: entitlements as line items on the offer's deal. A
+// token without the schemas scopes is a problem setup names, never a reason to fall back.
 import {
   ENTITLEMENT_FALLBACK_OBJECT,
   ENTITLEMENT_OBJECT,
+  ENTITLEMENT_SCHEMA,
   HUBSPOT_PIPELINES,
   HUBSPOT_PROPERTIES,
   PROPERTY_GROUP,
+  PROPERTY_GROUP_LABEL,
   type PropertyDeclaration,
 } from '../../mappings/hubspot/schema.ts';
 import type { HubSpotCredentials } from './auth.ts';
+import { missingScopes, readCustomObjects } from './object-types.ts';
 import { createHubSpotTransport, HubSpotCallError, type HubSpotTransport } from './transport.ts';
 
 export type SetupReport = {
   created: string[];
   present: string[];
   problems: string[];
-  /** Where entitlements go in this account. */
-  entitlementObject: typeof ENTITLEMENT_OBJECT | typeof ENTITLEMENT_FALLBACK_OBJECT;
+  /** Where entitlements go in this account; absent when setup could not tell (its problems say why). */
+  entitlementObject?: typeof ENTITLEMENT_OBJECT | typeof ENTITLEMENT_FALLBACK_OBJECT;
+  /** The custom object's objectTypeId (2-...), when entitlements go to it. */
+  entitlementObjectTypeId?: string;
 };
+
+type EntitlementTarget = { object: typeof ENTITLEMENT_OBJECT; objectTypeId: string } | { object: typeof ENTITLEMENT_FALLBACK_OBJECT };
 
 export type SetupTarget = { baseUrl: string; accessToken: string } | { baseUrl: string; credentials: HubSpotCredentials };
 
 export async function setUpHubSpot(target: SetupTarget): Promise<SetupReport> {
   const transport = createHubSpotTransport({ baseUrl: target.baseUrl, credentials: 'credentials' in target ? target.credentials : { auth: 'private-app', accessToken: target.accessToken } });
-  const report: SetupReport = { created: [], present: [], problems: [], entitlementObject: ENTITLEMENT_OBJECT };
+  const report: SetupReport = { created: [], present: [], problems: [] };
 
-  const customObjects = await hasObject(transport, ENTITLEMENT_OBJECT);
-  if (!customObjects) {
-    report.entitlementObject = ENTITLEMENT_FALLBACK_OBJECT;
-    report.present.push(`${ENTITLEMENT_OBJECT}: custom objects are not available on this account, so entitlements go to line items on the offer's deal (the documented fallback)`);
+  const entitlements = await ensureEntitlementObject(transport, report);
+  if (entitlements) {
+    report.entitlementObject = entitlements.object;
+    if (entitlements.object === ENTITLEMENT_OBJECT) report.entitlementObjectTypeId = entitlements.objectTypeId;
   }
   for (const [object, declarations] of Object.entries(HUBSPOT_PROPERTIES)) {
-    if (object === ENTITLEMENT_OBJECT && !customObjects) continue;
-    if (object === ENTITLEMENT_FALLBACK_OBJECT && customObjects) continue;
-    await ensureProperties(transport, object, declarations, report);
+    if ((object === ENTITLEMENT_OBJECT || object === ENTITLEMENT_FALLBACK_OBJECT) && entitlements?.object !== object) continue;
+    // API paths name the custom object by its objectTypeId; reports by its name.
+    const apiName = entitlements?.object === ENTITLEMENT_OBJECT && object === ENTITLEMENT_OBJECT ? entitlements.objectTypeId : object;
+    if (await ensureGroup(transport, object, apiName, report)) await ensureProperties(transport, object, apiName, declarations, report);
   }
   await ensurePipelines(transport, report);
   return report;
 }
 
-async function hasObject(transport: HubSpotTransport, object: string): Promise<boolean> {
+const scopeProblem = (what: string, scopes: string[]) =>
+  `${what}: the app lacks the scope ${scopes.join(' or ')}. Add it (a private app: Settings, Integrations, Private apps, its Scopes; an OAuth app: its scopes, then install it again) and run setup again`;
+
+/** Finds the custom object or creates it; line items only where HubSpot refuses custom objects to the account. */
+async function ensureEntitlementObject(transport: HubSpotTransport, report: SetupReport): Promise<EntitlementTarget | undefined> {
+  const find = async () => (await readCustomObjects(transport)).find((schema) => schema.name === ENTITLEMENT_OBJECT);
+  let found;
   try {
-    await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(object));
-    return true;
+    found = await find();
   } catch (error) {
-    if (error instanceof HubSpotCallError && (error.info.status === 400 || error.info.status === 404 || error.info.status === 403)) return false;
-    throw error;
+    const scopes = missingScopes(error);
+    if (scopes) report.problems.push(scopeProblem(`${ENTITLEMENT_OBJECT}: HubSpot refused to list the account's custom objects`, scopes));
+    else if (error instanceof HubSpotCallError) report.problems.push(`${ENTITLEMENT_OBJECT}: HubSpot refused to list the account's custom objects: ${error.info.message}`);
+    else throw error;
+    return undefined;
+  }
+  if (found) {
+    report.present.push(`${ENTITLEMENT_OBJECT} (custom object ${found.objectTypeId})`);
+    return { object: ENTITLEMENT_OBJECT, objectTypeId: found.objectTypeId };
+  }
+  try {
+    const made = await transport.call(`creating the custom object ${ENTITLEMENT_OBJECT}`, (client) => client.crm.schemas.coreApi.create(ENTITLEMENT_SCHEMA as never));
+    const objectTypeId = made.objectTypeId ?? `2-${made.id}`;
+    report.created.push(`${ENTITLEMENT_OBJECT} (custom object ${objectTypeId})`);
+    return { object: ENTITLEMENT_OBJECT, objectTypeId };
+  } catch (error) {
+    if (!(error instanceof HubSpotCallError)) throw error;
+    const scopes = missingScopes(error);
+    if (scopes) {
+      report.problems.push(scopeProblem(`${ENTITLEMENT_OBJECT}: HubSpot refused to create the custom object`, scopes));
+      return undefined;
+    }
+    if (error.info.status === 409) {
+      // Made meanwhile (another setup run).
+      const made = await find();
+      if (made) {
+        report.present.push(`${ENTITLEMENT_OBJECT} (custom object ${made.objectTypeId})`);
+        return { object: ENTITLEMENT_OBJECT, objectTypeId: made.objectTypeId };
+      }
+    }
+    if (error.info.status === 403) {
+      report.present.push(
+        `${ENTITLEMENT_OBJECT}: HubSpot refused to create the custom object ("${error.info.message}"): custom objects come with HubSpot's Enterprise subscriptions, so entitlements go to line items on the offer's deal (the documented fallback)`,
+      );
+      return { object: ENTITLEMENT_FALLBACK_OBJECT };
+    }
+    report.problems.push(`${ENTITLEMENT_OBJECT}: HubSpot refused to create the custom object: ${error.info.message}`);
+    return undefined;
   }
 }
 
-async function ensureProperties(transport: HubSpotTransport, object: string, declarations: PropertyDeclaration[], report: SetupReport): Promise<void> {
-  const existing = new Map((await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(object))).results.map((property) => [property.name, property]));
+/** The commerce property group on `object`, created where missing; false when it is not there (a problem says why). */
+async function ensureGroup(transport: HubSpotTransport, object: string, apiName: string, report: SetupReport): Promise<boolean> {
+  const where = `${object} property group "${PROPERTY_GROUP}"`;
+  const groups = (await transport.call(`reading the property groups of ${object}`, (client) => client.crm.properties.groupsApi.getAll(apiName))).results;
+  if (groups.some((group) => group.name === PROPERTY_GROUP)) {
+    report.present.push(where);
+    return true;
+  }
+  try {
+    await transport.call(`creating the ${where}`, (client) => client.crm.properties.groupsApi.create(apiName, { name: PROPERTY_GROUP, label: PROPERTY_GROUP_LABEL, displayOrder: -1 }));
+    report.created.push(where);
+    return true;
+  } catch (error) {
+    if (!(error instanceof HubSpotCallError)) throw error;
+    if (error.info.status === 409) {
+      report.present.push(where);
+      return true;
+    }
+    const scopes = missingScopes(error);
+    report.problems.push(scopes ? scopeProblem(`${where} could not be created`, scopes) : `${where} could not be created, so neither could ${object}'s properties: ${error.info.message}`);
+    return false;
+  }
+}
+
+async function ensureProperties(transport: HubSpotTransport, object: string, apiName: string, declarations: PropertyDeclaration[], report: SetupReport): Promise<void> {
+  const existing = new Map((await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(apiName))).results.map((property) => [property.name, property]));
   for (const declaration of declarations) {
     const where = `${object}.${declaration.name}`;
     const found = existing.get(declaration.name);
@@ -66,7 +143,7 @@ async function ensureProperties(transport: HubSpotTransport, object: string, dec
     }
     try {
       await transport.call(`creating the property ${where}`, (client) =>
-        client.crm.properties.coreApi.create(object, {
+        client.crm.properties.coreApi.create(apiName, {
           name: declaration.name,
           label: declaration.label,
           type: declaration.type as never,

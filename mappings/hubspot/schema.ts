@@ -13,6 +13,7 @@ export type PropertyDeclaration = {
   description?: string;
 };
 
+/** The property group the project's properties are created in (setup creates it first where missing). */
 export const PROPERTY_GROUP = 'commerce';
 
 const text = (name: string, label: string, extra: Partial<PropertyDeclaration> = {}): PropertyDeclaration => ({ name, label, type: 'string', fieldType: 'text', ...extra });
@@ -77,8 +78,30 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
   [ENTITLEMENT_FALLBACK_OBJECT]: [id('commerce_entitlement_id', 'Commerce Entitlement Id')],
 };
 
-/** The custom object's own id property (part of the object's definition, not created by setup). */
+/** The custom object's own id property (part of the object's definition, made with the object). */
 export const ENTITLEMENT_ID_PROPERTY = 'entitlement_id';
+
+/**
+ * The custom object as `crm-sync setup` defines it where it is missing (POST
+ * /crm-object-schemas/v3/schemas, HubSpot's ObjectSchemaEgg): its name (the logical name the worker
+ * uses; API paths take its objectTypeId, crm/hubspot/object-types.ts), the display property and the id
+ * property with unique values, associated to companies and deals. Its other properties are created in
+ * the commerce group afterwards, as on every other object.
+ */
+export const ENTITLEMENT_SCHEMA = {
+  name: ENTITLEMENT_OBJECT,
+  labels: { singular: 'Marketplace entitlement', plural: 'Marketplace entitlements' },
+  description: 'An entitlement on a marketplace (set by commerce-crm-sync)',
+  primaryDisplayProperty: 'entitlement_name',
+  requiredProperties: [] as string[],
+  searchableProperties: ['entitlement_name', ENTITLEMENT_ID_PROPERTY],
+  secondaryDisplayProperties: [] as string[],
+  associatedObjects: ['COMPANY', 'DEAL'],
+  properties: [text('entitlement_name', 'Entitlement Name'), id(ENTITLEMENT_ID_PROPERTY, 'Entitlement Id')],
+};
+
+/** The group setup creates on every object it adds properties to (a property must be in a group its object has). */
+export const PROPERTY_GROUP_LABEL = 'Commerce';
 
 export type PipelineDeclaration = { label: string; stages: { label: string; probability: number; closed?: boolean }[] };
 

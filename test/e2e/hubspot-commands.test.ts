@@ -71,7 +71,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
     const { SecretBox } = await import('../../store/secret-box.ts');
     const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
     const store = createConnectionStore(database.pool, new SecretBox(Buffer.from(env.CRM_SYNC_SECRET_KEY!, 'base64')));
-    await store.create({
+    const created = await store.create({
       name: 'hubspot-acme',
       crmKind: 'hubspot',
       settings: connectionSettingsSchema.parse({
@@ -82,6 +82,11 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
     });
 
     const first = await cli(['setup', 'hubspot-acme'], { CRM_SYNC_OUTPUT: 'human' });
+    // The custom object found in the account's schemas, its objectTypeId kept in the connection (API paths name it by that).
+    expect(first.stdout).toContain('= marketplace_entitlement (custom object 2-1234567)');
+    expect(first.stdout).toContain('+ deals property group "commerce"');
+    expect(first.stdout).toContain('hubspot-acme now names the marketplace_entitlement custom object by its objectTypeId 2-1234567.');
+    expect((await store.get(created.id))!.settings.crm).toMatchObject({ entitlementObject: 'marketplace_entitlement', entitlementObjectTypeId: '2-1234567' });
     // Independently listed: the id properties with unique values and both pipelines.
     for (const made of ['companies.commerce_buyer_id', 'contacts.commerce_contact_id', 'deals.commerce_offer_id', 'deals.commerce_referral_id', 'deals.cosell_share', 'marketplace_entitlement.commit_amount', 'deal pipeline "Marketplace offers"', 'deal pipeline "Co-sell referrals"']) {
       expect(first.stdout).toContain(`+ ${made}`);
@@ -108,6 +113,35 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
     expect(JSON.parse(edited.stdout.trim().split('\n').at(-1)!)).toMatchObject({ name: 'hubspot-acme' });
   }, 120_000);
 
+  it('setup with a token lacking the schemas scopes names the scope, exits 1 and leaves entitlements where they were (no switch to line items)', async () => {
+    const scoped = await startHubSpotSandbox({ withheldScopes: ['crm.schemas.custom.read', 'crm.objects.custom.read'] });
+    try {
+      const { createConnectionStore } = await import('../../store/connections.ts');
+      const { SecretBox } = await import('../../store/secret-box.ts');
+      const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
+      const store = createConnectionStore(database.pool, new SecretBox(Buffer.from(env.CRM_SYNC_SECRET_KEY!, 'base64')));
+      // Saved as a connection made before objectTypeIds were kept: entitlementObject only.
+      const saved = await store.create({
+        name: 'hubspot-scopes',
+        crmKind: 'hubspot',
+        settings: connectionSettingsSchema.parse({
+          commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+          crm: { kind: 'hubspot', baseUrl: scoped.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' },
+        }),
+        secrets: { commerceClientSecret: commerce.clientSecret, crmAccessToken: scoped.accessToken },
+      });
+      const failed = await cli(['setup', 'hubspot-scopes', '--json']).then(() => undefined, (error: { code: number; stdout: string }) => error);
+      expect(failed?.code).toBe(1);
+      const report = JSON.parse(failed!.stdout);
+      expect(report.problems).toEqual([expect.stringContaining('the app lacks the scope crm.schemas.custom.read or crm.objects.custom.read')]);
+      expect(report.notes).toEqual([]);
+      expect((await store.get(saved.id))!.settings.crm).toMatchObject({ entitlementObject: 'marketplace_entitlement' });
+      expect((await store.get(saved.id))!.settings.crm).not.toHaveProperty('entitlementObjectTypeId');
+    } finally {
+      await scoped.stop();
+    }
+  }, 60_000);
+
   it('a property of the wrong type is a problem setup names, and it changes nothing', async () => {
     // An account whose marketplace_status someone made a number before setup ran.
     const other = await startHubSpotSandbox();
@@ -115,7 +149,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
       await fetch(`${other.baseUrl}/crm/v3/properties/companies`, {
         method: 'POST',
         headers: { authorization: `Bearer ${other.accessToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'marketplace_status', label: 'Status', type: 'number', fieldType: 'number', groupName: 'commerce' }),
+        body: JSON.stringify({ name: 'marketplace_status', label: 'Status', type: 'number', fieldType: 'number', groupName: 'companyinformation' }),
       });
       const { setUpHubSpot } = await import('../../crm/hubspot/setup.ts');
       const report = await setUpHubSpot({ baseUrl: other.baseUrl, accessToken: other.accessToken });

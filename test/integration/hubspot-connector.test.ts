@@ -382,7 +382,7 @@ describe('an account without custom objects', () => {
       expect(report.problems).toEqual([]);
       expect(report.created).toContain('line_items.commerce_entitlement_id');
       expect(report.created.some((made) => made.startsWith('marketplace_entitlement.'))).toBe(false);
-      expect(report.present[0]).toMatch(/custom objects are not available on this account/);
+      expect(report.present[0]).toMatch(/HubSpot refused to create the custom object .*custom objects come with HubSpot's Enterprise subscriptions/);
 
       const crm = createHubSpotConnector({ baseUrl: plain.baseUrl, auth: 'private-app', entitlementObject: 'line_items' }, { crmAccessToken: plain.accessToken });
       await crm.upsert('deals', [{ sourceId: 'o1', externalIdField: 'commerce_offer_id', externalId: 'o1', fields: { dealname: 'Offer', pipeline: 'Marketplace offers', dealstage: 'Accepted' } }]);
@@ -390,7 +390,7 @@ describe('an account without custom objects', () => {
       expect(line).toMatchObject({ ok: true, created: true });
       const dealId = (await crm.findByExternalIds('deals', 'commerce_offer_id', ['o1'])).get('o1')!.hs_object_id as string;
       expect((await crm.associated!('line_items', [(line as { crmId: string }).crmId], 'deals')).get((line as { crmId: string }).crmId)).toEqual([dealId]);
-      await expect(crm.describe('marketplace_entitlement')).rejects.toThrow(/Unable to infer object type from: marketplace_entitlement/);
+      await expect(crm.describe('marketplace_entitlement')).rejects.toThrow(/HubSpot has no custom object marketplace_entitlement in this account: run crm-sync setup/);
     } finally {
       await plain.stop();
     }

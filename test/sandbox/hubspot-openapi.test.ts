@@ -28,14 +28,31 @@ afterAll(async () => {
 /** Drives every call kind, successes and refusals, through the real client. */
 async function exerciseEverything() {
   const crm = client.crm;
-  const unique = (name: string) => ({ name, label: name, type: 'string' as any, fieldType: 'text' as any, groupName: 'g', hasUniqueValue: true });
+  const unique = (name: string, groupName = 'dealinformation') => ({ name, label: name, type: 'string' as any, fieldType: 'text' as any, groupName, hasUniqueValue: true });
   await crm.properties.coreApi.create('deals', unique('commerce_offer_id'));
-  await crm.properties.coreApi.create('companies', unique('commerce_buyer_id'));
+  await crm.properties.coreApi.create('companies', unique('commerce_buyer_id', 'companyinformation'));
   await crm.properties.coreApi.getAll('deals');
   await crm.properties.coreApi.getByName('deals', 'commerce_offer_id');
   await settle(crm.properties.coreApi.create('deals', unique('commerce_offer_id'))); // 409
+  await settle(crm.properties.coreApi.create('deals', unique('commerce_x', 'no_such_group'))); // 400
+  await crm.properties.groupsApi.getAll('deals');
+  await crm.properties.groupsApi.create('deals', { name: 'commerce', label: 'Commerce', displayOrder: -1 });
+  await settle(crm.properties.groupsApi.create('deals', { name: 'commerce', label: 'Commerce' })); // 409
+  await crm.properties.groupsApi.getByName('deals', 'commerce');
 
-  for (const type of ['deals', 'companies', 'contacts', 'marketplace_entitlement']) {
+  // Custom object schemas: the list, one by objectTypeId and by fully qualified name, a new one, a second of the same name (409), an unknown one (404).
+  await crm.schemas.coreApi.getAll();
+  await crm.schemas.coreApi.getById('2-1234567');
+  await crm.schemas.coreApi.getById('p4242_marketplace_entitlement');
+  await settle(crm.schemas.coreApi.getById('marketplace_entitlement')); // 404
+  const widget = { name: 'widget', labels: { singular: 'Widget', plural: 'Widgets' }, primaryDisplayProperty: 'widget_name', requiredProperties: [], searchableProperties: [], secondaryDisplayProperties: [], associatedObjects: ['COMPANY'], properties: [{ name: 'widget_name', label: 'Name', type: 'string', fieldType: 'text' }] };
+  await crm.schemas.coreApi.create(widget as any);
+  await settle(crm.schemas.coreApi.create(widget as any)); // 409
+  await control(sandbox, 'POST', '/scopes', { withheld: ['crm.schemas.custom.read', 'crm.objects.custom.read'] });
+  await settle(crm.schemas.coreApi.getAll()); // 403 MISSING_SCOPES
+  await control(sandbox, 'POST', '/scopes', { withheld: [] });
+
+  for (const type of ['deals', 'companies', 'contacts', '2-1234567']) {
     const made = await crm.objects.basicApi.create(type, { properties: {}, associations: [] });
     await crm.objects.basicApi.getById(type, made.id);
     await crm.objects.basicApi.update(type, made.id, { properties: {} });
@@ -60,12 +77,12 @@ async function exerciseEverything() {
   await crm.companies.batchApi.create({ inputs: [{ properties: { commerce_buyer_id: 'b-1' }, associations: [] }] }); // 207, a CONFLICT
   await settle(crm.deals.batchApi.upsert({ inputs: Array.from({ length: 101 }, (_, i) => ({ idProperty: 'commerce_offer_id', id: `x-${i}`, properties: {} })) })); // 400
   await crm.contacts.batchApi.upsert({ inputs: [{ idProperty: 'hs_object_id', id: '424242', properties: {} }] }); // 207 not found
-  await crm.objects.batchApi.upsert('marketplace_entitlement', { inputs: [{ idProperty: 'entitlement_id', id: 'e-1', properties: {} }] });
+  await crm.objects.batchApi.upsert('2-1234567', { inputs: [{ idProperty: 'entitlement_id', id: 'e-1', properties: {} }] });
 
   await crm.deals.searchApi.doSearch({ filterGroups: [{ filters: [{ propertyName: 'amount', operator: 'GTE' as any, value: '1' }] }], sorts: ['-amount'], properties: ['amount'], limit: 1, after: undefined as any });
   await crm.companies.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 200, after: '0' });
   await crm.contacts.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 10, after: undefined as any });
-  await crm.objects.searchApi.doSearch('marketplace_entitlement', { filterGroups: [], sorts: [], properties: [], limit: 10, after: undefined as any });
+  await crm.objects.searchApi.doSearch('p4242_marketplace_entitlement', { filterGroups: [], sorts: [], properties: [], limit: 10, after: undefined as any });
   await settle(crm.deals.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 100, after: '9950' })); // 400 past the ceiling
 
   const company = upserted && (await crm.companies.basicApi.create({ properties: { name: 'Co' }, associations: [] }));
@@ -114,14 +131,18 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
     const expected = [
       'POST /crm/v3/properties/deals 201', 'POST /crm/v3/properties/deals 409', 'GET /crm/v3/properties/deals 200', 'GET /crm/v3/properties/deals/commerce_offer_id 200',
       'POST /crm/v3/objects/deals 201', 'POST /crm/v3/objects/deals 400', 'GET /crm/v3/objects/deals/{id} 200', 'GET /crm/v3/objects/deals/{id} 404', 'PATCH /crm/v3/objects/deals/{id} 200',
-      'DELETE /crm/v3/objects/deals/{id} 204', 'GET /crm/v3/objects/deals 200', 'GET /crm/v3/objects/marketplace_entitlement/{id} 200',
+      'DELETE /crm/v3/objects/deals/{id} 204', 'GET /crm/v3/objects/deals 200', 'GET /crm/v3/objects/2-1234567/{id} 200',
       'POST /crm/v3/objects/deals/batch/upsert 200', 'POST /crm/v3/objects/deals/batch/upsert 400', 'POST /crm/v3/objects/contacts/batch/upsert 207',
       'POST /crm/v3/objects/deals/batch/create 201', 'POST /crm/v3/objects/deals/batch/create 207', 'POST /crm/v3/objects/deals/batch/update 200',
       'POST /crm/v3/objects/deals/batch/update 207', 'POST /crm/v3/objects/deals/batch/read 200', 'POST /crm/v3/objects/deals/batch/read 207',
       'POST /crm/v3/objects/deals/search 200', 'POST /crm/v3/objects/deals/search 400', 'POST /crm/v3/objects/deals/search 429',
       'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 200', 'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 404',
       'POST /crm/v4/associations/deals/contacts/batch/create 201', 'POST /crm/v4/associations/deals/contacts/batch/create 207',
-      'GET /crm/v4/objects/deals/{id}/associations/companies 200', 'GET /crm/v3/objects/deals 401', 'GET /crm/v3/objects/deals 429', 'GET /crm/v3/objects/deals/{id} 500',
+      'GET /crm/v4/objects/deals/{id}/associations/companies 200',
+      'POST /crm/v3/properties/deals 400', 'GET /crm/v3/properties/deals/groups 200', 'POST /crm/v3/properties/deals/groups 201', 'POST /crm/v3/properties/deals/groups 409',
+      'GET /crm/v3/properties/deals/groups/commerce 200', 'GET /crm-object-schemas/v3/schemas 200', 'GET /crm-object-schemas/v3/schemas/2-1234567 200',
+      'GET /crm-object-schemas/v3/schemas/p4242_marketplace_entitlement 200', 'GET /crm-object-schemas/v3/schemas/marketplace_entitlement 404',
+      'POST /crm-object-schemas/v3/schemas 201', 'POST /crm-object-schemas/v3/schemas 409', 'GET /crm-object-schemas/v3/schemas 403', 'GET /crm/v3/objects/deals 401', 'GET /crm/v3/objects/deals 429', 'GET /crm/v3/objects/deals/{id} 500',
     ];
     expect(expected.filter((e) => !seen.has(e))).toEqual([]);
     const limited = checked.filter((e) => e.status === 429).map((e) => (e.body as { policyName?: string; message: string }).policyName ?? e.body);
