@@ -130,3 +130,32 @@ describe('HubSpot sandbox: property groups', () => {
     expect(await groupsOf('2-1234567')).toEqual(['marketplace_entitlement_information']);
   });
 });
+
+describe('HubSpot sandbox: journal', () => {
+  it('keeps a custom object defined through the API, its records and a property group across a restart', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'hubspot-schemas-'));
+    const journalPath = path.join(dir, 'hubspot.jsonl');
+    try {
+      const first = await startHubSpotSandbox({ journalPath, seed: 3, premadeCustomObjects: false });
+      const c1 = new Client({ accessToken: first.accessToken, basePath: first.baseUrl });
+      const made = await c1.crm.schemas.coreApi.create(ENTITLEMENT_SCHEMA as any);
+      await c1.crm.properties.groupsApi.create(made.objectTypeId!, { name: 'commerce', label: 'Commerce' });
+      await c1.crm.properties.coreApi.create(made.objectTypeId!, { name: 'commit_amount', label: 'Commit', type: 'number' as any, fieldType: 'number' as any, groupName: 'commerce' });
+      await c1.crm.objects.batchApi.upsert(made.objectTypeId!, { inputs: [{ idProperty: 'entitlement_id', id: 'e-1', properties: { commit_amount: '5' } }] });
+      await first.stop();
+
+      const again = await startHubSpotSandbox({ journalPath, seed: 3, premadeCustomObjects: false });
+      started.push(again);
+      const c2 = new Client({ accessToken: again.accessToken, basePath: again.baseUrl });
+      expect((await c2.crm.schemas.coreApi.getAll()).results.map((schema) => schema.objectTypeId)).toEqual([made.objectTypeId]);
+      expect((await c2.crm.properties.groupsApi.getAll(made.objectTypeId!)).results.map((g) => g.name)).toEqual(['marketplace_entitlement_information', 'commerce']);
+      const read = await c2.crm.objects.basicApi.getById(made.objectTypeId!, 'e-1', ['commit_amount'], undefined, undefined, false, 'entitlement_id');
+      expect(read.properties.commit_amount).toBe('5');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
