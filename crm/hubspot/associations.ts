@@ -157,11 +157,11 @@ export function refusedPairs(chunk: Pair[], answer: DefaultAnswer): Map<Pair, In
   return refused;
 }
 
-/** HubSpot's message for a refused input, with the ids it says are not valid. */
+/** HubSpot's message for a refused input, with the ids it says are not valid and what that means. */
 function inWords(error: InputError): string {
   const invalid = error.context?.INVALID_OBJECT_IDS ?? [];
   const message = error.message || `HubSpot refused it (${error.category ?? 'no reason given'})`;
-  return invalid.length > 0 ? `${message} (${invalid.join(', ')})` : message;
+  return invalid.length > 0 ? `${message} (${invalid.join(', ')}: HubSpot no longer holds ${invalid.length > 1 ? 'these records' : 'that record'}, deleted or merged into another)` : message;
 }
 
 /**

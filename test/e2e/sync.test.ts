@@ -255,7 +255,7 @@ describe.each(CRMS_UNDER_TEST)('incremental sync, commerce sandbox -> %s sandbox
     await runSync();
     const letters = await createDeadLetterStore(database.pool).listOpen(connectionId, 'contact');
     const letter = letters.find((candidate) => candidate.sourceId === contact.id);
-    expect(letter?.reason).toMatch(new RegExp(`^ASSOCIATION_REFUSED: Written to HubSpot as contacts \\d+, but HubSpot refused its association to companies ${companyId}: One or more associations are invalid \\(COMPANY=${companyId} is not valid\\)\\.`));
+    expect(letter?.reason).toMatch(new RegExp(`^ASSOCIATION_REFUSED: Written to HubSpot as contacts \\d+, but HubSpot refused its association to companies ${companyId}: One or more associations are invalid \\(COMPANY=${companyId} is not valid: HubSpot no longer holds that record, deleted or merged into another\\)\\.`));
     // The contact's own change is written.
     expect((await sandboxes.crm.keyed('contact')).get(contact.id)?.fields[FIELD.title]).toBe('Chief Orphan Officer');
   });

@@ -128,7 +128,7 @@ describe('associations HubSpot refuses', () => {
     expect(results[0]).toMatchObject({ sourceId: 'c-live', ok: true, created: true });
     expect(results[1]).toMatchObject({ sourceId: 'c-gone', ok: false, error: { code: 'ASSOCIATION_REFUSED' } });
     const message = !results[1]!.ok ? results[1]!.error.message : '';
-    expect(message).toMatch(/^Written to HubSpot as contacts \d+, but HubSpot refused its association to companies \d+: One or more associations are invalid \(COMPANY=\d+ is not valid\)\./);
+    expect(message).toMatch(/^Written to HubSpot as contacts \d+, but HubSpot refused its association to companies \d+: One or more associations are invalid \(COMPANY=\d+ is not valid: HubSpot no longer holds that record, deleted or merged into another\)\. It is associated again when the sync retries it\.$/);
     expect(message).toContain(`companies ${goneId}:`);
     expect(message).toContain(`COMPANY=${goneId} is not valid`);
 
@@ -187,7 +187,7 @@ describe('a 207 to batch associate default', () => {
       expect(results.get('b')).toEqual({
         sourceId: 'b',
         ok: false,
-        error: { code: 'ASSOCIATION_REFUSED', message: 'Written to HubSpot as contacts 2, but HubSpot refused its association to companies 11: One or more associations are invalid (COMPANY=11 is not valid). It is associated again when the sync retries it.' },
+        error: { code: 'ASSOCIATION_REFUSED', message: 'Written to HubSpot as contacts 2, but HubSpot refused its association to companies 11: One or more associations are invalid (COMPANY=11 is not valid: HubSpot no longer holds that record, deleted or merged into another). It is associated again when the sync retries it.' },
       });
     } finally {
       server.close();
