@@ -87,6 +87,7 @@ async function exerciseEverything() {
 
   const company = upserted && (await crm.companies.basicApi.create({ properties: { name: 'Co' }, associations: [] }));
   const contact = await crm.contacts.basicApi.create({ properties: { email: 'a@example.com' }, associations: [] });
+  await settle(crm.contacts.batchApi.create({ inputs: [{ properties: { email: 'b@example.com' }, associations: [] }, { properties: { email: 'A@example.com' }, associations: [] }] })); // 409, the whole batch
   const v4 = crm.associations.v4;
   await v4.basicApi.createDefault('deals', deal.id, 'companies', company.id);
   await settle(v4.basicApi.createDefault('deals', deal.id, 'companies', '424242')); // 404
@@ -94,6 +95,7 @@ async function exerciseEverything() {
   await v4.batchApi.create('deals', 'contacts', { inputs: [{ _from: { id: deal.id }, to: { id: contact.id }, types }] }); // 201
   await v4.batchApi.create('deals', 'contacts', { inputs: [{ _from: { id: deal.id }, to: { id: contact.id }, types }, { _from: { id: deal.id }, to: { id: '424242' }, types }] }); // 207
   await v4.batchApi.create('contacts', 'companies', { inputs: [{ _from: { id: contact.id }, to: { id: company.id }, types: [{ associationCategory: 'HUBSPOT_DEFINED' as any, associationTypeId: 279 }] }] });
+  await v4.batchApi.createDefault('contacts', 'companies', { inputs: [{ _from: { id: contact.id }, to: { id: company.id } }, { _from: { id: contact.id }, to: { id: '424242' } }] }); // 200, one input in errors
   await v4.basicApi.getPage('deals', deal.id, 'companies');
   await v4.basicApi.getPage('companies', company.id, 'contacts');
 
@@ -138,6 +140,7 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
       'POST /crm/v3/objects/deals/search 200', 'POST /crm/v3/objects/deals/search 400', 'POST /crm/v3/objects/deals/search 429',
       'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 200', 'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 404',
       'POST /crm/v4/associations/deals/contacts/batch/create 201', 'POST /crm/v4/associations/deals/contacts/batch/create 207',
+      'POST /crm/v3/objects/contacts/batch/create 409', 'POST /crm/v4/associations/contacts/companies/batch/associate/default 200',
       'GET /crm/v4/objects/deals/{id}/associations/companies 200',
       'POST /crm/v3/properties/deals 400', 'GET /crm/v3/properties/deals/groups 200', 'POST /crm/v3/properties/deals/groups 201', 'POST /crm/v3/properties/deals/groups 409',
       'GET /crm/v3/properties/deals/groups/commerce 200', 'GET /crm-object-schemas/v3/schemas 200', 'GET /crm-object-schemas/v3/schemas/2-1234567 200',
