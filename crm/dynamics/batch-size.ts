@@ -4,13 +4,18 @@
 // service-protection guidance is to "start with a small batch size of 10" and grow (api-limits, "Avoid
 // large batches"). So the first $batch holds 10, each answered full batch lets the next hold four times
 // as many, up to Dataverse's 1,000 and to what fits a third of the 2 minutes at the measured pace; a
-// batch that got no answer makes the next a quarter of its size.
+// batch that got no answer makes the next a quarter of its size. While the size still grows, one $batch
+// at a time (each answer sizes the next); once grown, LANES at a time, as many as Dataverse's execution
+// time per user allows running back to back (1,200 s of it per 300 s), trimmed by the connection's
+// execution-time ledger (execution-budget.ts): "Use multiple threads" (api-limits).
 export const FIRST_BATCH = 10;
 /** Dataverse's most operations in one $batch. */
 export const MAX_BATCH = 1000;
 /** A batch's expected server time at most: a third of the 2-minute limit, room for a slower minute. */
 export const TARGET_BATCH_MS = 40_000;
 const GROWTH = 4;
+/** $batches of writes at once once the size has grown: Dataverse's 1,200,000 ms per 300 s is four running back to back. */
+export const LANES = 4;
 /** Before anything is measured: slow enough that the first deadlines are generous. */
 const ASSUMED_OPERATION_MS = 100;
 
@@ -20,6 +25,8 @@ export function createBatchSizer(options: { targetMs?: number } = {}) {
   const targetMs = options.targetMs ?? TARGET_BATCH_MS;
   let size = FIRST_BATCH;
   let perOperationMs: number | undefined;
+  /** Whether the size stopped growing (Dataverse's 1,000, or what fits the target at the pace measured). */
+  let grown = false;
   const fitting = () => Math.max(1, Math.floor(targetMs / (perOperationMs ?? ASSUMED_OPERATION_MS)));
   return {
     /** Operations the next $batch of writes may hold. */
@@ -31,14 +38,18 @@ export function createBatchSizer(options: { targetMs?: number } = {}) {
       if (operations <= 0) return;
       const sample = Math.max(0, ms) / operations;
       perOperationMs = perOperationMs === undefined ? sample : 0.7 * perOperationMs + 0.3 * sample;
-      const grown = operations >= size ? size * GROWTH : size;
-      size = Math.max(1, Math.min(MAX_BATCH, fitting(), grown));
+      const cap = Math.max(1, Math.min(MAX_BATCH, fitting()));
+      size = Math.min(cap, operations >= size ? size * GROWTH : size);
+      grown = size === cap;
     },
     /** A batch that got no answer (lost, past its deadline, stopped by the server's limit): smaller next time. */
     unanswered(operations: number, ms: number) {
       if (operations > 0 && ms > 0) perOperationMs = Math.max(perOperationMs ?? 0, ms / operations);
       size = Math.max(1, Math.floor(Math.min(size, Math.max(1, operations)) / GROWTH));
+      grown = false;
     },
+    /** How many $batches of writes may run at once: one while the size grows, then LANES. */
+    lanes: () => (grown ? LANES : 1),
     /** How long to wait for a batch of `operations`: its expected server time three times over, plus `baseMs`. */
     deadlineMs: (operations: number, baseMs: number) => Math.round(baseMs + 3 * operations * (perOperationMs ?? ASSUMED_OPERATION_MS)),
   };

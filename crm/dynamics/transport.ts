@@ -72,6 +72,8 @@ export type DynamicsTransport = {
   call<T>(what: string, run: (client: DynamicsWebApi) => Promise<T>, options?: CallOptions): Promise<T>;
   /** How many operations the next $batch of writes may hold (batch-size.ts). */
   batchSize(): number;
+  /** How many $batches of writes may run at once (batch-size.ts; the execution-time ledger trims them). */
+  batchLanes(): number;
   figures(): TransportFigures;
   readonly orgUrl: string;
 };
@@ -235,6 +237,7 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
     orgUrl: serverUrl,
     call: (what, run, callOptions = {}) => attempt(what, run, callOptions),
     batchSize: () => sizer.next(),
+    batchLanes: () => sizer.lanes(),
     figures: () => ({ ...figures, perOperationMs: Math.round(sizer.perOperationMs() * 10) / 10, nextBatchSize: sizer.next() }),
   };
 }

@@ -9,7 +9,8 @@
 // record it cannot take stands alone.
 // Sizes and lost answers (issue #22 item 7): Dataverse runs a $batch's operations one after another and
 // goes on when the client stops waiting, so a $batch is as large as the measured pace allows (the
-// transport's batchSize(): 10 first, growing) and one that got no answer is never simply sent again:
+// transport's batchSize(): 10 first, growing; batchLanes() of them at once once grown, each waiting for
+// room in the execution-time ledger) and one that got no answer is never simply sent again:
 // - its creates are looked for by their GUIDs first; the ones found are written and are not sent again,
 //   and one sent again that Dataverse took meanwhile is refused as a duplicate key, not made twice;
 // - its upserts by alternate key and updates by GUID are sent again as they are: writing the same values
@@ -83,11 +84,14 @@ export function createBatchWriter(transport: DynamicsTransport, existing: Existi
       const results: UpsertResult[] = new Array(wire.length);
       /** Creates sent in a $batch that got no answer: a duplicate key for one of them is its own row. */
       const sentBefore = new Set<number>();
-      let pending = wire.map((_, index) => index);
-      let unansweredRounds = 0;
-      while (pending.length) {
+      /** Rounds without an answer per record: past MAX_UNANSWERED_ROUNDS the write fails. */
+      const unansweredRounds = new Map<number, number>();
+      const queue = wire.map((_, index) => index);
+
+      /** One $batch from the front of the queue; what a batch without an answer did not write goes back to the front. */
+      async function next(): Promise<void> {
         signal?.throwIfAborted();
-        const batch = pending.slice(0, transport.batchSize());
+        const batch = queue.splice(0, transport.batchSize());
         try {
           const answers = await runBatch(table.entitySetName, batch.map((index) => wire[index]!), signal);
           batch.forEach((index, at) => {
@@ -95,12 +99,11 @@ export function createBatchWriter(transport: DynamicsTransport, existing: Existi
             const alreadyMade = !answer.ok && answer.error.code === DUPLICATE_KEY && sentBefore.has(index);
             results[index] = alreadyMade ? { sourceId: answer.sourceId, ok: true, crmId: wire[index]!.guid!, created: true } : answer;
           });
-          pending = pending.slice(batch.length);
-          unansweredRounds = 0;
         } catch (error) {
           if (!(error instanceof DynamicsUnansweredError)) throw error;
-          unansweredRounds += 1;
-          if (unansweredRounds >= MAX_UNANSWERED_ROUNDS) throw error;
+          const rounds = Math.max(...batch.map((index) => (unansweredRounds.get(index) ?? 0) + 1));
+          if (rounds >= MAX_UNANSWERED_ROUNDS) throw error;
+          for (const index of batch) unansweredRounds.set(index, rounds);
           // What Dataverse wrote of this batch's creates: those rows are not sent again.
           const creates = batch.filter((index) => wire[index]!.mode === 'create');
           const found = creates.length ? await existing(table, creates.map((index) => wire[index]!.guid!), signal) : new Set<string>();
@@ -108,11 +111,25 @@ export function createBatchWriter(transport: DynamicsTransport, existing: Existi
             if (found.has(wire[index]!.guid!)) results[index] = { sourceId: wire[index]!.sourceId, ok: true, crmId: wire[index]!.guid!, created: true };
             else sentBefore.add(index);
           }
+          await sleep(250 * 2 ** rounds, undefined, { signal });
           // Upserts by key and updates by GUID: sent again as they are (idempotent, see above).
-          pending = [...batch.filter((index) => !results[index]), ...pending.slice(batch.length)];
-          await sleep(250 * 2 ** unansweredRounds, undefined, { signal });
+          queue.unshift(...batch.filter((index) => !results[index]));
         }
       }
+
+      // One $batch at a time while the size grows, then the transport's lanes (each waits for room in
+      // the execution-time ledger); a lane ends when the queue is empty and no batch can come back.
+      const running = new Set<Promise<void>>();
+      let failure: unknown;
+      while ((queue.length || running.size) && failure === undefined) {
+        while (queue.length && running.size < transport.batchLanes() && failure === undefined) {
+          const work: Promise<void> = next().catch((error: unknown) => { failure ??= error; }).finally(() => running.delete(work));
+          running.add(work);
+        }
+        if (running.size) await Promise.race(running);
+      }
+      await Promise.all(running);
+      if (failure !== undefined) throw failure;
       return results;
     },
   };
