@@ -68,7 +68,7 @@ export async function ensureDemoConnections(pool: pg.Pool, connections: Connecti
 }
 
 /** Each sandbox CRM's demo connection: its CRM settings and secret, and what `crm-sync setup` would do first. */
-const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; secrets(s: Sandboxes): Partial<ConnectionSecrets>; setUp?(s: Sandboxes): Promise<{ created: string[] }> }> = {
+const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; secrets(s: Sandboxes): Partial<ConnectionSecrets>; setUp?(s: Sandboxes): Promise<{ created: string[]; entitlementObjectTypeId?: string }> }> = {
   salesforce: {
     crm: (s) => ({ kind: 'salesforce', loginUrl: s.salesforce.loginUrl, clientId: s.salesforce.clientId }),
     secrets: (s) => ({ crmClientSecret: s.salesforce.clientSecret }),
@@ -76,7 +76,7 @@ const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; s
   hubspot: {
     crm: (s) => ({ kind: 'hubspot', baseUrl: s.hubspot.baseUrl, auth: 'private-app' }),
     secrets: (s) => ({ crmAccessToken: s.hubspot.accessToken }),
-    // The project's properties and pipelines (safe to repeat).
+    // The custom object, the project's properties and pipelines (safe to repeat).
     setUp: (s) => setUpHubSpot({ baseUrl: s.hubspot.baseUrl, accessToken: s.hubspot.accessToken }),
   },
   dynamics: {
@@ -95,7 +95,8 @@ async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore,
   const demo = DEMO_CRMS[kind];
   const report = await demo.setUp?.(sandboxes);
   if (report?.created.length) logger.info({ created: report.created }, `Demo ${kind} set up`);
-  const crm = demo.crm(sandboxes);
+  // HubSpot: the custom object's objectTypeId, as `crm-sync setup` keeps it in the connection.
+  const crm = { ...demo.crm(sandboxes), ...(report?.entitlementObjectTypeId && { entitlementObjectTypeId: report.entitlementObjectTypeId }) };
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
     crm,
