@@ -84,6 +84,8 @@ async function exerciseEverything() {
   await crm.contacts.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 10, after: undefined as any });
   await crm.objects.searchApi.doSearch('p4242_marketplace_entitlement', { filterGroups: [], sorts: [], properties: [], limit: 10, after: undefined as any });
   await settle(crm.deals.searchApi.doSearch({ filterGroups: [], sorts: [], properties: [], limit: 100, after: '9950' })); // 400 past the ceiling
+  // The account's details and daily usage report (no client method: plain requests through the proxy).
+  for (const path of ['/account-info/v3/details', '/account-info/v3/api-usage/daily']) await fetch(`${proxy.url}${path}`, { headers: { authorization: `Bearer ${sandbox.accessToken}` } });
 
   const company = upserted && (await crm.companies.basicApi.create({ properties: { name: 'Co' }, associations: [] }));
   const contact = await crm.contacts.basicApi.create({ properties: { email: 'a@example.com' }, associations: [] });
@@ -141,7 +143,7 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
       'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 200', 'PUT /crm/v4/objects/deals/{id}/associations/default/companies/{id} 404',
       'POST /crm/v4/associations/deals/contacts/batch/create 201', 'POST /crm/v4/associations/deals/contacts/batch/create 207',
       'POST /crm/v3/objects/contacts/batch/create 409', 'POST /crm/v4/associations/contacts/companies/batch/associate/default 200',
-      'GET /crm/v4/objects/deals/{id}/associations/companies 200',
+      'GET /crm/v4/objects/deals/{id}/associations/companies 200', 'GET /account-info/v3/details 200', 'GET /account-info/v3/api-usage/daily 200',
       'POST /crm/v3/properties/deals 400', 'GET /crm/v3/properties/deals/groups 200', 'POST /crm/v3/properties/deals/groups 201', 'POST /crm/v3/properties/deals/groups 409',
       'GET /crm/v3/properties/deals/groups/commerce 200', 'GET /crm-object-schemas/v3/schemas 200', 'GET /crm-object-schemas/v3/schemas/2-1234567 200',
       'GET /crm-object-schemas/v3/schemas/p4242_marketplace_entitlement 200', 'GET /crm-object-schemas/v3/schemas/marketplace_entitlement 404',
@@ -196,7 +198,7 @@ describe('HubSpot sandbox answers against the published OpenAPI specs', () => {
         'POST /crm/v4/associations/deals/companies/batch/associate/default 200', 'POST /crm/v4/associations/deals/contacts/batch/associate/default 200',
         'POST /crm/v4/associations/deals/companies/batch/read 207', 'POST /crm/v3/objects/deals/batch/update 207', 'POST /crm/v3/objects/deals/batch/create 201',
         'POST /crm/v3/objects/deals/search 200', 'POST /crm/v3/objects/contacts/search 200', 'POST /crm/v3/objects/deals/batch/read 207', 'GET /crm/v3/objects/deals/{id} 404',
-        'GET /crm/v3/properties/deals 200', 'POST /crm/v3/properties/deals 201',
+        'GET /crm/v3/properties/deals 200', 'POST /crm/v3/properties/deals 201', 'GET /account-info/v3/details 200',
       ]) expect(seen.has(call), call).toBe(true);
     } finally {
       await ownProxy.stop();
