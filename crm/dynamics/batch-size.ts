@@ -5,23 +5,24 @@
 // large batches"). So the first $batch holds 10, each answered full batch lets the next hold four times
 // as many, up to Dataverse's 1,000 and to what fits a third of the 2 minutes at the measured pace; a
 // batch that got no answer makes the next a quarter of its size. While the size still grows, one $batch
-// at a time (each answer sizes the next); once grown, LANES at a time, as many as Dataverse's execution
-// time per user allows running back to back (1,200 s of it per 300 s), trimmed by the connection's
-// execution-time ledger (execution-budget.ts): "Use multiple threads" (api-limits).
+// at a time (each answer sizes the next); once grown, as many at once as the connection's concurrency,
+// each waiting for room in its execution-time ledger (execution-budget.ts), which keeps them to what
+// Dataverse's 1,200 s of execution time per 300 s allows (about four running back to back): "Use
+// multiple threads" and let the limits say how much (api-limits).
 export const FIRST_BATCH = 10;
 /** Dataverse's most operations in one $batch. */
 export const MAX_BATCH = 1000;
 /** A batch's expected server time at most: a third of the 2-minute limit, room for a slower minute. */
 export const TARGET_BATCH_MS = 40_000;
 const GROWTH = 4;
-/** $batches of writes at once once the size has grown: Dataverse's 1,200,000 ms per 300 s is four running back to back. */
-export const LANES = 4;
 /** Before anything is measured: slow enough that the first deadlines are generous. */
 const ASSUMED_OPERATION_MS = 100;
 
 export type BatchSizer = ReturnType<typeof createBatchSizer>;
 
-export function createBatchSizer(options: { targetMs?: number } = {}) {
+/** `lanes`: $batches of writes at once once the size has grown (the connection's concurrency; default 4). */
+export function createBatchSizer(options: { targetMs?: number; lanes?: number } = {}) {
+  const lanes = Math.max(1, options.lanes ?? 4);
   const targetMs = options.targetMs ?? TARGET_BATCH_MS;
   let size = FIRST_BATCH;
   let perOperationMs: number | undefined;
@@ -48,8 +49,8 @@ export function createBatchSizer(options: { targetMs?: number } = {}) {
       size = Math.max(1, Math.floor(Math.min(size, Math.max(1, operations)) / GROWTH));
       grown = false;
     },
-    /** How many $batches of writes may run at once: one while the size grows, then LANES. */
-    lanes: () => (grown ? LANES : 1),
+    /** How many $batches of writes may run at once: one while the size grows, then `lanes`. */
+    lanes: () => (grown ? lanes : 1),
     /** How long to wait for a batch of `operations`: its expected server time three times over, plus `baseMs`. */
     deadlineMs: (operations: number, baseMs: number) => Math.round(baseMs + 3 * operations * (perOperationMs ?? ASSUMED_OPERATION_MS)),
   };

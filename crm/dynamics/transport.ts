@@ -114,7 +114,7 @@ export function createDynamicsTransport(options: TransportOptions): DynamicsTran
   const limit = pLimit(options.concurrency ?? 8);
   const serverUrl = options.orgUrl.endsWith('/') ? options.orgUrl : `${options.orgUrl}/`;
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const sizer: BatchSizer = createBatchSizer({ targetMs: options.batchTargetMs });
+  const sizer: BatchSizer = createBatchSizer({ targetMs: options.batchTargetMs, lanes: options.concurrency ?? 8 });
   const budget = createExecutionBudget({ limitMs: options.executionLimitMs });
   const figures = { calls: 0, batches: 0, batchOperations: 0, rateLimitWaits: 0, rateLimitWaitMs: 0, serverRetries: 0, tokenRenewals: 0, executionWaits: 0, executionWaitMs: 0, unanswered: 0 };
 

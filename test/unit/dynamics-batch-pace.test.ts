@@ -70,16 +70,16 @@ describe('execution-time budget', () => {
 });
 
 describe('batches at once', () => {
-  it('one while the size grows, four once it reaches what fits; one again after a batch without an answer', () => {
-    const sizer = createBatchSizer();
+  it("one while the size grows, the connection's concurrency once it reaches what fits; one again after a batch without an answer", () => {
+    const sizer = createBatchSizer({ lanes: 8 });
     const lanes: number[] = [];
     for (let i = 0; i < 5; i += 1) {
       lanes.push(sizer.lanes());
       sizer.answered(sizer.next(), sizer.next() * 28);
     }
-    expect(lanes).toEqual([1, 1, 1, 1, 4]); // 10, 40, 160, 640 alone; 1,000 is as large as it gets
+    expect(lanes).toEqual([1, 1, 1, 1, 8]); // 10, 40, 160, 640 alone; 1,000 is as large as it gets
     expect(sizer.next()).toBe(1000);
-    expect(sizer.lanes()).toBe(4);
+    expect(sizer.lanes()).toBe(8);
     sizer.unanswered(1000, 5_000);
     expect(sizer.lanes()).toBe(1);
   });
