@@ -2,7 +2,9 @@
 // sorts, chosen properties, limit <= 200, `after` as an offset, and the 10,000-result ceiling.
 // The result set is evaluated again at every request and `after` is an offset into it, as HubSpot's
 // is: a record changed between two page requests leaves the filters or moves in the sort, and every
-// later offset shifts by one (docs/crm-wire-behaviour.md, issue #22 item 2).
+// later offset shifts by one (docs/crm-wire-behaviour.md, issue #22 item 2). Only one sorting rule is
+// taken, as HubSpot documents, and records tied in it come in an order HubSpot does not promise: here a
+// stable scramble of their ids, never id order, so a reader that assumes id order among ties is caught.
 import { validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { objectTypeOf } from './objects.ts';
@@ -99,6 +101,8 @@ type Sort = { propertyName: string; direction: 'ASCENDING' | 'DESCENDING' };
 function sortsOf(body: Record<string, unknown>): Sort[] {
   const sorts = body.sorts ?? [];
   if (!Array.isArray(sorts)) throw validation('sorts must be a list');
+  // HubSpot's search guide: "Only one sorting rule can be applied to any search" (docs/crm-wire-behaviour.md).
+  if (sorts.length > 1) throw validation(`Only one sorting rule can be applied to a search: ${sorts.length} were given.`, { context: { sorts: [String(sorts.length)] } });
   return sorts.map((sort, i) => {
     // The spec types a sort as text ("-createdate" descends); the documented form is an object.
     if (typeof sort === 'string') return sort.startsWith('-') ? { propertyName: sort.slice(1), direction: 'DESCENDING' } : { propertyName: sort, direction: 'ASCENDING' };
@@ -135,6 +139,9 @@ export function search(ctx: Ctx): Reply {
     .filter((r) => groups.length === 0 || groups.some((group) => group.every((f) => matches(r, f, property(f.propertyName)))))
     .filter((r) => query === '' || Object.values(r.properties).some((v) => containsToken(v, query)));
   const byId = (a: HubRecord, b: HubRecord) => Number(a.id) - Number(b.id);
+  // Ties in the requested sort: a stable scramble of the ids (the same at every request, so `after` still
+  // pages one order), not id order, which HubSpot does not promise. Without a sort, id order [inf].
+  const tie = sorts.length ? (a: HubRecord, b: HubRecord) => scramble(a.id) - scramble(b.id) || byId(a, b) : byId;
   found.sort((a, b) => {
     for (const sort of sorts) {
       const x = a.properties[sort.propertyName] ?? '';
@@ -145,7 +152,7 @@ export function search(ctx: Ctx): Reply {
       const c = compare(property(sort.propertyName), x, y) ?? 0;
       if (c !== 0) return sort.direction === 'DESCENDING' ? -c : c;
     }
-    return byId(a, b);
+    return tie(a, b);
   });
   const page = found.slice(after, after + limit);
   const next = after + limit;
@@ -155,4 +162,11 @@ export function search(ctx: Ctx): Reply {
     results: page.map((r) => present(type, r, requested)),
     ...(next < found.length ? { paging: { next: { after: String(next) } } } : {}),
   });
+}
+
+/** A stable, id-unordered rank for ties: FNV-1a over the id's text (32 bits). */
+function scramble(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
 }

@@ -95,7 +95,7 @@ describe('HubSpot sandbox: search filters', () => {
 });
 
 describe('HubSpot sandbox: search sorts, properties and paging', () => {
-  it('sorts by a typed property either way (strings with a leading - descend), ties by id', async () => {
+  it('sorts by a typed property either way (strings with a leading - descend)', async () => {
     const withAmount: F[][] = [[{ propertyName: 'amount', operator: 'HAS_PROPERTY' }]];
     expect(await names(withAmount, ['amount'])).toEqual(["O'Brien \" OR 1=1 --", 'Alpha rocket launch', 'Beta', 'gamma rocket']);
     expect(await names(withAmount, ['-amount'])).toEqual(['gamma rocket', 'Beta', 'Alpha rocket launch', "O'Brien \" OR 1=1 --"]);
@@ -182,7 +182,7 @@ describe('HubSpot sandbox: the 10,000-result ceiling', () => {
 });
 
 describe('HubSpot sandbox: an incremental read past the ceiling', () => {
-  it('returns each of 25,000 deals sharing one modified time exactly once to a (modified time, id) cursor restarted before 10,000', async () => {
+  it('returns each of 25,000 deals sharing one modified time exactly once to one sort by hs_object_id, restarted after the last id before 10,000', async () => {
     const big = await startHubSpotSandbox({ now: () => new Date('2026-06-01T08:00:00.000Z'), searchPerSecond: 100_000, tenSecondlyLimit: 100_000 });
     try {
       const c = new Client({ accessToken: big.accessToken, basePath: big.baseUrl });
@@ -191,30 +191,27 @@ describe('HubSpot sandbox: an incremental read past the ceiling', () => {
       }
       const since = String(Date.parse('2026-06-01T00:00:00.000Z'));
       const seen = new Map<string, number>();
-      let cursor = { modified: since, id: '0' };
+      let lastId = '0';
       let queries = 0;
       for (;;) {
-        // One query from the cursor: same modified time with a higher id, or a later modified time.
-        const filterGroups = [
-          { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'EQ' as any, value: cursor.modified }, { propertyName: 'hs_object_id', operator: 'GT' as any, value: cursor.id }] },
-          { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GT' as any, value: cursor.modified }] },
-        ];
-        const sorts = [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }, { propertyName: 'hs_object_id', direction: 'ASCENDING' }] as any;
+        // One query from the last id read: search takes one sorting rule, and hs_object_id is a total order.
+        const filterGroups = [{ filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GTE' as any, value: since }, { propertyName: 'hs_object_id', operator: 'GT' as any, value: lastId }] }];
+        const sorts = [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }] as any;
         queries += 1;
         let after: string | undefined;
         let read = 0;
-        let last: { modified: string; id: string } | undefined;
+        let last: string | undefined;
         do {
           const page = await c.crm.deals.searchApi.doSearch({ filterGroups, sorts, properties: ['hs_lastmodifieddate'], limit: 200, after: after as any });
           for (const r of page.results) {
             seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
-            last = { modified: String(Date.parse(r.properties.hs_lastmodifieddate!)), id: r.id };
+            last = r.id;
           }
           read += page.results.length;
           after = page.paging?.next?.after;
         } while (after && read < 9_800);
         if (!last) break;
-        cursor = last;
+        lastId = last;
         if (!after) break;
       }
       expect(seen.size).toBe(25_000);
@@ -223,6 +220,38 @@ describe('HubSpot sandbox: an incremental read past the ceiling', () => {
     } finally {
       await big.stop();
     }
+  });
+});
+
+describe('HubSpot sandbox: one sorting rule, ties in no promised order (issue #22 item 2)', () => {
+  it('answers records tied in the sort in an order that is not id order, the same at every request', async () => {
+    const tied = await startHubSpotSandbox({ now: () => new Date('2026-06-02T08:00:00.000Z'), searchPerSecond: 100_000, tenSecondlyLimit: 100_000 });
+    try {
+      const c = new Client({ accessToken: tied.accessToken, basePath: tied.baseUrl });
+      const made = await c.crm.deals.batchApi.create({ inputs: Array.from({ length: 50 }, (_, i) => ({ properties: { dealname: `tied ${i}` }, associations: [] })) });
+      const byId = made.results.map((r) => r.id).sort((a, b) => Number(a) - Number(b));
+      const ask = async (after?: string) =>
+        c.crm.deals.searchApi.doSearch({ filterGroups: [], sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }] as any, properties: ['dealname'], limit: 20, after: after as any });
+      const first = (await ask()).results.map((r) => r.id);
+      expect(first).toHaveLength(20);
+      expect(first).not.toEqual(byId.slice(0, 20));
+      expect((await ask()).results.map((r) => r.id)).toEqual(first);
+      // Stable, so offsets still page one order: three pages hold each of the 50 once.
+      const all = [...first, ...(await ask('20')).results.map((r) => r.id), ...(await ask('40')).results.map((r) => r.id)];
+      expect([...all].sort((a, b) => Number(a) - Number(b))).toEqual(byId);
+      // Sorted by hs_object_id, a total order, they come in id order.
+      const ordered = await c.crm.deals.searchApi.doSearch({ filterGroups: [], sorts: ['hs_object_id'], properties: ['dealname'], limit: 50, after: undefined as any });
+      expect(ordered.results.map((r) => r.id)).toEqual(byId);
+    } finally {
+      await tied.stop();
+    }
+  });
+
+  it('refuses a second sorting rule with a VALIDATION_ERROR', async () => {
+    const error = await errorOf(client.crm.deals.searchApi.doSearch({ filterGroups: [], sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }, { propertyName: 'hs_object_id', direction: 'ASCENDING' }] as any, properties: [], limit: 10, after: undefined as any }));
+    expect(error.code).toBe(400);
+    expect(error.body).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR' });
+    expect(error.body.message).toContain('one sorting rule');
   });
 });
 
