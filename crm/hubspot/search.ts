@@ -2,8 +2,9 @@
 // cursor, and records whose property holds one of some values. Every value goes in a filter as a typed
 // value (never spliced into a query text). A read of changed records restarts its query from the last
 // record read after every page, as HubSpot's `after` is an offset into a result set that moves when
-// records change (issue #22 item 2); two filter groups of at most three filters each, well inside
-// search's limits (5 groups, 25 filters).
+// records change (issue #22 item 2), and never relies on the order of records tied in the sort, which
+// HubSpot does not promise (it takes one sorting rule only): a time shared by a whole page is read in
+// hs_object_id order. At most two filter groups of three filters, well inside search's limits.
 import type { CrmRecord } from '../connector.ts';
 import type { HubSpotTransport } from './transport.ts';
 
@@ -21,13 +22,14 @@ export const ID = 'hs_object_id';
 export type Cursor = { time: Date; afterId?: string };
 
 export function createSearch(transport: HubSpotTransport) {
-  async function search(object: string, filterGroups: { filters: Filter[] }[], properties: string[], limit: number, after: number, sorted: boolean, signal?: AbortSignal): Promise<SearchAnswer> {
+  /** One search request; `sortBy` ascending is its one sorting rule (search takes no second). */
+  async function search(object: string, filterGroups: { filters: Filter[] }[], properties: string[], limit: number, after: number, sortBy: string | undefined, signal?: AbortSignal): Promise<SearchAnswer> {
     return (await transport.call(
       `searching ${object}`,
       (client) =>
         client.crm.objects.searchApi.doSearch(object, {
           filterGroups: filterGroups as never,
-          sorts: sorted ? ([{ propertyName: STAMP, direction: 'ASCENDING' }] as never) : [],
+          sorts: sortBy ? ([{ propertyName: sortBy, direction: 'ASCENDING' }] as never) : [],
           properties,
           limit,
           // No `after` for a first page: the query starts at its first result.
@@ -50,25 +52,67 @@ export function createSearch(transport: HubSpotTransport) {
 
   return {
     /**
-     * Records changed from `start` (inclusive, or strictly after its id) to `until`, oldest first by
-     * (modified time, id), `pageSize` at a time. HubSpot's `after` is an offset into a result set it
-     * evaluates again at every request: a record edited between two pages leaves the window (or moves
-     * to its end) and every later offset shifts, so the record at the seam would never be read. Each
-     * page is therefore the first page of a query restarted from the last record read; the 10,000-result
-     * ceiling, which bounds `after`, is never reached.
+     * Records changed from `start` (inclusive, or strictly after its id) to `until`, `pageSize` at a time,
+     * each page ending on the record to resume from: the sync activities read one page a call and go on
+     * from its last record's (modified time, id), and take a short page for the end of the window.
+     *
+     * Every page is the first page of a query restarted from that position, sorted by modified time:
+     * HubSpot's `after` is an offset into a result set it evaluates again at every request, so a record
+     * edited between two pages would shift every later offset. Search takes only one sorting rule and
+     * promises no order among records of equal modified time, so the last modified time of a full page
+     * may have more records than the page shows, in any order: those records go at the head of the page
+     * and the page ends on the last record before them, whose (time, id) is a true position (every record
+     * at or before it has been read); the next query reads that time again (its records already handed
+     * out in this read are skipped). When a whole page shares one modified time, that time is read by
+     * hs_object_id, a total order (`= time AND hs_object_id > last id`), then the read goes on after it.
      */
-    async *changed(object: string, start: Cursor, until: Date | undefined, properties: string[], pageSize: number, signal?: AbortSignal): AsyncGenerator<{ id: string; properties: Record<string, string | null> }[]> {
+    async *changed(object: string, start: Cursor, until: Date | undefined, properties: string[], pageSize: number, signal?: AbortSignal): AsyncGenerator<Found[]> {
       const limit = Math.min(SEARCH_PAGE, Math.max(1, pageSize));
       const wanted = [...new Set([...properties, STAMP, ID])];
       let position = start;
+      // Records handed out ahead of the position in this read (id -> modified time), skipped when read
+      // again unchanged; a record edited since has a new time and is news.
+      const ahead = new Map<string, number>();
+      const fresh = (records: Found[]) => records.filter((record) => ahead.get(idOf(record)) !== stampOf(record));
+      const moveTo = (next: Cursor) => {
+        position = next;
+        for (const [id, time] of ahead) if (time < next.time.getTime()) ahead.delete(id);
+      };
       for (;;) {
-        const answer = await search(object, windowGroups(position, until), wanted, limit, 0, true, signal);
-        const page = [...(answer.results ?? [])].sort(byStampThenId);
-        if (page.length === 0) return;
-        const last = page.at(-1)!;
-        position = { time: new Date(stampOf(last)), afterId: String(last.properties[ID] ?? last.id) };
-        yield page;
-        if (!answer.paging?.next?.after) return;
+        const answer = await search(object, windowGroups(position, until), wanted, limit, 0, STAMP, signal);
+        const found = [...(answer.results ?? [])].sort(byStampThenId);
+        if (found.length === 0) return;
+        if (!answer.paging?.next?.after) {
+          // The rest of the window is all here.
+          const rest = fresh(found);
+          if (rest.length) yield rest;
+          return;
+        }
+        const edge = stampOf(found.at(-1)!);
+        const settled = found.filter((record) => stampOf(record) < edge);
+        if (settled.length) {
+          const before = fresh(settled);
+          moveTo(cursorOf(settled.at(-1)!));
+          if (before.length === 0) continue; // all handed out already: the edge's records come again next
+          const atEdge = fresh(found.filter((record) => stampOf(record) === edge));
+          for (const record of atEdge) ahead.set(idOf(record), edge);
+          yield [...atEdge, ...before];
+          continue;
+        }
+        // A whole page of one modified time: that time in id order, strictly after the position's id there.
+        let afterId = position.time.getTime() === edge ? position.afterId : undefined;
+        for (;;) {
+          const filters: Filter[] = [{ propertyName: STAMP, operator: 'EQ', value: String(edge) }, ...(afterId === undefined ? [] : [{ propertyName: ID, operator: 'GT', value: afterId }])];
+          const drained = await search(object, [{ filters }], wanted, limit, 0, ID, signal);
+          const page = [...(drained.results ?? [])].sort((a, b) => Number(idOf(a)) - Number(idOf(b)));
+          if (page.length) afterId = idOf(page.at(-1)!);
+          const unread = fresh(page);
+          if (unread.length) yield unread;
+          if (!drained.paging?.next?.after) break;
+        }
+        // Every record of that time is read: on from its last id (new ones with a higher id still come).
+        if (afterId === undefined) throw new Error(`HubSpot's search found a page of ${object} modified at ${new Date(edge).toISOString()}, then none when asked for them by hs_object_id; the read stops here and starts again from its last position.`);
+        moveTo({ time: new Date(edge), afterId });
       }
     },
 
@@ -80,7 +124,7 @@ export function createSearch(transport: HubSpotTransport) {
         const chunk = unique.slice(start, start + IN_VALUES);
         let after = 0;
         for (;;) {
-          const answer = await search(object, [{ filters: [{ propertyName: property, operator: 'IN', values: chunk }] }], [...new Set([...properties, property, ID])], SEARCH_PAGE, after, false, signal);
+          const answer = await search(object, [{ filters: [{ propertyName: property, operator: 'IN', values: chunk }] }], [...new Set([...properties, property, ID])], SEARCH_PAGE, after, undefined, signal);
           found.push(...(answer.results ?? []));
           if (!answer.paging?.next?.after || after + 2 * SEARCH_PAGE > SEARCH_CEILING) break;
           after = Number(answer.paging.next.after);
@@ -99,10 +143,19 @@ function stampOf(record: Found): number {
   return /^\d+$/.test(text) ? Number(text) : Date.parse(text);
 }
 
+function idOf(record: Found): string {
+  return String(record.properties[ID] ?? record.id);
+}
+
+/** The position a record stands at: its modified time and id. */
+function cursorOf(record: Found): Cursor {
+  return { time: new Date(stampOf(record)), afterId: idOf(record) };
+}
+
 function byStampThenId(a: Found, b: Found): number {
   const time = stampOf(a) - stampOf(b);
   if (time !== 0) return time;
-  return Number(a.id) - Number(b.id);
+  return Number(idOf(a)) - Number(idOf(b));
 }
 
 export type SearchRecord = CrmRecord;
