@@ -16,6 +16,7 @@ import { createPool } from '../../store/database.ts';
 import { migrate } from '../../store/migrate.ts';
 import { createSyncWorker } from '../../worker.ts';
 import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from '../../test/support/crm-sandbox.ts';
+import { DEFAULT_OPERATION_MS } from '../../sandbox/dynamics/index.ts';
 import { TEST_SECRET_BOX } from '../../test/support/sync-harness.ts';
 import { freePort } from '../../test/support/free-port.ts';
 
@@ -48,7 +49,9 @@ export async function startInProcessStack(kind: CrmUnderTestKind, services: { po
   url.pathname = `/${database}`;
   const pool = createPool(url.toString());
   await migrate(pool, logger);
-  const sandboxes = await startSandboxesFor(kind, { entitlements: options.entitlements, seed: options.seed });
+  // Dataverse at its realistic server time per operation (the test harness's default is 0), or BENCH_DYNAMICS_OPERATION_MS.
+  const operationMs = process.env.BENCH_DYNAMICS_OPERATION_MS === undefined ? DEFAULT_OPERATION_MS : Number(process.env.BENCH_DYNAMICS_OPERATION_MS);
+  const sandboxes = await startSandboxesFor(kind, { entitlements: options.entitlements, seed: options.seed }, kind === 'dynamics' ? { sandbox: { operationMs } } : {});
   const connectionId = (await createCrmConnection({ url: url.toString(), pool, drop: async () => {} }, sandboxes.commerce, sandboxes.crm, {})).id;
   const taskQueue = `${options.name}-${kind}`;
   const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
