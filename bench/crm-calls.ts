@@ -6,6 +6,12 @@ export type CrmKind = 'salesforce' | 'hubspot' | 'dynamics';
 export type CrmCalls = {
   /** Records one write request takes at most: Salesforce's sObject Collections, HubSpot's batch, Dataverse's $batch. */
   batch: number;
+  /**
+   * Operations the CRM requires beside the records' own writes, by what they are, from the sandbox's
+   * counts: Dataverse closes an opportunity only with WinOpportunity / LoseOpportunity (issue #22 item
+   * 8), one more operation per close that a $batch holds like any other.
+   */
+  requiredOperations?(calls: Record<string, number>): Record<string, number>;
   reset: { method: string; path: string };
   /** Requests that write records (for Salesforce every step of a Bulk API 2.0 job counts). */
   writeRequests(calls: Record<string, number>): number;
@@ -27,14 +33,19 @@ export const CRM_CALLS: Record<CrmKind, CrmCalls> = {
   // (no record limit, but the same 2 minutes and one refused record failing the whole request).
   dynamics: {
     batch: 1000,
+    requiredOperations: (calls) => ({ 'opportunity closes': (calls['$batch close actions'] ?? 0) + (calls['POST WinOpportunity'] ?? 0) + (calls['POST LoseOpportunity'] ?? 0) }),
     reset: { method: 'DELETE', path: '/calls' },
     writeRequests: (calls) => sum(calls, (kind) => kind === 'POST $batch' || /^(PATCH|POST) (?!token|\$batch)/.test(kind)) - (calls['$batch of reads only'] ?? 0),
   },
 };
 
-/** The fewest write requests the batch size allows for these records (each entity written apart). */
-export function writeFloor(kind: CrmKind, recordsByEntity: Record<string, number>): number {
-  return Object.values(recordsByEntity).reduce((total, count) => total + Math.ceil(count / CRM_CALLS[kind].batch), 0);
+/**
+ * The fewest write requests the batch size allows for these records (each entity written apart), plus
+ * the operations the CRM requires beside them (`calls`: the sandbox's counts, for requiredOperations).
+ */
+export function writeFloor(kind: CrmKind, recordsByEntity: Record<string, number>, calls: Record<string, number> = {}): number {
+  const operations = { ...recordsByEntity, ...CRM_CALLS[kind].requiredOperations?.(calls) };
+  return Object.values(operations).reduce((total, count) => total + Math.ceil(count / CRM_CALLS[kind].batch), 0);
 }
 
 export async function readCalls(controlUrl: string): Promise<Record<string, number>> {

@@ -34,7 +34,7 @@ const written = (progress: SyncProgress) => Object.fromEntries(Object.entries(pr
 /** Write requests against the floor the batch size allows (target 1.05x where issue #14 sets one: HubSpot and Dynamics). */
 function writeFigures(kind: CrmKind, calls: Record<string, number>, records: Record<string, number>) {
   const crmWriteRequests = CRM_CALLS[kind].writeRequests(calls);
-  const writeRequestFloor = writeFloor(kind, records);
+  const writeRequestFloor = writeFloor(kind, records, calls);
   return {
     crmWriteRequests,
     writeRequestFloor,

@@ -1,6 +1,7 @@
 // How many requests reached each kind of endpoint ("POST $batch", "PATCH accounts",
 // "GET EntityDefinitions", "POST token", ...) plus "$batch operations" (operations inside batches) and
-// "$batch of reads only" (the POST $batch requests whose every part is a GET), neither in the total.
+// "$batch of reads only" (the POST $batch requests whose every part is a GET) and "$batch close actions"
+// (WinOpportunity / LoseOpportunity parts), none of them in the total.
 export function createCallCounter() {
   const counts = new Map<string, number>();
   return {

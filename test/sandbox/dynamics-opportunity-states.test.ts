@@ -68,6 +68,7 @@ describe('Dataverse sandbox: opportunity states', () => {
   it('runs the actions as parts of a $batch, each answered on its own', async () => {
     const api = clientFor(sb);
     const [a, b] = [await newOpportunity('Batch A'), await newOpportunity('Batch B')];
+    await control(sb, 'DELETE', '/calls');
     api.startBatch();
     await api.callAction({ actionName: 'WinOpportunity', action: { Status: 3, OpportunityClose: { subject: 'A', 'opportunityid@odata.bind': `/opportunities(${a})` } } });
     await api.callAction({ actionName: 'WinOpportunity', action: { Status: 3, OpportunityClose: { subject: 'A again', 'opportunityid@odata.bind': `/opportunities(${a})` } } });
@@ -77,5 +78,8 @@ describe('Dataverse sandbox: opportunity states', () => {
     expect(await row(a)).toMatchObject({ statecode: 1, statuscode: 3 });
     expect(await row(b)).toMatchObject({ statecode: 2, statuscode: 5 });
     expect(await closes(a)).toHaveLength(1);
+    // The closes are counted apart from the batch's other operations (the benchmarks' Dynamics floor counts them).
+    const calls = (await control(sb, 'GET', '/calls')) as Record<string, number>;
+    expect(calls).toMatchObject({ 'POST $batch': 1, '$batch operations': 3, '$batch close actions': 3 });
   });
 });
