@@ -138,10 +138,22 @@ export async function startCrmSandbox(kind: CrmUnderTestKind, options: CrmSandbo
   };
   // Dataverse's server time per operation is 0 here unless a test asks for it (sync.test.ts runs the
   // sandbox's realistic default): thousands of records at tens of ms each would make npm test long.
-  if (kind === 'dynamics') return dynamicsUnderTest(await prepared(await startDynamicsSandbox({ operationMs: 0, ...(options.sandbox as DynamicsSandboxOptions) })));
+  if (kind === 'dynamics') return setUp(dynamicsUnderTest(await prepared(await startDynamicsSandbox({ operationMs: 0, ...(options.sandbox as DynamicsSandboxOptions) }))));
   if (kind === 'salesforce') return salesforceUnderTest(await prepared(await startSalesforceSandbox(options.sandbox as SalesforceSandboxOptions)));
   const hubspot = await startHubSpotSandbox({ tenSecondlyLimit: 1000, dailyLimit: 10_000_000, ...(options.sandbox as HubSpotSandboxOptions) });
-  return hubspotUnderTest(await prepared(hubspot), options.auth ?? 'private-app');
+  return setUp(hubspotUnderTest(await prepared(hubspot), options.auth ?? 'private-app'));
+}
+
+/**
+ * The org once `crm-sync setup` has finished in it, as the README asks before anything syncs: a sync
+ * started while setup still creates properties, pipelines or keys meets an org that lacks them (setup
+ * waits for Dataverse's keys to become Active, and makes HubSpot's custom object and property groups;
+ * two orgs set up at once on a busy machine lost that race). The problems setup reports are the tests'
+ * to check (a sandbox started without a privilege reports one on purpose).
+ */
+async function setUp({ crm, ready }: { crm: CrmUnderTest; ready: Promise<{ problems: string[] }> }): Promise<CrmUnderTest> {
+  await ready;
+  return crm;
 }
 
 function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
@@ -235,7 +247,7 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
   };
 }
 
-function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'): CrmUnderTest {
+function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'): { crm: CrmUnderTest; ready: Promise<{ problems: string[] }> } {
   const client = new HubSpotClient({ accessToken: hubspot.accessToken, basePath: hubspot.baseUrl });
   // `crm-sync setup` before anything syncs, as the README asks of a new HubSpot account.
   const ready = setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
@@ -267,7 +279,7 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
     return Array.isArray(body) ? body : (body.records ?? body.results);
   };
   const props = (record: any): Record<string, string | undefined> => record.properties ?? record;
-  return {
+  const crm: CrmUnderTest = {
     kind: 'hubspot',
     name: 'HubSpot',
     opportunityIdField: OPPORTUNITY_ID_FIELD.hubspot,
@@ -382,9 +394,10 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
     expectWriteBack: (commerce) => expectDealWriteBack(commerce, hubspot),
     stop: () => hubspot.stop(),
   };
+  return { crm, ready };
 }
 
-function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
+function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; ready: Promise<{ problems: string[] }> } {
   const scope = `${new URL(dynamics.orgUrl).origin}/.default`;
   const credentials = { authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope };
   // `crm-sync setup` before anything syncs, as the README asks of a new environment.
@@ -421,7 +434,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
         ccs_commerceproductid: input.productId,
       }).filter(([, value]) => value !== undefined),
     );
-  return {
+  const crm: CrmUnderTest = {
     kind: 'dynamics',
     name: 'Dynamics 365',
     opportunityIdField: OPPORTUNITY_ID_FIELD.dynamics,
@@ -511,6 +524,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): CrmUnderTest {
     expectWriteBack: (commerce) => expectOpportunityWriteBack(commerce, dynamics),
     stop: () => dynamics.stop(),
   };
+  return { crm, ready };
 }
 
 /** The commerce sandbox and one CRM sandbox, as a sync test starts them. */
