@@ -7,6 +7,7 @@
 // record's result says so in HubSpot's words, the record itself stays written.
 import type { UpsertResult } from '../connector.ts';
 import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
+import { errorBody } from './errors.ts';
 import { BATCH_SIZE } from './writes.ts';
 
 /** HubSpot takes this many associations in one batch call. */
@@ -172,14 +173,7 @@ function inWords(error: InputError): string {
  */
 export function multiStatus(error: unknown): DefaultAnswer | undefined {
   if (!(error instanceof HubSpotCallError) || error.info.status < 200 || error.info.status > 299) return undefined;
-  let body = (error.cause as { body?: unknown } | undefined)?.body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      body = undefined;
-    }
-  }
+  const body = errorBody(error.cause);
   const { errors, results } = (body ?? {}) as { errors?: unknown; results?: unknown };
   return {
     results: Array.isArray(results) ? (results as DefaultAnswer['results']) : [],

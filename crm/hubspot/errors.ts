@@ -10,17 +10,24 @@ export type HubSpotErrorInfo = {
   headers: Record<string, string>;
 };
 
+/**
+ * The body of the client's ApiException (`error` itself, or a HubSpotCallError's cause), parsed where
+ * it came as JSON text; text that is not JSON is `{ message: text }` (a gateway's plain answer).
+ */
+export function errorBody(error: unknown): unknown {
+  const body = (error as { body?: unknown } | undefined)?.body;
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return { message: body };
+  }
+}
+
 export function hubspotErrorInfo(error: unknown): HubSpotErrorInfo | undefined {
   const candidate = error as { code?: unknown; body?: unknown; headers?: Record<string, string> };
   if (!candidate || typeof candidate.code !== 'number' || candidate.code < 100) return undefined;
-  let body: unknown = candidate.body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      body = { message: body };
-    }
-  }
+  const body = errorBody(candidate);
   const detail = (body ?? {}) as { message?: unknown; category?: unknown; policyName?: unknown; subCategory?: unknown; context?: unknown; status?: unknown };
   return {
     status: candidate.code,

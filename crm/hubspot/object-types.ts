@@ -7,6 +7,7 @@
 import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
 import { CrmError } from '../connector.ts';
 import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
+import { errorBody } from './errors.ts';
 
 /** The custom objects the project defines (mappings/hubspot/schema.ts); every other name is HubSpot's own. */
 export const CUSTOM_OBJECTS: ReadonlySet<string> = new Set([ENTITLEMENT_OBJECT]);
@@ -25,14 +26,7 @@ export async function readCustomObjects(transport: HubSpotTransport, signal?: Ab
  */
 export function missingScopes(error: unknown): string[] | undefined {
   if (!(error instanceof HubSpotCallError) || error.info.status !== 403 || error.info.category !== 'MISSING_SCOPES') return undefined;
-  let body = (error.cause as { body?: unknown } | undefined)?.body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      body = undefined;
-    }
-  }
+  const body = errorBody(error.cause);
   const details = ((body as { errors?: { context?: Record<string, unknown> }[] } | undefined)?.errors ?? []).flatMap((detail) => [
     ...((detail.context?.requiredGranularScopes as string[] | undefined) ?? []),
     ...((detail.context?.requiredScopes as string[] | undefined) ?? []),
