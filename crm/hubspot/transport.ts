@@ -208,6 +208,7 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   /**
    * When the account's daily limit resets: the usage report's `resetsAt` or midnight in the account's
    * time zone, whichever is known (asking HubSpot only when neither is), else look again in an hour.
+   * Never a time already past: a park that ended at once would send every call on with the day spent.
    */
   async function resetTime(signal?: AbortSignal): Promise<Date> {
     const known = () => {
@@ -216,7 +217,8 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
       return figures.timeZone ? nextMidnightIn(figures.timeZone, now) : undefined;
     };
     const at = known() ?? (await readUsage(signal), known()) ?? (await readTimeZone(signal), known());
-    return at ?? new Date(clock().getTime() + UNKNOWN_RESET_RECHECK_MS);
+    const now = clock().getTime();
+    return at && at.getTime() > now ? at : new Date(now + UNKNOWN_RESET_RECHECK_MS);
   }
 
   async function admit(signal?: AbortSignal): Promise<void> {
