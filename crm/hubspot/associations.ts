@@ -4,7 +4,9 @@
 // batch read by the id property per target object and 100 values. Associations are idempotent: made
 // again on every write, they change nothing. HubSpot answers a batch of them 200 and lists in `errors`
 // the inputs it refused (a record deleted or merged away, an association limit reached): each refused
-// record's result says so in HubSpot's words, the record itself stays written.
+// record's result says so in HubSpot's words, the record itself stays written. A target id from a record
+// link that HubSpot says is not valid is read again once by its id property (the buyer may have been
+// written again under a new id) and that pair sent again with the id found.
 import type { UpsertResult } from '../connector.ts';
 import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
 import { errorBody } from './errors.ts';
@@ -49,10 +51,14 @@ export function createAssociations(transport: HubSpotTransport) {
     async associate(object: string, items: Associating[], results: Map<string, UpsertResult>, signal?: AbortSignal): Promise<void> {
       const resolved = new Map<string, string>(); // `${target}|${idProperty}=${value}` -> id
       const wanted = new Map<string, Set<string>>(); // `${target}|${idProperty}` -> values to look up
+      const linked = new Map<string, Reference[]>(); // `${target}|${id}` -> the references a stored link resolved to that id
       for (const item of items) {
         for (const reference of item.references) {
           const known = item.known?.[`${reference.idProperty}=${reference.value}`];
-          if (known) resolved.set(`${reference.target}|${reference.idProperty}=${reference.value}`, known);
+          if (known) {
+            resolved.set(`${reference.target}|${reference.idProperty}=${reference.value}`, known);
+            (linked.get(`${reference.target}|${known}`) ?? linked.set(`${reference.target}|${known}`, []).get(`${reference.target}|${known}`)!).push(reference);
+          }
           else (wanted.get(`${reference.target}|${reference.idProperty}`) ?? wanted.set(`${reference.target}|${reference.idProperty}`, new Set()).get(`${reference.target}|${reference.idProperty}`)!).add(reference.value);
         }
       }
@@ -82,8 +88,9 @@ export function createAssociations(transport: HubSpotTransport) {
           });
         }
       }
-      const refusals = new Map<string, string[]>(); // sourceId -> what HubSpot refused, in its words
-      for (const [target, associations] of pairs) {
+      /** Sends one target's associations; answers the pairs HubSpot refused, each with its error. */
+      async function send(target: string, associations: Pair[]): Promise<Map<Pair, InputError>> {
+        const refused = new Map<Pair, InputError>();
         const unique = [...new Map(associations.map((pair) => [`${pair.from}>${pair.to}`, pair])).values()];
         for (let start = 0; start < unique.length; start += ASSOCIATION_BATCH) {
           const chunk = unique.slice(start, start + ASSOCIATION_BATCH);
@@ -94,10 +101,50 @@ export function createAssociations(transport: HubSpotTransport) {
               { signal },
             )
             .catch((error: unknown) => multiStatus(error) ?? Promise.reject(error))) as DefaultAnswer;
-          for (const [pair, error] of refusedPairs(chunk, answer)) {
-            for (const sourceId of owners.get(`${target}|${pair.from}>${pair.to}`) ?? []) {
-              (refusals.get(sourceId) ?? refusals.set(sourceId, []).get(sourceId)!).push(`${target} ${pair.to}: ${inWords(error)}`);
+          for (const [pair, error] of refusedPairs(chunk, answer)) refused.set(pair, error);
+        }
+        return refused;
+      }
+
+      const refusals = new Map<string, string[]>(); // sourceId -> what HubSpot refused, in its words
+      for (const [target, associations] of pairs) {
+        const refused = await send(target, associations);
+        // A stored link naming a record HubSpot no longer holds (deleted, or merged away): the buyer may be
+        // there again under a new id (the sync wrote it again), so it is read once more by its id property
+        // and the pair sent again with the id found; otherwise every retry would be refused the same way.
+        const stale = [...refused].filter(([pair, error]) => linked.has(`${target}|${pair.to}`) && namesInvalid(error, pair.to));
+        if (stale.length > 0) {
+          const byProperty = new Map<string, Set<string>>();
+          for (const [pair] of stale) for (const reference of linked.get(`${target}|${pair.to}`)!) (byProperty.get(reference.idProperty) ?? byProperty.set(reference.idProperty, new Set()).get(reference.idProperty)!).add(reference.value);
+          const found = new Map<string, string>(); // `${idProperty}=${value}` -> id HubSpot holds now
+          for (const [idProperty, values] of byProperty) {
+            for (const [value, id] of await lookUp(target, idProperty, [...values], signal)) found.set(`${idProperty}=${value}`, id);
+          }
+          const renewed = new Map<Pair, Pair>(); // stale pair -> the pair with the id found
+          for (const [pair] of stale) {
+            const id = linked
+              .get(`${target}|${pair.to}`)!
+              .map((reference) => found.get(`${reference.idProperty}=${reference.idProperty === 'email' ? reference.value.toLowerCase() : reference.value}`))
+              .find((candidate) => candidate !== undefined && candidate !== pair.to);
+            if (!id) continue;
+            const fresh = { from: pair.from, to: id };
+            renewed.set(pair, fresh);
+            const key = `${target}|${fresh.from}>${fresh.to}`;
+            for (const sourceId of owners.get(`${target}|${pair.from}>${pair.to}`) ?? []) (owners.get(key) ?? owners.set(key, new Set()).get(key)!).add(sourceId);
+          }
+          if (renewed.size > 0) {
+            const refusedAgain = await send(target, [...renewed.values()]);
+            const again = new Map([...refusedAgain].map(([pair, error]) => [`${pair.from}>${pair.to}`, { pair, error }]));
+            for (const [stalePair, fresh] of renewed) {
+              refused.delete(stalePair);
+              const answer = again.get(`${fresh.from}>${fresh.to}`);
+              if (answer) refused.set(answer.pair, answer.error);
             }
+          }
+        }
+        for (const [pair, error] of refused) {
+          for (const sourceId of owners.get(`${target}|${pair.from}>${pair.to}`) ?? []) {
+            (refusals.get(sourceId) ?? refusals.set(sourceId, []).get(sourceId)!).push(`${target} ${pair.to}: ${inWords(error)}`);
           }
         }
       }
@@ -156,6 +203,11 @@ export function refusedPairs(chunk: Pair[], answer: DefaultAnswer): Map<Pair, In
     for (const pair of chunk) if (!made.has(`${pair.from}>${pair.to}`) && !refused.has(pair)) refused.set(pair, unnamed[0]!);
   }
   return refused;
+}
+
+/** Whether HubSpot refused an input because `id` names no record it holds (INVALID_OBJECT_IDS "COMPANY=123 is not valid"). */
+function namesInvalid(error: InputError, id: string): boolean {
+  return (error.context?.INVALID_OBJECT_IDS ?? []).some((value) => value === id || /=(\S+) is not valid/.exec(String(value))?.[1] === id);
 }
 
 /** HubSpot's message for a refused input, with the ids it says are not valid and what that means. */

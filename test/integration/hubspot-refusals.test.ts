@@ -141,6 +141,27 @@ describe('associations HubSpot refuses', () => {
     expect((await crm.associated!('contacts', [goneContact], 'companies')).get(goneContact)).toEqual([]);
   });
 
+  it('a linked company deleted and re-created under the same commerce_buyer_id: the retry reads the buyer again by its id property and associates the new company', async () => {
+    const crm = connect();
+    const [first] = await crm.upsert('companies', [{ sourceId: 'b-1', externalIdField: 'commerce_buyer_id', externalId: 'b-1', fields: { name: 'Buyer one' } }]);
+    const deadId = idOf(first!)!;
+    await api('DELETE', `/crm/v3/objects/companies/${deadId}`);
+    // The sync writes the buyer again; HubSpot gives the company a new id, the contact's link still names the old one.
+    const [again] = await crm.upsert('companies', [{ sourceId: 'b-1', externalIdField: 'commerce_buyer_id', externalId: 'b-1', fields: { name: 'Buyer one' } }]);
+    const newId = idOf(again!)!;
+    expect(newId).not.toBe(deadId);
+
+    await control(hubspot, 'DELETE', '/calls');
+    const [contact] = await crm.upsert('contacts', [
+      { sourceId: 'c-1', externalIdField: 'commerce_contact_id', externalId: 'c-1', fields: { email: 'one@example.com', companies: { commerce_buyer_id: 'b-1' } }, references: { 'commerce_buyer_id=b-1': deadId } },
+    ]);
+    expect(contact).toMatchObject({ sourceId: 'c-1', ok: true });
+    expect((await crm.associated!('contacts', [idOf(contact!)!], 'companies')).get(idOf(contact!)!)).toEqual([newId]);
+    // One read of the buyer by commerce_buyer_id, after HubSpot refused the stale id; two association calls.
+    const counted = await calls();
+    expect([counted['companies.batch.read'], counted['associations.batch.default']]).toEqual([1, 2]);
+  });
+
   it("an association limit an admin set: the deal is written, refused in HubSpot's words for the contact past the limit", async () => {
     const crm = connect();
     const people = await crm.upsert('contacts', ['c-1', 'c-2'].map((id) => ({ sourceId: id, externalIdField: 'commerce_contact_id', externalId: id, fields: { email: `${id}@example.com` } })));
