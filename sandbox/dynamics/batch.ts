@@ -16,6 +16,7 @@ import { handleApi } from './api.ts';
 import { DataverseError } from './errors.ts';
 import { preferences, type ApiRequest, type Reply } from './http.ts';
 import { isCloseAction } from './opportunity-states.ts';
+import { realServerTime } from './server-time.ts';
 
 export const MAX_OPERATIONS = 1000;
 type Op = { method: string; url: string; headers: Record<string, string>; body: string; contentId?: string };
@@ -116,22 +117,21 @@ class ChangesetFailed extends Error {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The request's server time: `done` operations finish `operationMs` apart from the request's start. */
 function serverClock(req: ApiRequest, startedAt: number) {
   const { operationMs, requestTimeoutMs } = req.state.limits.cost();
+  const time = req.state.config.serverTime ?? realServerTime;
   let done = 0;
   return {
     /** Spends one more operation's server time (nothing to wait for at zero cost). */
     async spend(operations = 1) {
       done += operations;
       if (operationMs <= 0) return;
-      const due = startedAt + done * operationMs - performance.now();
-      if (due > 0) await sleep(due);
+      const due = startedAt + done * operationMs - time.now();
+      if (due > 0) await time.sleep(due);
     },
     /** Whether `operations` more would run past the request's time limit. */
-    wouldTimeOut: (operations: number) => performance.now() - startedAt + operations * operationMs > requestTimeoutMs,
+    wouldTimeOut: (operations: number) => time.now() - startedAt + operations * operationMs > requestTimeoutMs,
   };
 }
 
@@ -142,9 +142,9 @@ const timeoutReply = (): Reply => ({
 
 /**
  * The batch's answer, how many operations it held, and whether every one was a GET (a batch of reads).
- * `startedAt`: when the request was admitted (performance.now()), from which its time limit runs.
+ * `startedAt`: when the request was admitted (on the server-time clock), from which its time limit runs.
  */
-export async function handleBatch(req: ApiRequest, startedAt = performance.now()): Promise<{ reply: Reply; operations: number; readsOnly: boolean }> {
+export async function handleBatch(req: ApiRequest, startedAt = (req.state.config.serverTime ?? realServerTime).now()): Promise<{ reply: Reply; operations: number; readsOnly: boolean }> {
   let parsed: Part[];
   try {
     parsed = parseBatch(req.headers['content-type'], req.body);

@@ -7,10 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { attachJournal } from './journal.ts';
 import { DEFAULT_OPERATION_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './limits.ts';
 import { listen } from './server.ts';
+import type { ServerTime } from './server-time.ts';
 import { createState } from './state.ts';
 import type { Credentials } from './tokens.ts';
 
 export { DEFAULT_OPERATION_MS } from './limits.ts';
+export type { ServerTime } from './server-time.ts';
 export type DynamicsSandboxOptions = {
   host?: string; port?: number;               // default 127.0.0.1, 0 = free port
   journalPath?: string;                        // durable data (like the HubSpot sandbox); default memory only
@@ -23,12 +25,16 @@ export type DynamicsSandboxOptions = {
   concurrency?: number;                        // default 52 concurrent requests per user
   /** How long an alternate key's index job takes before the key is Active (or Failed); default 300 ms (key-jobs.ts). */
   keyActivationMs?: number;
+  /** The clock (ms) that build time is counted on; real time by default. For tests that must see each status on any machine. */
+  keyClock?: () => number;
   /** Privileges the application user's security role lacks, e.g. ['prvWriteccs_marketplaceentitlement'] (privileges.ts). */
   missingPrivileges?: string[];
   /** Server time each operation costs (a $batch's run one after another); default DEFAULT_OPERATION_MS (limits.ts), 0 for none. */
   operationMs?: number;
   /** How long one request may run before it is stopped; default 120,000 (Dataverse's 2 minutes). */
   requestTimeoutMs?: number;
+  /** The clock server time runs on (server-time.ts); real time by default. For tests whose counts must not depend on the machine's speed. */
+  serverTime?: ServerTime;
 };
 export type DynamicsSandbox = {
   orgUrl: string;        // e.g. http://127.0.0.1:PORT/  (the "serverUrl"; Web API at `${orgUrl}api/data/v9.2/`)
@@ -67,7 +73,9 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
     },
     batchLineEnding: options.batchLineEnding,
     keyActivationMs: options.keyActivationMs === undefined ? undefined : whole('keyActivationMs', options.keyActivationMs, 0, 0),
+    keyClock: options.keyClock,
     missingPrivileges: options.missingPrivileges,
+    serverTime: options.serverTime,
   });
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;

@@ -2,7 +2,8 @@
 // Pending, InProgress after half the build time, then Active, or Failed when existing rows hold
 // duplicate values (the definition stays). `ReactivateEntityKey` queues the job again. The build time
 // is `keyActivationMs` (start option, /_sandbox/keys), counted in real time so a test's frozen `now`
-// never holds a key back. Jobs advance lazily, at the start of each Web API request.
+// never holds a key back (or on the start option `keyClock`, so a test sees each status whatever the
+// machine's speed). Jobs advance lazily, at the start of each Web API request.
 import { DataverseError, odataError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
 import type { EntityDef, KeyDef } from './schema.ts';
@@ -25,7 +26,7 @@ function hasDuplicates(rows: Row[], key: KeyDef): boolean {
 }
 
 /** Moves every queued key job on as far as the time since it was queued allows. */
-export function settleKeys(state: SandboxState, now = Date.now()) {
+export function settleKeys(state: SandboxState, now = state.keyJobs.now()) {
   const buildMs = state.keyJobs.activationMs;
   for (const entity of state.store.entities()) {
     let changed = false;
@@ -59,11 +60,12 @@ export function reactivateEntityKey(req: ApiRequest): Reply {
   if (!key) throw new DataverseError(404, '0x80040217', `Could not find entity key '${body.EntityKeyLogicalName ?? ''}' of entity '${entity.LogicalName}'.`);
   // [inf] An Active key's index exists: nothing to rebuild.
   if (key.EntityKeyIndexStatus === 'Active') throw odataError(`The entity key ${key.SchemaName} of entity '${entity.LogicalName}' is already active.`);
-  const queued: KeyDef = { ...key, EntityKeyIndexStatus: 'Pending', buildStartedAt: Date.now() };
+  const queued: KeyDef = { ...key, EntityKeyIndexStatus: 'Pending', buildStartedAt: req.state.keyJobs.now() };
   req.state.store.putEntity({ ...entity, Keys: entity.Keys.map((k) => (k === key ? queued : k)) });
   return json(200, { '@odata.context': `${req.base}$metadata#Microsoft.Dynamics.CRM.ReactivateEntityKeyResponse`, EntityKeyIndexStatus: 'Pending' });
 }
 
-export function createKeyJobs(activationMs: number) {
-  return { activationMs };
+/** `now`: the milliseconds the build time is counted in (real time unless a test gives its own clock). */
+export function createKeyJobs(activationMs: number, now: () => number = Date.now) {
+  return { activationMs, now };
 }

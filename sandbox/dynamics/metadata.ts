@@ -227,7 +227,7 @@ function createKey(req: ApiRequest, entity: EntityDef): Reply {
   if (entity.Keys.some((k) => k.KeyAttributes.length === attributes.length && k.KeyAttributes.every((a) => attributes.includes(a)))) throw new DataverseError(400, '0x80060893', `An entity key with the same attributes already exists on entity '${entity.LogicalName}'.`);
   // The definition is made at once; its index is built later by an asynchronous job (key-jobs.ts),
   // which ends Active, or Failed when existing rows hold duplicate values.
-  const key: KeyDef = { LogicalName: logical, SchemaName: schema, KeyAttributes: attributes as string[], EntityKeyIndexStatus: 'Pending', MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema), buildStartedAt: Date.now() };
+  const key: KeyDef = { LogicalName: logical, SchemaName: schema, KeyAttributes: attributes as string[], EntityKeyIndexStatus: 'Pending', MetadataId: randomUUID(), DisplayName: labelText(body.DisplayName, schema), buildStartedAt: req.state.keyJobs.now() };
   const store = req.state.store;
   store.putEntity({ ...entity, Keys: [...entity.Keys, key] });
   return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})/Keys(${key.MetadataId})` } };

@@ -4,13 +4,13 @@
 // OData headers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { readBody } from '../read-body.ts';
 import { handleApi, kindOf } from './api.ts';
 import { handleBatch } from './batch.ts';
 import { handleControl } from './controls.ts';
 import { DataverseError } from './errors.ts';
 import type { ApiRequest, Reply } from './http.ts';
+import { realServerTime } from './server-time.ts';
 import type { SandboxState } from './state.ts';
 import { closeAfterControl } from '../control-connections.ts';
 
@@ -88,14 +88,15 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   } catch (error) {
     return send(res, errorReply(error as DataverseError), odata);
   }
-  const started = performance.now();
+  const time = state.config.serverTime ?? realServerTime;
+  const started = time.now();
   let reply: Reply;
   // Injected latency holds a concurrency slot, as a slow request does.
   const fault = state.faults.decide(kind);
   try {
     if (fault.latencyMs) await sleep(fault.latencyMs);
     if (fault.error) {
-      release(performance.now() - started);
+      release(time.now() - started);
       release = () => {};
       return send(res, errorReply(fault.error), odata);
     }
@@ -108,11 +109,11 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
     } else {
       // One operation's server time (limits.ts), then its effect, as inside a $batch.
       const { operationMs } = state.limits.cost();
-      if (operationMs > 0) await sleep(operationMs);
+      if (operationMs > 0) await time.sleep(operationMs);
       reply = handleApi(request);
     }
   } finally {
-    release(performance.now() - started);
+    release(time.now() - started);
   }
   return send(res, reply, { ...odata, ...state.limits.headers(clientId) }, fault.truncate);
 }

@@ -6,10 +6,14 @@ import { createKeyJobs } from './key-jobs.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
 import { createPrivileges } from './privileges.ts';
 import { createStore } from './store.ts';
+import type { ServerTime } from './server-time.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 
-/** `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF). */
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; missingPrivileges?: string[] };
+/**
+ * `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF).
+ * `serverTime`: the clock requests' server time runs on (server-time.ts; real time by default).
+ */
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; keyClock?: () => number; missingPrivileges?: string[]; serverTime?: ServerTime };
 
 /** Small but not zero: a key made by setup is not usable in the same breath, as on the live service. */
 export const DEFAULT_KEY_ACTIVATION_MS = 300;
@@ -32,7 +36,7 @@ export function createState(config: SandboxConfig) {
     auth: createAuthLedger(),
     faults: createFaults(),
     /** How long an alternate key's index job takes (key-jobs.ts). */
-    keyJobs: createKeyJobs(config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS),
+    keyJobs: createKeyJobs(config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS, config.keyClock),
     /** The privileges the application user's role lacks (privileges.ts). */
     privileges: createPrivileges(config.missingPrivileges),
   };

@@ -94,7 +94,7 @@ describe('creates whose outcome the client does not know', () => {
 });
 
 describe('batch sizes under server time', () => {
-  it('start at 10 and stop growing where a $batch would pass its target at the measured pace', async () => {
+  it('stay within what fits the target at the measured pace, never all at once', async () => {
     // 20 ms an operation and a 400 ms target (40 s in production): about 20 operations a $batch.
     const crm = connect({}, { batchTargetMs: 400 });
     await crm.describe('account');
@@ -104,9 +104,13 @@ describe('batch sizes under server time', () => {
     const results = await crm.upsert('account', items);
     expect(results.filter((result) => !result.ok)).toEqual([]);
     const figures = crm.figures();
+    // The measured pace includes the server's 20 ms an operation, and more on a busy machine: so it is at
+    // least 20, and the size is what fits 400 ms at the pace measured (at most 20; lower when the machine
+    // is slow, which is right). How the size grows from given measures: test/unit/dynamics-batch-pace.
     expect(figures.perOperationMs).toBeGreaterThanOrEqual(20);
+    expect(figures.nextBatchSize).toBeGreaterThanOrEqual(1);
     expect(figures.nextBatchSize).toBeLessThanOrEqual(20);
-    expect(figures.nextBatchSize).toBeGreaterThanOrEqual(10);
+    expect(figures.nextBatchSize * (figures.perOperationMs - 0.05)).toBeLessThanOrEqual(400); // perOperationMs is rounded to 0.1
     // 10 first, then batches of at most 20 for the other 120: at least 7 $batch calls, and never 1,000 at once.
     const calls = await control(dynamics, 'GET', '/calls');
     expect(calls['POST $batch']).toBeGreaterThanOrEqual(7);

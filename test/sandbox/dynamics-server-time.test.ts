@@ -4,13 +4,13 @@
 // it already did; and the user's combined execution time over 300 s answers 429 0x80072321 with Retry-After.
 import { DynamicsWebApi } from 'dynamics-web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_OPERATION_MS, startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
+import { DEFAULT_OPERATION_MS, startDynamicsSandbox, type DynamicsSandbox, type ServerTime } from '../../sandbox/dynamics/index.ts';
 import { control } from '../../sandbox/dynamics/testing.ts';
 
 let sb: DynamicsSandbox;
 let token: string;
 const api = () => new DynamicsWebApi({ serverUrl: sb.orgUrl, dataApi: { version: '9.2' }, onTokenRefresh: async () => token });
-const rows = async (prefix: string): Promise<any[]> => ((await control(sb, 'GET', '/records/accounts')) as any[]).filter((row) => String(row.name).startsWith(prefix));
+const rows = async (prefix: string, on = sb): Promise<any[]> => ((await control(on, 'GET', '/records/accounts')) as any[]).filter((row) => String(row.name).startsWith(prefix));
 
 /** A $batch of `count` account creates over plain HTTP (so a test can stop waiting for it). */
 function batchOf(prefix: string, count: number): { body: string; contentType: string } {
@@ -18,9 +18,9 @@ function batchOf(prefix: string, count: number): { body: string; contentType: st
   const parts = Array.from({ length: count }, (_, i) => `--${boundary}\nContent-Type: application/http\nContent-Transfer-Encoding: binary\n\nPOST /api/data/v9.2/accounts HTTP/1.1\nContent-Type: application/json\n\n${JSON.stringify({ name: `${prefix} ${i}` })}\n`);
   return { body: `${parts.join('')}--${boundary}--\n`, contentType: `multipart/mixed; boundary=${boundary}` };
 }
-const postBatch = (prefix: string, count: number, signal?: AbortSignal) => {
+const postBatch = (prefix: string, count: number, signal?: AbortSignal, to = { sandbox: sb, token }) => {
   const { body, contentType } = batchOf(prefix, count);
-  return fetch(`${sb.orgUrl}api/data/v9.2/$batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType, prefer: 'odata.continue-on-error' }, body, signal });
+  return fetch(`${to.sandbox.orgUrl}api/data/v9.2/$batch`, { method: 'POST', headers: { authorization: `Bearer ${to.token}`, 'content-type': contentType, prefer: 'odata.continue-on-error' }, body, signal });
 };
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
@@ -32,10 +32,42 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
   throw new Error(`never: ${what}`);
 }
 
+async function tokenFor(sandbox: DynamicsSandbox): Promise<string> {
+  const answer = await fetch(sandbox.tokenUrl, { method: 'POST', body: new URLSearchParams({ client_id: sandbox.clientId, client_secret: sandbox.clientSecret, grant_type: 'client_credentials', scope: `${new URL(sandbox.orgUrl).origin}/.default` }) });
+  return ((await answer.json()) as { access_token: string }).access_token;
+}
+/** A sandbox of its own whose server time runs on `serverTime`, and a token for it. */
+async function sandboxOnClock(options: Parameters<typeof startDynamicsSandbox>[0] & { serverTime: ServerTime }) {
+  const sandbox = await startDynamicsSandbox(options);
+  return { sandbox, token: await tokenFor(sandbox) };
+}
+/** Server time that passes only when the test moves it on: operations finish as `advance` lets them. */
+function manualClock() {
+  let at = 0;
+  let sleepers: { until: number; wake: () => void }[] = [];
+  return {
+    now: () => at,
+    sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ until: at + ms, wake })),
+    advance(ms: number) {
+      at += ms;
+      const due = sleepers.filter((sleeper) => sleeper.until <= at);
+      sleepers = sleepers.filter((sleeper) => sleeper.until > at);
+      for (const sleeper of due) sleeper.wake();
+    },
+    /** Operations waiting for server time to pass. */
+    waiting: async () => sleepers.length,
+  };
+}
+/** Server time that passes the moment it is waited for: no real time, whatever the machine's load. */
+function instantClock(): ServerTime {
+  let at = 0;
+  return { now: () => at, sleep: async (ms) => { at += ms; } };
+}
+const inFlight = async (sandbox: DynamicsSandbox) => Object.values((await control(sandbox, 'GET', '/limits')).users as Record<string, { inFlight: number }>)[0]?.inFlight;
+
 beforeAll(async () => {
   sb = await startDynamicsSandbox({ operationMs: 0 });
-  const answer = await fetch(sb.tokenUrl, { method: 'POST', body: new URLSearchParams({ client_id: sb.clientId, client_secret: sb.clientSecret, grant_type: 'client_credentials', scope: `${new URL(sb.orgUrl).origin}/.default` }) });
-  token = ((await answer.json()) as { access_token: string }).access_token;
+  token = await tokenFor(sb);
 });
 afterAll(() => sb?.stop());
 beforeEach(async () => {
@@ -71,30 +103,46 @@ describe('server time per operation', () => {
   });
 
   it('a $batch whose client stopped waiting goes on to its end', async () => {
-    await control(sb, 'POST', '/limits', { operationMs: 100 });
-    const gone = new AbortController();
-    const sent = postBatch('Abandoned', 8, gone.signal).catch((error: Error) => error);
-    await until(() => rows('Abandoned'), (found) => found.length >= 1, 'the first create');
-    gone.abort();
-    expect(await sent).toBeInstanceOf(Error);
-    const landed = await rows('Abandoned');
-    expect(landed.length).toBeLessThan(8);
-    await until(() => rows('Abandoned'), (found) => found.length === 8, 'all eight creates, though nobody waits for them');
+    // Server time moves only when the test says, so the client stops waiting with exactly one create done
+    // however busy the machine is; the other seven can only land after that.
+    const clock = manualClock();
+    const own = await sandboxOnClock({ operationMs: 100, serverTime: clock });
+    try {
+      const gone = new AbortController();
+      const sent = postBatch('Abandoned', 8, gone.signal, own).catch((error: Error) => error);
+      await until(clock.waiting, (waiting) => waiting === 1, 'the first create under way');
+      clock.advance(100);
+      await until(() => rows('Abandoned', own.sandbox), (found) => found.length === 1, 'the first create');
+      gone.abort();
+      expect(await sent).toBeInstanceOf(Error);
+      // The request still holds its slot and has done one create of eight.
+      expect(await rows('Abandoned', own.sandbox)).toHaveLength(1);
+      expect(await inFlight(own.sandbox)).toBe(1);
+      clock.advance(700);
+      await until(() => rows('Abandoned', own.sandbox), (found) => found.length === 8, 'all eight creates, though nobody waits for them');
+      await until(() => inFlight(own.sandbox), (n) => n === 0, 'the request to end');
+    } finally {
+      await own.sandbox.stop();
+    }
   });
 
   it("a $batch past the request's time limit stops there: what ran stays, the rest never runs, the answer is 0x80044151", async () => {
-    await control(sb, 'POST', '/limits', { operationMs: 100, requestTimeoutMs: 500 });
-    const answer = await postBatch('Limited', 10);
-    expect(answer.status).toBe(500);
-    const body = (await answer.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('0x80044151');
-    expect(body.error.message).toMatch(/SQL timeout expired/);
-    const landed = await rows('Limited');
-    // 100 ms each within 500 ms: the fifth would end at the limit at the latest; never more than five.
-    expect(landed.length).toBeGreaterThanOrEqual(3);
-    expect(landed.length).toBeLessThanOrEqual(5);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await rows('Limited')).toHaveLength(landed.length);
+    // On a clock that only the operations move: 100 ms each within 500 ms is exactly five, on any machine.
+    const own = await sandboxOnClock({ operationMs: 100, requestTimeoutMs: 500, serverTime: instantClock() });
+    try {
+      const answer = await postBatch('Limited', 10, undefined, own);
+      expect(answer.status).toBe(500);
+      const body = (await answer.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('0x80044151');
+      expect(body.error.message).toMatch(/SQL timeout expired/);
+      expect((await rows('Limited', own.sandbox)).map((row) => row.name).sort()).toEqual(['Limited 0', 'Limited 1', 'Limited 2', 'Limited 3', 'Limited 4']);
+      expect(await inFlight(own.sandbox)).toBe(0);
+      // Another request after the answer: the other five never ran.
+      expect((await postBatch('Later', 1, undefined, own)).status).toBe(200);
+      expect(await rows('Limited', own.sandbox)).toHaveLength(5);
+    } finally {
+      await own.sandbox.stop();
+    }
   });
 
   it("past the user's combined execution time over 300 s, requests answer 429 0x80072321 with Retry-After", async () => {

@@ -25,6 +25,20 @@ describe('batch sizes', () => {
     expect(sizer.perOperationMs()).toBeCloseTo(200);
   });
 
+  it('at 20 ms an operation and a 400 ms target: 10 first, then 20; at a measured 50 ms (a busy machine), 8', () => {
+    // The sizes the integration test (dynamics-batch-deadlines) sees, from given measures instead of real time.
+    const sizer = createBatchSizer({ targetMs: 400 });
+    const sizes: number[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      sizes.push(sizer.next());
+      sizer.answered(sizer.next(), sizer.next() * 20);
+    }
+    expect(sizes).toEqual([10, 20, 20, 20]);
+    const slower = createBatchSizer({ targetMs: 400 });
+    slower.answered(10, 10 * 50);
+    expect(slower.next()).toBe(8); // 8 x 50 ms = 400 ms
+  });
+
   it('a remainder smaller than the size does not grow it; a batch without an answer quarters it', () => {
     const sizer = createBatchSizer();
     sizer.answered(3, 90);
