@@ -9,17 +9,20 @@
 // - a row already in its target state is only updated (a closed opportunity still takes column updates).
 // So a replayed write (a retried activity, a lost answer) finds the row already closed and calls nothing;
 // an action Dataverse refuses because another call closed the row first is taken as done once a re-read
-// shows the row in its target state.
+// shows the row in its target state. A $batch of actions that got no answer is never sent again as it
+// is: the rows' states are read again and only the rows not yet in their target state are closed
+// (no-answer.ts). That Dataverse refuses a second close is reported, not documented
+// (docs/crm-wire-behaviour.md, [inf]), so nothing here relies on it to avoid a second opportunityclose.
+// One row, one close per call: records of one call naming the same row (offers of one opportunity,
+// sharing its GUID) get one target between them when they disagree on how it closes, the first of the
+// table's closed states (a win over a loss), and the row is closed once.
 import type { CrmRecord, UpsertResult } from '../connector.ts';
 import { dataverseErrorInfo } from './errors.ts';
 import type { TableInfo } from './metadata.ts';
+import { afterNoAnswer } from './no-answer.ts';
 import { ID } from './reads.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { codeOf, DynamicsUnansweredError, type DynamicsTransport } from './transport.ts';
+import { codeOf, type DynamicsTransport } from './transport.ts';
 import { BATCH_LIMIT } from './writes.ts';
-
-/** Rounds of no answer in a row before the closes fail (the gather is then retried; states are read again). */
-const MAX_UNANSWERED_ROUNDS = 5;
 
 type CloseAction = { action: string; statecode: number; status: number };
 
@@ -28,7 +31,10 @@ export type TableStates = {
   field: string;
   /** The state an Update reaches, and the columns that re-open a closed row. */
   open: { name: string; statecode: number; columns: Record<string, number> };
-  /** The closed states, each reached only through its action (with the status reason it sets). */
+  /**
+   * The closed states, each reached only through its action (with the status reason it sets), listed in
+   * the order that decides when records of one call name the same row with different closed states.
+   */
   closed: Record<string, CloseAction>;
   /** The action's activity parameter, its lookup to the row, its subject, and the column its revenue comes from (wins only). */
   activity: { parameter: string; lookup: string; subject: (state: string) => string; revenueFrom?: string; revenueOn?: string };
@@ -59,16 +65,24 @@ export type StatePlan<T extends Item> = {
 type Reader = { whereIn(object: string, field: string, values: string[], fields: string[], signal?: AbortSignal): Promise<CrmRecord[]> };
 
 export function createStateTransitions(transport: DynamicsTransport, reader: Reader) {
+  /** The statecode of each row of `guids` that exists, by its GUID in lower case (one read). */
+  async function statesByGuid(table: TableInfo, guids: string[], signal?: AbortSignal): Promise<Map<string, number>> {
+    const states = new Map<string, number>();
+    if (guids.length === 0) return states;
+    for (const row of await reader.whereIn(table.name, ID, guids, ['statecode'], signal)) {
+      if (typeof row.statecode === 'number') states.set(String(row[ID]).toLowerCase(), row.statecode);
+    }
+    return states;
+  }
+
   /** Each record's current statecode, read by GUID (linked) or by its key (one query per kind of lookup). */
   async function currentStates(table: TableInfo, items: Item[], signal?: AbortSignal): Promise<Map<string, number>> {
     const states = new Map<string, number>();
     const byGuid = items.filter((item) => item.crmId);
-    if (byGuid.length) {
-      const rows = new Map((await reader.whereIn(table.name, ID, byGuid.map((item) => item.crmId!), ['statecode'], signal)).map((row) => [String(row[ID]).toLowerCase(), row.statecode]));
-      for (const item of byGuid) {
-        const state = rows.get(item.crmId!.toLowerCase());
-        if (typeof state === 'number') states.set(item.sourceId, state);
-      }
+    const rows = await statesByGuid(table, byGuid.map((item) => item.crmId!), signal);
+    for (const item of byGuid) {
+      const state = rows.get(item.crmId!.toLowerCase());
+      if (state !== undefined) states.set(item.sourceId, state);
     }
     const byKey = new Map<string, Item[]>();
     for (const item of items) if (!item.crmId && item.externalIdField && item.externalId) byKey.set(item.externalIdField, [...(byKey.get(item.externalIdField) ?? []), item]);
@@ -90,9 +104,22 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
     const names = [declared.open.name, ...Object.keys(declared.closed)];
     const targeted = items.filter((item) => typeof item.fields[declared.field] === 'string' && names.includes(item.fields[declared.field] as string));
     const current = await currentStates(table, targeted, signal);
+    // Records naming the same row with different closed states: the first of the table's closed states
+    // for all of them (a win over a loss), so the row is neither re-opened nor closed twice by this call.
+    const closedOrder = Object.keys(declared.closed);
+    const isClosed = (name: unknown): name is string => typeof name === 'string' && Object.hasOwn(declared.closed, name);
+    const rowClose = new Map<string, string>();
+    for (const item of targeted) {
+      const target = item.fields[declared.field];
+      if (!item.crmId || !isClosed(target)) continue;
+      const row = item.crmId.toLowerCase();
+      const before = rowClose.get(row);
+      if (before === undefined || closedOrder.indexOf(target) < closedOrder.indexOf(before)) rowClose.set(row, target);
+    }
     plan.items = [];
     for (const item of items) {
-      const { [declared.field]: target, ...fields } = item.fields;
+      const { [declared.field]: asked, ...fields } = item.fields;
+      const target = isClosed(asked) && item.crmId ? rowClose.get(item.crmId.toLowerCase())! : asked;
       if (target === undefined || target === null) {
         plan.items.push({ ...item, fields });
         continue;
@@ -117,23 +144,39 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
     for (const refused of plan.refused) results.set(refused.sourceId, refused);
     const declared = STATE_TRANSITIONS[table.name];
     if (!declared || plan.closes.size === 0) return;
-    const calls: { sourceId: string; crmId: string; state: string; action: string; body: Record<string, unknown> }[] = [];
+    type Call = { sourceIds: string[]; crmId: string; state: string; action: string; body: Record<string, unknown> };
+    // One close per row: records of this call that reached the same row (by GUID, or one by its key and
+    // one by the GUID) share the first of the table's closed states among theirs, and its outcome.
+    const closedOrder = Object.keys(declared.closed);
+    const byRow = new Map<string, { sourceIds: string[]; crmId: string; close: Close }>();
     for (const [sourceId, close] of plan.closes) {
       const result = results.get(sourceId);
       if (!result?.ok || !result.crmId) continue;
+      const row = result.crmId.toLowerCase();
+      const before = byRow.get(row);
+      if (!before) byRow.set(row, { sourceIds: [sourceId], crmId: result.crmId, close });
+      else {
+        before.sourceIds.push(sourceId);
+        if (closedOrder.indexOf(close.state) < closedOrder.indexOf(before.close.state)) before.close = close;
+      }
+    }
+    const calls: Call[] = [];
+    for (const { sourceIds, crmId, close } of byRow.values()) {
       const how = declared.closed[close.state]!;
       const revenue = declared.activity.revenueFrom && close.state === declared.activity.revenueOn ? close.fields[declared.activity.revenueFrom] : undefined;
       const activity = {
         subject: declared.activity.subject(close.state),
-        [`${declared.activity.lookup}@odata.bind`]: `/${table.entitySetName}(${result.crmId})`,
+        [`${declared.activity.lookup}@odata.bind`]: `/${table.entitySetName}(${crmId})`,
         ...(typeof revenue === 'number' && { actualrevenue: revenue }),
       };
-      calls.push({ sourceId, crmId: result.crmId, state: close.state, action: how.action, body: { Status: how.status, [declared.activity.parameter]: activity } });
+      calls.push({ sourceIds, crmId, state: close.state, action: how.action, body: { Status: how.status, [declared.activity.parameter]: activity } });
     }
-    const refused: { call: (typeof calls)[number]; code: string; message: string }[] = [];
+    const inTarget = (states: Map<string, number>, call: Call) => states.get(call.crmId.toLowerCase()) === declared.closed[call.state]!.statecode;
+    const refused: { call: Call; code: string; message: string }[] = [];
     // $batches as large as the measured pace allows (the transport's batchSize, as writes.ts). One that
-    // got no answer is sent again as it is: a close Dataverse already made is refused the second time
-    // ("already closed") and counted as done by the re-read below, so none is made twice.
+    // got no answer is not sent again as it is (no-answer.ts): its rows' states are read again and only
+    // the rows not yet in their target state are closed, so none is closed twice even where Dataverse
+    // would take a second close.
     let pending = calls;
     let unanswered = 0;
     while (pending.length) {
@@ -159,18 +202,22 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
         pending = pending.slice(group.length);
         unanswered = 0;
       } catch (error) {
-        if (!(error instanceof DynamicsUnansweredError)) throw error;
         unanswered += 1;
-        if (unanswered >= MAX_UNANSWERED_ROUNDS) throw error;
-        await sleep(250 * 2 ** unanswered, undefined, { signal });
+        const again = await afterNoAnswer(error, unanswered, async () => {
+          const now = await statesByGuid(table, group.map((call) => call.crmId), signal);
+          return group.filter((call) => !inTarget(now, call));
+        }, signal);
+        pending = [...again, ...pending.slice(group.length)];
       }
     }
     if (refused.length === 0) return;
     // Closed meanwhile (a replay, a person): done when the row is now in its target state.
-    const now = new Map((await reader.whereIn(table.name, ID, refused.map(({ call }) => call.crmId), ['statecode'], signal)).map((row) => [String(row[ID]).toLowerCase(), row.statecode]));
+    const now = await statesByGuid(table, refused.map(({ call }) => call.crmId), signal);
     for (const { call, code, message } of refused) {
-      if (now.get(call.crmId.toLowerCase()) === declared.closed[call.state]!.statecode) continue;
-      results.set(call.sourceId, { sourceId: call.sourceId, ok: false, error: { code, message: `the ${table.name} was written but Dataverse refused to close it as ${call.state} (${call.action}): ${message}` } });
+      if (inTarget(now, call)) continue;
+      for (const sourceId of call.sourceIds) {
+        results.set(sourceId, { sourceId, ok: false, error: { code, message: `the ${table.name} was written but Dataverse refused to close it as ${call.state} (${call.action}): ${message}` } });
+      }
     }
   }
 

@@ -10,22 +10,21 @@
 // Sizes and lost answers (issue #22 item 7): Dataverse runs a $batch's operations one after another and
 // goes on when the client stops waiting, so a $batch is as large as the measured pace allows (the
 // transport's batchSize(): 10 first, growing; batchLanes() of them at once once grown, each waiting for
-// room in the execution-time ledger) and one that got no answer is never simply sent again:
+// room in the execution-time ledger) and one that got no answer is never simply sent again (no-answer.ts:
+// wait, find out what was written, send the rest):
 // - its creates are looked for by their GUIDs first; the ones found are written and are not sent again,
 //   and one sent again that Dataverse took meanwhile is refused as a duplicate key, not made twice;
 // - its upserts by alternate key and updates by GUID are sent again as they are: writing the same values
 //   to the same row a second time leaves the row as once (idempotent), never a second row.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { UpsertResult } from '../connector.ts';
-import { codeOf, DynamicsCallError, DynamicsUnansweredError, type DynamicsTransport } from './transport.ts';
+import { codeOf, DynamicsCallError, type DynamicsTransport } from './transport.ts';
 import { dataverseErrorInfo } from './errors.ts';
 import { MAX_BATCH } from './batch-size.ts';
+import { afterNoAnswer } from './no-answer.ts';
 
 /** Dataverse's most operations in one $batch (the sizes actually sent follow the measured pace). */
 export const BATCH_LIMIT = MAX_BATCH;
-/** Rounds of no answer in a row before the write fails (each finds what was written, then sends less). */
-const MAX_UNANSWERED_ROUNDS = 5;
 /** Dataverse's "Cannot insert duplicate key.": a create whose GUID a row already has. */
 const DUPLICATE_KEY = '0x80040237';
 
@@ -84,7 +83,7 @@ export function createBatchWriter(transport: DynamicsTransport, existing: Existi
       const results: UpsertResult[] = new Array(wire.length);
       /** Creates sent in a $batch that got no answer: a duplicate key for one of them is its own row. */
       const sentBefore = new Set<number>();
-      /** Rounds without an answer per record: past MAX_UNANSWERED_ROUNDS the write fails. */
+      /** Rounds without an answer per record (no-answer.ts: past its last round the write fails). */
       const unansweredRounds = new Map<number, number>();
       const queue = wire.map((_, index) => index);
 
@@ -100,20 +99,20 @@ export function createBatchWriter(transport: DynamicsTransport, existing: Existi
             results[index] = alreadyMade ? { sourceId: answer.sourceId, ok: true, crmId: wire[index]!.guid!, created: true } : answer;
           });
         } catch (error) {
-          if (!(error instanceof DynamicsUnansweredError)) throw error;
-          const rounds = Math.max(...batch.map((index) => (unansweredRounds.get(index) ?? 0) + 1));
-          if (rounds >= MAX_UNANSWERED_ROUNDS) throw error;
-          for (const index of batch) unansweredRounds.set(index, rounds);
-          // What Dataverse wrote of this batch's creates: those rows are not sent again.
-          const creates = batch.filter((index) => wire[index]!.mode === 'create');
-          const found = creates.length ? await existing(table, creates.map((index) => wire[index]!.guid!), signal) : new Set<string>();
-          for (const index of creates) {
-            if (found.has(wire[index]!.guid!)) results[index] = { sourceId: wire[index]!.sourceId, ok: true, crmId: wire[index]!.guid!, created: true };
-            else sentBefore.add(index);
-          }
-          await sleep(250 * 2 ** rounds, undefined, { signal });
-          // Upserts by key and updates by GUID: sent again as they are (idempotent, see above).
-          queue.unshift(...batch.filter((index) => !results[index]));
+          const round = Math.max(...batch.map((index) => (unansweredRounds.get(index) ?? 0) + 1));
+          for (const index of batch) unansweredRounds.set(index, round);
+          const again = await afterNoAnswer(error, round, async () => {
+            // What Dataverse wrote of this batch's creates: those rows are not sent again.
+            const creates = batch.filter((index) => wire[index]!.mode === 'create');
+            const found = creates.length ? await existing(table, creates.map((index) => wire[index]!.guid!), signal) : new Set<string>();
+            for (const index of creates) {
+              if (found.has(wire[index]!.guid!)) results[index] = { sourceId: wire[index]!.sourceId, ok: true, crmId: wire[index]!.guid!, created: true };
+              else sentBefore.add(index);
+            }
+            // Upserts by key and updates by GUID: sent again as they are (idempotent, see above).
+            return batch.filter((index) => !results[index]);
+          }, signal);
+          queue.unshift(...again);
         }
       }
 

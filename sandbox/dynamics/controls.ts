@@ -8,6 +8,7 @@ import type { LimitSettings } from './limits.ts';
 import { resetState, type SandboxState } from './state.ts';
 import type { Row } from './store.ts';
 import { columnsOf, updateRow } from './writes.ts';
+import { refuseSecondClose } from './opportunity-states.ts';
 
 const ok = (extra: Record<string, unknown> = {}): Reply => json(200, { ok: true, ...extra });
 const bad = (message: string) => new DataverseError(400, '0x80040203', message);
@@ -109,6 +110,12 @@ export async function handleControl(state: SandboxState, method: string, path: s
         return json(200, { activationMs });
       }
       case 'POST opportunities/change': return changeOpportunities(state, undefined, bodyObject(body));
+      case 'POST opportunities/second-close': {
+        const { refused } = bodyObject(body);
+        if (typeof refused !== 'boolean') throw bad('refused must be true (a close of a closed opportunity is refused, the default) or false (tests only: it closes it again)');
+        refuseSecondClose(state, refused);
+        return ok({ refused });
+      }
       default: break;
     }
     const records = /^GET records\/([\w]+)$/.exec(route);
