@@ -25,7 +25,11 @@ export function applyMapping<S, R>(mapping: EntityMapping<S, R>, overrides: Enti
     if (!(field in fields) || fields[field] === null || fields[field] === undefined) continue;
     const table = { ...defaults, ...overrides?.picklists?.[field] };
     const sourceValue = String(fields[field]);
-    if (!(sourceValue in table)) {
+    if (!Object.hasOwn(table, sourceValue)) {
+      if (mapping.unmappedLeavesAlone?.includes(field)) {
+        delete fields[field];
+        continue;
+      }
       return { ok: false, reason: `No ${mapping.object}.${field} value is mapped for ${JSON.stringify(sourceValue)}: add it to the connection's picklist map` };
     }
     fields[field] = table[sourceValue];

@@ -25,8 +25,19 @@ export type EntityMapping<Source, Related = unknown> = {
   entity: Entity;
   object: string;
   externalIdField: string;
-  /** Default picklist maps, by the CRM field they fill; overridable per connection. */
+  /**
+   * Default picklist maps, by the CRM field they fill; overridable per connection. A source value a map
+   * lacks refuses the record (it names the value and the map to add it to), unless its field is in
+   * `unmappedLeavesAlone`.
+   */
   picklists: Record<string, PicklistMap>;
+  /**
+   * Picklist-mapped fields for which a source value the map lacks means "leave the CRM's value as it is":
+   * the field is left out of the record and the rest is written. For a field that moves the CRM record
+   * somewhere (Dataverse's opportunity state: a close or a re-open), where an unknown status must not
+   * stop the record's other columns.
+   */
+  unmappedLeavesAlone?: string[];
   /** Which source field feeds each picklist-mapped CRM field. */
   map(source: Source, related: Related): MappingResult;
   /** Documentation of every default field: CRM field -> where its value comes from. */

@@ -24,7 +24,9 @@ export const OFFER_STATUS_TO_STEP: Record<string, string> = {
  * cancelled (PENDING_CANCEL is what Cancel Offer leaves, A9) or deleted is Lost; the rest are Open.
  * Dataverse closes an opportunity only through WinOpportunity / LoseOpportunity, which the connector
  * calls when this target differs from the row's state (crm/dynamics/state-transitions.ts); overridable
- * per connection (picklists.statecode).
+ * per connection (picklists.statecode). A status this map lacks (one the connection's stepname map names,
+ * say) leaves the opportunity's state as it is: no statecode in the record, so no close or re-open, and
+ * the rest of the record is written (offerToOpportunity.unmappedLeavesAlone).
  */
 export const OFFER_STATUS_TO_STATE: Record<string, 'Open' | 'Won' | 'Lost'> = {
   PENDING_CREATE: 'Open',
@@ -43,10 +45,12 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   object: 'opportunity',
   externalIdField: 'ccs_commerceofferid',
   picklists: { stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE },
+  // The state moves the opportunity (a close, a re-open): a status the state map lacks moves it nowhere.
+  unmappedLeavesAlone: ['statecode'],
   describe: {
     name: 'offer.name (else "Offer <id>")',
     stepname: 'offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...)',
-    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; else Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH',
+    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; the other statuses of the contract Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH; a status the map lacks leaves the state as it is (nothing written, the record is not refused)',
     estimatedclosedate: 'offer.expireTime, else the acceptance date, else the creation date (date only)',
     estimatedvalue: 'offer.info.commitAmount',
     parentaccountid: "the buyer's account, by ccs_commercebuyerid = offer.buyerID",

@@ -209,8 +209,20 @@ describe('Dynamics mappings refuse what cannot be mapped, with a reason, never a
   it('an offer status no step is mapped for, naming the value and the way out; a connection may map it', () => {
     const onHold = { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' };
     expect(applyMapping(DYNAMICS_MAPPINGS.offer, undefined, onHold, undefined)).toEqual({ ok: false, reason: 'No opportunity.stepname value is mapped for "ON_HOLD": add it to the connection\'s picklist map' });
-    const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' }, statecode: { ON_HOLD: 'Open' } } }, onHold, undefined);
+    const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' } } }, onHold, undefined);
     expect(overridden.ok && overridden.record.fields.stepname).toBe('2-Develop');
+  });
+
+  it('an offer status the state map lacks leaves the opportunity\'s state alone (no statecode in the record), never refusing it', () => {
+    const onHold = { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' };
+    const mapped = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' } } }, onHold, undefined);
+    expect(mapped.ok).toBe(true);
+    if (!mapped.ok) return;
+    expect(mapped.record.fields).not.toHaveProperty('statecode');
+    expect(mapped.record.fields).toMatchObject({ stepname: '2-Develop', ccs_offerstatus: 'ON_HOLD' });
+    // A mapped status still names its state.
+    const won = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' }, statecode: { ON_HOLD: 'Won' } } }, onHold, undefined);
+    expect(won.ok && won.record.fields.statecode).toBe('Won');
   });
 });
 
