@@ -20,9 +20,15 @@ const ASSUMED_OPERATION_MS = 100;
 
 export type BatchSizer = ReturnType<typeof createBatchSizer>;
 
-/** `lanes`: $batches of writes at once once the size has grown (the connection's concurrency; default 4). */
+/**
+ * `lanes`: $batches of writes at once once the size has grown. The transport passes the connection's
+ * concurrency (8 unless the connection sets it, as in connection-settings.ts), and that is the intent:
+ * the execution-time ledger (execution-budget.ts), not a fixed count, keeps them within Dataverse's
+ * 1,200 s of execution time per 300 s (four fixed lanes left a gather's fifth $batch waiting alone).
+ * A sizer made without it runs one $batch at a time.
+ */
 export function createBatchSizer(options: { targetMs?: number; lanes?: number } = {}) {
-  const lanes = Math.max(1, options.lanes ?? 4);
+  const lanes = Math.max(1, options.lanes ?? 1);
   const targetMs = options.targetMs ?? TARGET_BATCH_MS;
   let size = FIRST_BATCH;
   let perOperationMs: number | undefined;

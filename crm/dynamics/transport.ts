@@ -78,6 +78,8 @@ export type DynamicsTransport = {
   readonly orgUrl: string;
 };
 
+/** Requests in flight at once (and $batches of writes, batch-size.ts) when the connection sets none: the connection settings' default. */
+const DEFAULT_CONCURRENCY = 8;
 const MAX_RATE_WAITS = 8;
 const MAX_SERVER_RETRIES = 4;
 const MAX_RENEWALS = 3;
@@ -111,10 +113,12 @@ export function codeOf(info: DataverseErrorInfo): string {
 export function createDynamicsTransport(options: TransportOptions): DynamicsTransport {
   const wait = options.wait ?? ((ms: number) => sleep(ms));
   const tokens = createTokenSource(options.credentials, options.clock);
-  const limit = pLimit(options.concurrency ?? 8);
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const limit = pLimit(concurrency);
   const serverUrl = options.orgUrl.endsWith('/') ? options.orgUrl : `${options.orgUrl}/`;
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const sizer: BatchSizer = createBatchSizer({ targetMs: options.batchTargetMs, lanes: options.concurrency ?? 8 });
+  // Once the size has grown, as many $batches of writes at once as requests may be in flight.
+  const sizer: BatchSizer = createBatchSizer({ targetMs: options.batchTargetMs, lanes: concurrency });
   const budget = createExecutionBudget({ limitMs: options.executionLimitMs });
   const figures = { calls: 0, batches: 0, batchOperations: 0, rateLimitWaits: 0, rateLimitWaitMs: 0, serverRetries: 0, tokenRenewals: 0, executionWaits: 0, executionWaitMs: 0, unanswered: 0 };
 
