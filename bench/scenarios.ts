@@ -1,7 +1,8 @@
 // Benchmark scenarios per CRM (issue #14): for each CRM sandbox in BENCH_CRMS (default all three), a
 // stack of its own (sandboxes and worker in processes of their own, a local Temporal dev server, an
-// embedded PostgreSQL) and BENCH_ENTITLEMENTS (default 100,000; about 40 minutes for the three CRMs on
-// two cores) entitlements with their buyers, contacts, offers and referrals:
+// embedded PostgreSQL) and BENCH_ENTITLEMENTS (default 100,000; about 10 minutes each for Salesforce and
+// HubSpot on two cores, about two hours for Dynamics at Dataverse's server time per operation, or 30
+// minutes with BENCH_DYNAMICS_OPERATION_MS=5) entitlements with their buyers, contacts, offers and referrals:
 //   backfill      the initial sync: seconds, records per second, CRM write requests against the floor the
 //                 batch size allows, records per write request, commerce calls, the worker's peak RSS,
 //                 Temporal history events per 10,000 records; then, with the stack down, the plain
