@@ -60,6 +60,24 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
       '--commerce-url', commerce.apiUrl, '--commerce-auth-url', commerce.authUrl, '--commerce-client-id', commerce.clientId, '--commerce-org', commerce.organizationId,
     ]);
 
+  /** A HubSpot connection saved by the store itself, without connect's mapping check. */
+  async function saveUnchecked(name: string, portal: HubSpotSandbox, crm: Record<string, unknown>) {
+    const { createConnectionStore } = await import('../../store/connections.ts');
+    const { SecretBox } = await import('../../store/secret-box.ts');
+    const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
+    const store = createConnectionStore(database.pool, new SecretBox(Buffer.from(env.CRM_SYNC_SECRET_KEY!, 'base64')));
+    const created = await store.create({
+      name,
+      crmKind: 'hubspot',
+      settings: connectionSettingsSchema.parse({
+        commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+        crm: { kind: 'hubspot', baseUrl: portal.baseUrl, auth: 'private-app', ...crm },
+      }),
+      secrets: { commerceClientSecret: commerce.clientSecret, crmAccessToken: portal.accessToken },
+    });
+    return { store, created };
+  }
+
   it('setup creates what the sync needs and says so; a second run creates nothing; then connect saves the account', async () => {
     // Before setup the mapping check names what is missing, and nothing is saved.
     const refused = await connect().then(() => undefined, (error: { stderr: string }) => error);
@@ -67,19 +85,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
 
     // Setup needs a saved connection: one is saved without the check by the store (as an admin would
     // after `connect` names the missing properties), then setup runs against it.
-    const { createConnectionStore } = await import('../../store/connections.ts');
-    const { SecretBox } = await import('../../store/secret-box.ts');
-    const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
-    const store = createConnectionStore(database.pool, new SecretBox(Buffer.from(env.CRM_SYNC_SECRET_KEY!, 'base64')));
-    const created = await store.create({
-      name: 'hubspot-acme',
-      crmKind: 'hubspot',
-      settings: connectionSettingsSchema.parse({
-        commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-        crm: { kind: 'hubspot', baseUrl: hubspot.baseUrl, auth: 'private-app', portalId: '4242' },
-      }),
-      secrets: { commerceClientSecret: commerce.clientSecret, crmAccessToken: hubspot.accessToken },
-    });
+    const { store, created } = await saveUnchecked('hubspot-acme', hubspot, { portalId: '4242' });
 
     const first = await cli(['setup', 'hubspot-acme'], { CRM_SYNC_OUTPUT: 'human' });
     // The custom object found in the account's schemas, its objectTypeId kept in the connection (API paths name it by that).
@@ -116,20 +122,8 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
   it('setup with a token lacking the schemas scopes names the scope, exits 1 and leaves entitlements where they were (no switch to line items)', async () => {
     const scoped = await startHubSpotSandbox({ withheldScopes: ['crm.schemas.custom.read', 'crm.objects.custom.read'] });
     try {
-      const { createConnectionStore } = await import('../../store/connections.ts');
-      const { SecretBox } = await import('../../store/secret-box.ts');
-      const { connectionSettingsSchema } = await import('../../sync/connection-settings.ts');
-      const store = createConnectionStore(database.pool, new SecretBox(Buffer.from(env.CRM_SYNC_SECRET_KEY!, 'base64')));
       // Saved as a connection made before objectTypeIds were kept: entitlementObject only.
-      const saved = await store.create({
-        name: 'hubspot-scopes',
-        crmKind: 'hubspot',
-        settings: connectionSettingsSchema.parse({
-          commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
-          crm: { kind: 'hubspot', baseUrl: scoped.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' },
-        }),
-        secrets: { commerceClientSecret: commerce.clientSecret, crmAccessToken: scoped.accessToken },
-      });
+      const { store, created: saved } = await saveUnchecked('hubspot-scopes', scoped, { entitlementObject: 'marketplace_entitlement' });
       const failed = await cli(['setup', 'hubspot-scopes', '--json']).then(() => undefined, (error: { code: number; stdout: string }) => error);
       expect(failed?.code).toBe(1);
       const report = JSON.parse(failed!.stdout);
