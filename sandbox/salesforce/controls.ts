@@ -7,6 +7,7 @@ import { RequestError } from './errors.ts';
 import { json, type Ctx, type Reply } from './http.ts';
 import { findField, findObject } from './schema.ts';
 import { resetState } from './state.ts';
+import { queryCostSettings } from './query-cost.ts';
 
 const body = (ctx: Ctx): Record<string, unknown> => {
   if (!ctx.body.trim()) return {};
@@ -87,6 +88,17 @@ export const controls = {
     ctx.state.tokenRefusal.clear();
     return ok();
   },
+  /** `{rotate, current, rotations, reuses}`: the org's refresh token (refresh-tokens.ts). */
+  refreshTokens: (ctx: Ctx) => json(200, ctx.state.refreshTokens.status()),
+  /** `{rotate?: boolean, authorize?: true}`: rotation from now on; `authorize` issues a new token family (a person signing in again). */
+  steerRefreshTokens(ctx: Ctx) {
+    const input = body(ctx);
+    if (input.rotate !== undefined && typeof input.rotate !== 'boolean') throw invalid('rotate must be true or false');
+    if (input.authorize !== undefined && input.authorize !== true) throw invalid('authorize must be true (or left out)');
+    if (input.rotate !== undefined) ctx.state.refreshTokens.setRotation(input.rotate);
+    if (input.authorize) ctx.state.refreshTokens.authorize();
+    return json(200, ctx.state.refreshTokens.status());
+  },
   jobProcessing: (ctx: Ctx) => json(200, ctx.state.jobs.processing()),
   /** `paused: true` holds closed jobs in UploadComplete until `paused: false`; `failNext` fails the next job with that message. */
   steerJobProcessing(ctx: Ctx) {
@@ -128,6 +140,36 @@ export const controls = {
       throw invalid(`changesPerSecond must be a number from 0 (stopped) to ${MAX_CHANGES_PER_SECOND}`);
     }
     return json(200, ctx.state.changeTimer.setRate(rate));
+  },
+  /** The query cost settings and what queries have cost so far (query-cost.ts). */
+  queryCost: (ctx: Ctx) => json(200, ctx.state.queryCost.snapshot()),
+  /** `{msPerThousandRows?, timeoutMs?, realTimeShare?}` from now on. */
+  setQueryCost(ctx: Ctx) {
+    try {
+      ctx.state.queryCost.set(queryCostSettings(body(ctx), 'query cost'));
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw invalid((error as Error).message);
+    }
+    return json(200, ctx.state.queryCost.snapshot());
+  },
+  /** Row locks (row-locks.ts): the settings and how many rows failed with UNABLE_TO_LOCK_ROW, drawn or contended. */
+  rowLocks: (ctx: Ctx) => json(200, ctx.state.rowLocks.snapshot()),
+  /** `{failureRate?, seed?, contention?, holdMs?, batchSize?}` from now on. */
+  setRowLocks(ctx: Ctx) {
+    try {
+      ctx.state.rowLocks.set(body(ctx));
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      throw invalid((error as Error).message);
+    }
+    return json(200, ctx.state.rowLocks.snapshot());
+  },
+  /** The CSV a Bulk API 2.0 job was given, as uploaded (row order included). */
+  jobData(ctx: Ctx): Reply {
+    const job = ctx.state.jobs.get(ctx.params.id ?? '');
+    if (!job) throw new RequestError(404, 'NOT_FOUND', `no Bulk API job ${ctx.params.id}`);
+    return { status: 200, text: job.data ?? '', contentType: 'text/csv' };
   },
   reset(ctx: Ctx) {
     resetState(ctx.state);

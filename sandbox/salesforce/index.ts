@@ -6,6 +6,8 @@ import { MAX_CHANGES_PER_SECOND as MAX_RATE } from './change-timer.ts';
 import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
+import { rowLockSettings } from './row-locks.ts';
+import { queryCostSettings, type QueryCostSettings } from './query-cost.ts';
 
 export { SALESFORCE_SANDBOX_SCHEMA } from './schema.ts';
 export type { SandboxField, SandboxObject, FieldType } from './schema.ts';
@@ -33,10 +35,42 @@ export type SalesforceSandboxOptions = {
   /** 'missing': an org before `crm-sync setup`: describe shows none of the project's custom objects and fields until the Tooling API creates them. Default 'deployed'. */
   customMetadata?: 'deployed' | 'missing';
   /**
+   * Refresh token rotation (README "Rotating refresh tokens"): each refresh_token grant answers a new
+   * `refresh_token` and invalidates the one used; reusing a rotated-out one revokes the family. Default
+   * off. POST /_sandbox/oauth/refresh-tokens changes it while running.
+   */
+  rotateRefreshTokens?: boolean;
+  /**
+   * A hostname answered as login.salesforce.com (README "Generic login host"), e.g. 'localhost' while the
+   * sandbox listens on 127.0.0.1 (its My Domain): client credentials sent there are refused with
+   * invalid_grant "request not supported on this domain". Default: none (every host is the My Domain).
+   */
+  genericLoginHost?: string;
+  /**
    * Record ids count on after this number (default 0). Real orgs never share record ids; two sandboxes
    * started alike do: give a second org another range when a test must tell their ids apart.
    */
   idsAfter?: number;
+  /**
+   * What a query costs (README "Query cost"): simulated ms per 1,000 rows the optimizer scans (default
+   * 0: free), the time after which a query answers QUERY_TIMEOUT (default 120,000), and the share of
+   * the simulated time really waited (default 0). POST /_sandbox/query-cost changes it while running.
+   */
+  queryCost?: Partial<QueryCostSettings>;
+  /**
+   * Row locks (README "Row locks"): the share of child rows (0 to 1, default 0) that fail with
+   * UNABLE_TO_LOCK_ROW naming their parent, drawn from `lockSeed` (default 1).
+   */
+  lockFailureRate?: number;
+  lockSeed?: number;
+  /**
+   * Real contention (default off): a REST save holds its rows' parents `lockHoldMs` (default 50) and a
+   * save touching one held by another fails those rows; Bulk API 2.0 jobs run in parallel internal
+   * batches of `lockBatchSize` rows (default 10,000). POST /_sandbox/row-locks changes all of it while running.
+   */
+  lockContention?: boolean;
+  lockHoldMs?: number;
+  lockBatchSize?: number;
 };
 
 export type SalesforceSandbox = {
@@ -45,6 +79,8 @@ export type SalesforceSandbox = {
   clientId: string;
   clientSecret: string;
   refreshToken: string;
+  /** With `genericLoginHost`: the login URL on it (the sandbox's "login.salesforce.com"). */
+  genericLoginUrl?: string;
   stop(): Promise<void>;
 };
 
@@ -66,6 +102,16 @@ function driverOptions(options: SalesforceSandboxOptions) {
   return { seed, changesPerSecond, productIds: [...productIds], idsAfter };
 }
 
+/** The row-lock options, checked before anything starts. */
+function lockOptions(options: SalesforceSandboxOptions) {
+  const { lockFailureRate: failureRate, lockSeed: seed, lockContention: contention, lockHoldMs: holdMs, lockBatchSize: batchSize } = options;
+  try {
+    return rowLockSettings({ failureRate, seed, contention, holdMs, batchSize });
+  } catch (error) {
+    throw new Error(`Salesforce sandbox: ${(error as Error).message}`);
+  }
+}
+
 export async function startSalesforceSandbox(options: SalesforceSandboxOptions = {}): Promise<SalesforceSandbox> {
   const config = {
     ...driverOptions(options),
@@ -76,6 +122,11 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     dailyApiLimit: options.dailyApiLimit ?? 100_000,
     now: options.now ?? (() => new Date()),
     customMetadata: options.customMetadata,
+    rotateRefreshTokens: options.rotateRefreshTokens ?? false,
+    genericLoginHost: options.genericLoginHost,
+    myDomainHost: options.host ?? '127.0.0.1',
+    queryCost: queryCostSettings({ ...(options.queryCost ?? {}) }, 'Salesforce sandbox queryCost'),
+    rowLocks: lockOptions(options),
   };
   const state = createState(config);
   state.store.continueIdsAfter(config.idsAfter);
@@ -95,6 +146,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     clientId: config.clientId,
     clientSecret: config.clientSecret,
     refreshToken: config.refreshToken,
+    ...(config.genericLoginHost && { genericLoginUrl: `http://${config.genericLoginHost}:${new URL(origin).port}` }),
     async stop() {
       state.changeTimer.stop();
       state.jobs.clear();

@@ -9,6 +9,9 @@ import * as oauth from './oauth.ts';
 import * as query from './query.ts';
 import * as sobjects from './sobjects.ts';
 import * as tooling from './tooling.ts';
+import * as toolingQuery from './tooling-query.ts';
+import { integrationUserView, wholeOrgView } from './field-access.ts';
+import { runInOrgView } from './org-context.ts';
 
 export type Auth = 'api' | 'open' | 'control';
 export type Route = { method: string; pattern: RegExp; keys: string[]; kind: string; auth: Auth; handler: Handler };
@@ -22,7 +25,10 @@ function route(method: string, path: string, kind: string, handler: Handler, aut
     return `(?<${key}>[^/]+)`;
   });
   const prefix = auth === 'api' ? API : '';
-  return { method, pattern: new RegExp(`^${prefix}${source}/?$`), keys, kind, auth, handler };
+  // API calls see the org as the integration user does (field-level security); controls see all of it.
+  const inOrg: Handler = (ctx) =>
+    runInOrgView(() => (auth === 'api' ? integrationUserView(ctx.state.schema, ctx.state.store) : wholeOrgView(ctx.state.schema)), () => handler(ctx));
+  return { method, pattern: new RegExp(`^${prefix}${source}/?$`), keys, kind, auth, handler: inOrg };
 }
 
 const versions: Handler = () =>
@@ -53,6 +59,7 @@ export const ROUTES: Route[] = [
   route('GET', '/sobjects', 'describe-global', sobjects.describeGlobal),
   route('GET', '/sobjects/:type/describe', 'describe', sobjects.describe),
   route('POST', '/tooling/sobjects/:type', 'tooling-create', tooling.create),
+  route('GET', '/tooling/query', 'tooling-query', toolingQuery.query),
   route('GET', '/sobjects/:type', 'sobject-info', sobjects.info),
   route('POST', '/sobjects/:type', 'sobject-create', sobjects.create),
   route('GET', '/sobjects/:type/:id', 'sobject-retrieve', sobjects.retrieve),
@@ -96,14 +103,21 @@ export const ROUTES: Route[] = [
   route('GET', '/_sandbox/records/:object', 'control', controls.records, 'control'),
   route('GET', '/_sandbox/jobs', 'control', controls.jobs, 'control'),
   route('GET', '/_sandbox/jobs/processing', 'control', controls.jobProcessing, 'control'),
+  route('GET', '/_sandbox/jobs/:id/data', 'control', controls.jobData, 'control'),
   route('POST', '/_sandbox/jobs/processing', 'control', controls.steerJobProcessing, 'control'),
   route('GET', '/_sandbox/oauth/refusal', 'control', controls.getTokenRefusal, 'control'),
   route('POST', '/_sandbox/oauth/refusal', 'control', controls.setTokenRefusal, 'control'),
   route('DELETE', '/_sandbox/oauth/refusal', 'control', controls.clearTokenRefusal, 'control'),
+  route('GET', '/_sandbox/oauth/refresh-tokens', 'control', controls.refreshTokens, 'control'),
+  route('POST', '/_sandbox/oauth/refresh-tokens', 'control', controls.steerRefreshTokens, 'control'),
   route('POST', '/_sandbox/fields/:object/:field', 'control', controls.setField, 'control'),
   route('POST', '/_sandbox/changes', 'control', controls.changes, 'control'),
   route('GET', '/_sandbox/changes/rate', 'control', controls.changesRate, 'control'),
   route('POST', '/_sandbox/changes/rate', 'control', controls.setChangesRate, 'control'),
+  route('GET', '/_sandbox/row-locks', 'control', controls.rowLocks, 'control'),
+  route('POST', '/_sandbox/row-locks', 'control', controls.setRowLocks, 'control'),
+  route('GET', '/_sandbox/query-cost', 'control', controls.queryCost, 'control'),
+  route('POST', '/_sandbox/query-cost', 'control', controls.setQueryCost, 'control'),
 ];
 
 export type Match = { route: Route; params: Record<string, string>; version: string } | { allowed: string[] } | undefined;

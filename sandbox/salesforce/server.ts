@@ -10,6 +10,7 @@ import type { Ctx, Reply } from './http.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 import { closeAfterControl } from '../control-connections.ts';
+import { NODE_MAX_HEADER_SIZE, oversizeReply } from './request-size.ts';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
 
@@ -40,6 +41,11 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
+  const oversize = oversizeReply(req);
+  if (oversize) {
+    state.calls.count('uri-too-long');
+    return send(res, oversize, {});
+  }
   const origin = req.headers.host ? `http://${req.headers.host}` : fallbackOrigin;
   const match = matchRoute(method, url.pathname);
 
@@ -95,7 +101,7 @@ async function run(ctx: Ctx, handler: (ctx: Ctx) => Reply | Promise<Reply>): Pro
 
 export async function listen(state: SandboxState, host: string, port: number): Promise<{ server: Server; origin: string }> {
   let origin = '';
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_SIZE }, (req, res) => {
     closeAfterControl(req, res);
     handle(state, req, res, origin).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': JSON_TYPE });

@@ -4,7 +4,7 @@
 // is null, as SOQL does.
 import { RequestError } from './errors.ts';
 import { canonicalId } from './ids.ts';
-import { findField, findObject, findRelationship, isFilterable, isTextType, SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
+import { findField, findObject, findRelationship, isFilterable, isTextType, type SandboxField, type SandboxObject } from './schema.ts';
 import { queryError } from './soql-lexer.ts';
 import type { Condition, Literal, Path, SoqlQuery } from './soql-parser.ts';
 import type { Store, StoredRecord } from './store.ts';
@@ -19,6 +19,10 @@ export type CompiledQuery = {
   count: boolean;
   columns: Resolved[];
   run(options: { includeDeleted: boolean; version: string }): { totalSize: number; records: Record<string, unknown>[] };
+  /** For query-cost.ts: the WHERE clause, the field a path names and a predicate per condition. */
+  where: Condition | undefined;
+  fieldOf(path: Path): { field: SandboxField; throughRelationship: boolean };
+  predicateOf(condition: Condition): (record: StoredRecord) => boolean;
 };
 
 /** Comparable form: lower-case text, canonical ids, epoch ms for date-times. */
@@ -56,7 +60,7 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
         );
       }
       relationships.push(reference);
-      current = SALESFORCE_SANDBOX_SCHEMA[reference.referenceTo[0]!]!;
+      current = findObject(reference.referenceTo[0]!)!;
     }
     const name = path.parts.at(-1)!;
     const field = findField(current, name);
@@ -71,7 +75,7 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
       let row: StoredRecord | undefined = record;
       for (const reference of relationships) {
         const parentId: unknown = row[reference.name];
-        row = parentId ? store.table(SALESFORCE_SANDBOX_SCHEMA[reference.referenceTo[0]!]!).get(String(parentId)) : undefined;
+        row = parentId ? store.table(findObject(reference.referenceTo[0]!)!).get(String(parentId)) : undefined;
         if (!row) return null;
       }
       return row[field.name] ?? null;
@@ -88,7 +92,7 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
     if (isTextType(field.type) || field.type === 'id' || field.type === 'reference') {
       if (literal.kind !== 'string') throw want('string', true);
       if ((field.type === 'id' || field.type === 'reference') && !canonicalId(literal.value)) throw fail(literal.pos, 'INVALID_QUERY_FILTER_OPERATOR', `invalid ID field: ${literal.value}`);
-    } else if (field.type === 'currency') {
+    } else if (field.type === 'currency' || field.type === 'double') {
       if (literal.kind !== 'number') throw want('double', false);
     } else if (field.type === 'boolean') {
       if (literal.kind !== 'boolean') throw want('boolean', false);
@@ -201,6 +205,12 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
     object,
     count: query.count,
     columns,
+    where: query.where,
+    fieldOf: (path) => {
+      const resolved = resolve(path);
+      return { field: resolved.field, throughRelationship: resolved.relationships.length > 0 };
+    },
+    predicateOf: compileCondition,
     run(options) {
       let rows = [...store.table(object).all()].filter((r) => (options.includeDeleted || !r.IsDeleted) && predicate(r));
       if (order.length > 0) rows.sort(compare);
@@ -221,7 +231,7 @@ function project(record: StoredRecord, columns: Resolved[], object: SandboxObjec
     let row: StoredRecord | undefined = record;
     let missing = false;
     for (const reference of column.relationships) {
-      const parentObject = SALESFORCE_SANDBOX_SCHEMA[reference.referenceTo[0]!]!;
+      const parentObject = findObject(reference.referenceTo[0]!)!;
       const parentId: unknown = row?.[reference.name];
       row = parentId ? store.table(parentObject).get(String(parentId)) : undefined;
       const key = reference.relationshipName!;

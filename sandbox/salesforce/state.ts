@@ -8,9 +8,14 @@ import { createStore } from './store.ts';
 import { createCursors } from './query-cursors.ts';
 import { createJobs } from './bulk2-jobs.ts';
 import { createTokenRefusal } from './token-refusal.ts';
+import { createRefreshTokens } from './refresh-tokens.ts';
 import { applyChanges, createDriver } from './change-driver.ts';
 import { createChangeTimer } from './change-timer.ts';
 import { createDeployments, type CustomMetadata } from './deployments.ts';
+import { createOrgSchema } from './org-schema.ts';
+import { seedIntegrationUser } from './permissions.ts';
+import { createQueryCost, type QueryCostSettings } from './query-cost.ts';
+import { createRowLocks, type RowLockSettings } from './row-locks.ts';
 
 export type SandboxConfig = {
   clientId: string;
@@ -25,18 +30,32 @@ export type SandboxConfig = {
   productIds: readonly string[];
   /** 'missing': an org before `crm-sync setup` (no custom objects or fields until the Tooling API makes them). */
   customMetadata?: CustomMetadata;
+  /** Refresh token rotation (refresh-tokens.ts): each refresh_token grant hands out a new token. Default off. */
+  rotateRefreshTokens?: boolean;
+  /** A hostname answered as login.salesforce.com, not the org's My Domain (oauth.ts). */
+  genericLoginHost?: string;
+  /** The org's My Domain host (where the sandbox listens): the instance_url of a token asked for on the generic host. */
+  myDomainHost?: string;
+  /** What queries cost in simulated time, and when they time out (query-cost.ts). */
+  queryCost?: Partial<QueryCostSettings>;
+  /** Row locks, when asked (row-locks.ts): UNABLE_TO_LOCK_ROW for a share of child rows, or real contention. Default off. */
+  rowLocks?: Partial<RowLockSettings>;
 };
 
 export function createState(config: SandboxConfig) {
   const store = createStore();
   const driver = createDriver(config.seed, config.productIds);
+  const sessions = createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now });
+  const schema = createOrgSchema(config.customMetadata);
+  seedIntegrationUser(store);
   return {
     config,
     store,
     driver,
     // Started at rate 0: the sandbox sets the configured rate once it listens (after the journal's replay).
     changeTimer: createChangeTimer((count) => applyChanges({ store, now: config.now, driver }, count), 0),
-    sessions: createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now }),
+    sessions,
+    refreshTokens: createRefreshTokens({ initial: config.refreshToken, rotate: config.rotateRefreshTokens ?? false, revokeSessions: (tokens) => sessions.revoke(tokens) }),
     usage: createApiUsage({ dailyApiLimit: config.dailyApiLimit, now: config.now }),
     calls: createCallCounter(),
     auth: createAuthLedger(),
@@ -44,7 +63,11 @@ export function createState(config: SandboxConfig) {
     cursors: createCursors({ now: config.now }),
     jobs: createJobs(),
     tokenRefusal: createTokenRefusal(),
-    deployments: createDeployments(config.customMetadata),
+    /** The org's objects and fields (the Tooling API adds to them); `deployments` is that Tooling API. */
+    schema,
+    deployments: createDeployments(schema),
+    queryCost: createQueryCost(config.queryCost),
+    rowLocks: createRowLocks(config.rowLocks),
   };
 }
 
@@ -52,7 +75,7 @@ export type SandboxState = ReturnType<typeof createState>;
 
 /**
  * Back to an empty org: no records, calls, auth ledger, faults, sessions, cursors, jobs (nor paused processing) or
- * token refusal; the limit and the change driver's rate as configured, its PRNG back at the seed's
+ * token refusal; the refresh token back to the configured one (rotation as configured); the limit and the change driver's rate as configured, its PRNG back at the seed's
  * first draw; every field's uniqueness as the schema defines it.
  */
 export function resetState(state: SandboxState) {
@@ -65,7 +88,11 @@ export function resetState(state: SandboxState) {
   state.cursors.clear();
   state.jobs.clear();
   state.tokenRefusal.clear();
+  state.refreshTokens.reset();
   state.driver.restart();
   state.changeTimer.setRate(state.config.changesPerSecond);
-  state.deployments.reset();
+  state.schema.reset();
+  seedIntegrationUser(state.store);
+  state.queryCost.reset();
+  state.rowLocks.reset();
 }
