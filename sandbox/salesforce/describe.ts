@@ -1,6 +1,6 @@
 // describeGlobal and describe bodies, in the shape Salesforce returns (the subset of keys clients
 // read, plus the common flags so that generic tooling finds what it expects).
-import { isFilterable, SALESFORCE_SANDBOX_SCHEMA, type FieldType, type SandboxField, type SandboxObject } from './schema.ts';
+import { isFilterable, orgObjects, type FieldType, type SandboxField, type SandboxObject } from './schema.ts';
 
 const SOAP_TYPES: Record<FieldType, string> = {
   id: 'tns:ID',
@@ -14,6 +14,7 @@ const SOAP_TYPES: Record<FieldType, string> = {
   date: 'xsd:date',
   datetime: 'xsd:dateTime',
   currency: 'xsd:double',
+  double: 'xsd:double',
   boolean: 'xsd:boolean',
 };
 
@@ -36,7 +37,7 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     caseSensitive: false,
     compoundFieldName: null,
     controllerName: null,
-    createable: !f.system,
+    createable: !f.system && !f.readOnlyByPermission,
     custom: f.custom,
     defaultValue: f.defaultValue,
     defaultValueFormula: null,
@@ -80,14 +81,14 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     sortable: filterable,
     type: f.type,
     unique,
-    updateable: !f.system && !f.createOnly,
+    updateable: !f.system && !f.createOnly && !f.readOnlyByPermission,
     writeRequiresMasterRead: false,
   };
 }
 
 /** Child relationships pointing at `object`: Contacts, Opportunities, Marketplace_Entitlements__r ... */
 function childRelationships(object: SandboxObject) {
-  return Object.values(SALESFORCE_SANDBOX_SCHEMA).flatMap((child) =>
+  return orgObjects().flatMap((child) =>
     child.fields
       .filter((f) => f.referenceTo.includes(object.name))
       .map((f) => ({
@@ -136,7 +137,7 @@ export function describeGlobal(version: string) {
   return {
     encoding: 'UTF-8',
     maxBatchSize: 200,
-    sobjects: Object.values(SALESFORCE_SANDBOX_SCHEMA).map((o) => objectFlags(o, version)),
+    sobjects: orgObjects().map((o) => objectFlags(o, version)),
   };
 }
 

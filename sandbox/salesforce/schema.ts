@@ -1,6 +1,8 @@
 // The sandbox org's objects and fields (what `describe` reports and what writes are validated
 // against). Field kinds and limits follow Salesforce's describe vocabulary.
 
+import { currentOrgView } from './org-context.ts';
+
 export type FieldType =
   | 'id'
   | 'string'
@@ -12,6 +14,7 @@ export type FieldType =
   | 'date'
   | 'datetime'
   | 'currency'
+  | 'double' // a Number field: numeric like currency, without a currency
   | 'boolean'
   | 'reference';
 
@@ -36,6 +39,8 @@ export type SandboxField = {
   custom: boolean;
   /** What a create that leaves the field out stores (a checkbox's default); null for every other kind. */
   defaultValue: boolean | null;
+  /** Visible to the integration user but not editable: its permission sets grant read without edit (field-access.ts). */
+  readOnlyByPermission?: boolean;
 };
 
 export type SandboxObject = {
@@ -47,9 +52,9 @@ export type SandboxObject = {
   fields: SandboxField[];
 };
 
-type FieldOptions = Partial<Omit<SandboxField, 'name' | 'label' | 'type'>>;
+export type FieldOptions = Partial<Omit<SandboxField, 'name' | 'label' | 'type'>>;
 
-function field(name: string, label: string, type: FieldType, options: FieldOptions = {}): SandboxField {
+export function field(name: string, label: string, type: FieldType, options: FieldOptions = {}): SandboxField {
   return {
     name,
     label,
@@ -85,7 +90,7 @@ const reference = (name: string, label: string, target: string, relationshipName
   field(name, label, 'reference', { length: 18, referenceTo: [target], relationshipName, ...options });
 
 /** Id first, then the object's own fields, then the audit fields every record carries. */
-function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
+export function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
   return [
     field('Id', idLabel, 'id', { length: 18, idLookup: true, system: true, custom: false }),
     field('IsDeleted', 'Deleted', 'boolean', { system: true, defaultValue: false }),
@@ -259,19 +264,43 @@ export const SALESFORCE_SANDBOX_SCHEMA: Readonly<Record<string, SandboxObject>> 
   Object.fromEntries(objects.map((o) => [o.name, o])),
 );
 
-// API names are case-insensitive on the wire; these indexes resolve any casing to the definition.
+// API names are case-insensitive on the wire; these indexes resolve any casing to the definition. The
+// object looked up by name is the one the request's org view holds (org-context.ts): an org whose
+// Tooling API added objects and fields, seen as its integration user; outside a request, the model above.
 const objectIndex = new Map(objects.map((o) => [o.name.toLowerCase(), o]));
-const fieldIndex = new Map(objects.map((o) => [o.name, new Map(o.fields.map((f) => [f.name.toLowerCase(), f]))]));
-const relationshipIndex = new Map(
-  objects.map((o) => [o.name, new Map(o.fields.filter((f) => f.relationshipName).map((f) => [f.relationshipName!.toLowerCase(), f]))]),
-);
+// Keyed by the fields array: an org view's object (a copy with fields added or hidden) gets its own index.
+const fieldIndexes = new WeakMap<readonly SandboxField[], { byName: Map<string, SandboxField>; byRelationship: Map<string, SandboxField> }>();
+function indexOf(object: SandboxObject) {
+  let index = fieldIndexes.get(object.fields);
+  if (!index) {
+    index = {
+      byName: new Map(object.fields.map((f) => [f.name.toLowerCase(), f])),
+      byRelationship: new Map(object.fields.filter((f) => f.relationshipName).map((f) => [f.relationshipName!.toLowerCase(), f])),
+    };
+    fieldIndexes.set(object.fields, index);
+  }
+  return index;
+}
 
-export const findObject = (name: string): SandboxObject | undefined => objectIndex.get(name.toLowerCase());
-export const findField = (object: SandboxObject, name: string): SandboxField | undefined => fieldIndex.get(object.name)?.get(name.toLowerCase());
+/**
+ * Standard objects modelled beside the project's (permissions.ts: User, PermissionSet ...): part of every
+ * org, and found by name outside a request too (the journal's replay), though not in SALESFORCE_SANDBOX_SCHEMA.
+ */
+export function addStandardObjects(more: readonly SandboxObject[]) {
+  for (const o of more) {
+    if (objectIndex.has(o.name.toLowerCase())) continue;
+    objects.push(o);
+    objectIndex.set(o.name.toLowerCase(), o);
+  }
+}
+
+/** Every object of the request's org as its user sees it (the model's objects outside a request). */
+export const orgObjects = (): readonly SandboxObject[] => currentOrgView()?.objects ?? objects;
+export const findObject = (name: string): SandboxObject | undefined => (currentOrgView()?.byName ?? objectIndex).get(name.toLowerCase());
+export const findField = (object: SandboxObject, name: string): SandboxField | undefined => indexOf(object).byName.get(name.toLowerCase());
 /** The reference field whose relationship name is `name` (Account, Account__r ...). */
-export const findRelationship = (object: SandboxObject, name: string): SandboxField | undefined =>
-  relationshipIndex.get(object.name)?.get(name.toLowerCase());
-export const objectByKeyPrefix = (id: string): SandboxObject | undefined => objects.find((o) => id.startsWith(o.keyPrefix));
+export const findRelationship = (object: SandboxObject, name: string): SandboxField | undefined => indexOf(object).byRelationship.get(name.toLowerCase());
+export const objectByKeyPrefix = (id: string): SandboxObject | undefined => orgObjects().find((o) => id.startsWith(o.keyPrefix));
 
 export const isTextType = (type: FieldType) => ['string', 'textarea', 'url', 'email', 'phone', 'picklist'].includes(type);
 /** Long text areas can be neither filtered nor sorted in SOQL. */

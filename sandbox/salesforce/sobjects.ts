@@ -57,17 +57,12 @@ function saveOne(ctx: Ctx, object: SandboxObject, mode: WriteMode): SaveResult {
 
 const failure = (result: SaveResult): Reply => json(400, result.ok ? [] : toApiErrors(result.errors));
 
-// An org before `crm-sync setup` shows none of the project's custom objects and fields (deployments.ts).
-export const describeGlobal = (ctx: Ctx): Reply => {
-  const body = globalBody(ctx.version);
-  return json(200, { ...body, sobjects: body.sobjects.filter((object) => ctx.state.deployments.objectDeployed(object.name)) });
-};
+// Both show what the org has and its integration user may see (org-schema.ts, field-access.ts).
+export const describeGlobal = (ctx: Ctx): Reply => json(200, globalBody(ctx.version));
 export const describe = (ctx: Ctx): Reply => {
   const object = objectOf(ctx);
-  if (!ctx.state.deployments.objectDeployed(object.name)) throw notFound();
   const table = ctx.state.store.table(object);
-  const deployed = { ...object, fields: object.fields.filter((field) => ctx.state.deployments.fieldDeployed(object.name, field.name)) };
-  return json(200, describeObject(deployed, ctx.version, (field) => table.isUnique(field)));
+  return json(200, describeObject(object, ctx.version, (field) => table.isUnique(field)));
 };
 export const info = (ctx: Ctx): Reply => json(200, objectInfo(objectOf(ctx), ctx.version));
 

@@ -121,7 +121,8 @@ export function createStore(): Store {
   };
   reset();
   return {
-    table: (object) => tables.get(object.name)!,
+    // An object the org's Tooling API made after start gets its table on first use.
+    table: (object) => tables.get(object.name) ?? tables.set(object.name, createTable(object, changed)).get(object.name)!,
     newId(object) {
       const id = newIdFor(object.keyPrefix);
       issued = Math.max(issued, idCounter(id));

@@ -2,7 +2,7 @@
 // lengths, restricted picklists, e-mail syntax, numeric range, reference ids and checkboxes never null.
 import { errors, type RecordError } from './errors.ts';
 import { canonicalId } from './ids.ts';
-import { findField, isTextType, SALESFORCE_SANDBOX_SCHEMA, type SandboxObject } from './schema.ts';
+import { findField, findObject, isTextType, type SandboxObject } from './schema.ts';
 import type { Store, StoredRecord } from './store.ts';
 
 const blank = (value: unknown) => value === null || value === undefined || value === '';
@@ -26,10 +26,10 @@ export function validateRecord(store: Store, object: SandboxObject, existing: St
       if (field.length > 0 && text.length > field.length) found.push(errors.stringTooLong(field, text));
       else if (field.type === 'picklist' && field.restrictedPicklist && !field.picklistValues.includes(text)) found.push(errors.badPicklist(field, text));
       else if (field.type === 'email' && !EMAIL.test(text)) found.push(errors.invalidEmail(field, text));
-    } else if (field.type === 'currency') {
+    } else if (field.type === 'currency' || field.type === 'double') {
       if (Math.abs(value as number) >= 10 ** (field.precision - field.scale)) found.push(errors.numberOutOfRange(field, value as number));
     } else if (field.type === 'reference') {
-      const target = SALESFORCE_SANDBOX_SCHEMA[field.referenceTo[0]!]!;
+      const target = findObject(field.referenceTo[0]!)!;
       const id = canonicalId(value);
       if (!id || !id.startsWith(target.keyPrefix)) found.push(errors.malformedId(field, String(value)));
       else {

@@ -55,7 +55,8 @@ export function roundToScale(value: number, scale: number): number {
 
 function fromText(field: SandboxField, text: string): Coerced {
   switch (field.type) {
-    case 'currency': {
+    case 'currency':
+    case 'double': {
       if (!NUMBER.test(text.trim())) return { ok: false };
       return { ok: true, value: roundToScale(Number(text), field.scale) };
     }
@@ -87,7 +88,7 @@ function fromText(field: SandboxField, text: string): Coerced {
 export function coerceJson(field: SandboxField, raw: unknown): Coerced {
   if (raw === null) return { ok: true, value: null };
   if (typeof raw === 'object') return { ok: false };
-  if (field.type === 'currency') {
+  if (field.type === 'currency' || field.type === 'double') {
     if (typeof raw === 'number') return Number.isFinite(raw) ? { ok: true, value: roundToScale(raw, field.scale) } : { ok: false };
     if (typeof raw === 'string') return raw.trim() === '' ? { ok: true, value: null } : fromText(field, raw);
     return { ok: false };
@@ -131,6 +132,7 @@ export function jsonTokenKind(raw: unknown): string {
 export function xsdTypeName(field: SandboxField): string {
   switch (field.type) {
     case 'currency':
+    case 'double':
       return 'xsd:double';
     case 'boolean':
       return 'xsd:boolean';

@@ -5,7 +5,9 @@ import { errors, type RecordError } from './errors.ts';
 import { canonicalId } from './ids.ts';
 import type { SandboxField, SandboxObject } from './schema.ts';
 import type { Store, StoredRecord } from './store.ts';
+import { parentsOf, unableToLockRow, type RowLockTaker } from './row-locks.ts';
 import { validateRecord } from './validation.ts';
+import { permissionRecordErrors } from './permissions.ts';
 import { formatDateTime } from './values.ts';
 
 /** A parent named by a key of its own: `Account: {Commerce_Buyer_Id__c: 'b-1'}` or `Account__r.Ext__c`. */
@@ -28,7 +30,12 @@ export type WriteMode =
 
 export type SaveResult = { ok: true; id: string; created: boolean } | { ok: false; id?: string; errors: RecordError[] };
 
-export type WriteEnv = { store: Store; now: () => Date };
+export type WriteEnv = {
+  store: Store;
+  now: () => Date;
+  /** Row locks (row-locks.ts): a row whose parent cannot be locked fails with UNABLE_TO_LOCK_ROW. */
+  locks?: RowLockTaker;
+};
 
 type Plan = { object: SandboxObject; id: string; existing: StoredRecord | undefined; changes: Record<string, unknown>; delete: boolean };
 
@@ -49,6 +56,8 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
   }
   // Unique values taken by earlier records of this call, so two records cannot claim one value.
   const claims = new Map<string, string>();
+  // Permission rows (a permission set's field, object or assignee) taken by earlier records of this call.
+  const permissionRows = new Set<string>();
 
   const prepare = (input: RecordInput, mode: WriteMode): Plan | { failed: RecordError[]; id?: string } => {
     if (input.errors.length > 0) return { failed: input.errors };
@@ -87,7 +96,7 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     // System fields are never writable; a create-only field (set directly or through its parent's key)
     // only while the record is being made.
     const named = [...input.values.keys()].map((name) => object.fields.find((f) => f.name === name)!);
-    const readOnly = [...named, ...input.parents.map((p) => p.field)].filter((f) => (f.system && f.name !== 'Id') || (f.createOnly && existing));
+    const readOnly = [...named, ...input.parents.map((p) => p.field)].filter((f) => (f.system && f.name !== 'Id') || (f.createOnly && existing) || f.readOnlyByPermission);
     if (readOnly.length > 0) return { failed: [errors.notWritable(readOnly)], id: existing?.Id };
 
     const changes: Record<string, unknown> = {};
@@ -112,6 +121,10 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
 
     const invalid = validateRecord(store, object, existing, changes);
     if (invalid.length > 0) return { failed: invalid, id: existing?.Id };
+    const refused = permissionRecordErrors(store, object, existing, changes, permissionRows);
+    if (refused.length > 0) return { failed: refused, id: existing?.Id };
+    const locked = env.locks?.take(parentsOf(object, existing, changes)) ?? [];
+    if (locked.length > 0) return { failed: [unableToLockRow(locked)], id: existing?.Id };
 
     const id = existing?.Id ?? store.newId(object);
     for (const field of object.fields) {

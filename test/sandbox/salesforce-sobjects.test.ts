@@ -248,7 +248,11 @@ describe('Salesforce sandbox: describe', () => {
 
   it('lists the objects in describeGlobal and answers NOT_FOUND for others', async () => {
     const global = await conn.describeGlobal();
-    expect(global.sobjects.map((s) => s.name)).toEqual(['Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'OpportunityContactRole']);
+    expect(global.sobjects.map((s) => s.name)).toEqual([
+      'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'OpportunityContactRole',
+      // The standard objects behind permission sets (field-level security), and the integration user's User.
+      'User', 'PermissionSet', 'ObjectPermissions', 'FieldPermissions', 'PermissionSetAssignment',
+    ]);
     await expect(conn.sobject('Lead').describe()).rejects.toMatchObject({ errorCode: 'NOT_FOUND' });
   });
 });
