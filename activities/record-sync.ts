@@ -22,6 +22,7 @@ import { mappingsFor } from '../crm/registry.ts';
 import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
 import { activityLog, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
+import { fittedMapping } from '../mappings/fit-to-schema.ts';
 import { guard } from './failures.ts';
 import { readRelatedEach } from './refused-reads.ts';
 
@@ -55,8 +56,10 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
   const orgId = rt.settings.commerce.organizationId;
   const { connectionId, entity } = batch;
   const letters: DeadLetterInput[] = [...batch.letters];
-  const mapping = rt.mappings[entity];
-  if (!mapping) throw ApplicationFailure.nonRetryable(`${CRM_NAMES[rt.crm.kind]} has no mapping for ${entity}`);
+  const defaultMapping = rt.mappings[entity];
+  if (!defaultMapping) throw ApplicationFailure.nonRetryable(`${CRM_NAMES[rt.crm.kind]} has no mapping for ${entity}`);
+  // As this org takes it: optional fields it lacks (a single-currency org's CurrencyIsoCode) are left out.
+  const mapping = await guard(() => fittedMapping(rt.crm, defaultMapping));
 
   let records = batch.records;
   const readRelated = FLOWS[entity].related;

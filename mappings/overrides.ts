@@ -65,8 +65,10 @@ export function validateMapping(mapping: EntityMapping<any, any>, overrides: Ent
   const written = defaultFields.filter((field) => !overrides?.disable?.includes(field) && !overrides?.rename?.[field]);
   for (const field of [mapping.externalIdField, ...written]) {
     const described = fieldOrRelationship(field);
-    if (!described) problems.push(`${schema.name} has no field '${field}' (written by the ${mapping.entity} mapping)`);
-    else if (described.name === field && !described.createable && !described.updateable) problems.push(`${where(field)} is read-only`);
+    if (!described) {
+      // An optional field the org lacks is left out of every record (fit-to-schema.ts): nothing to report.
+      if (!mapping.optionalFields?.includes(field)) problems.push(`${schema.name} has no field '${field}' (written by the ${mapping.entity} mapping)`);
+    } else if (described.name === field && !described.createable && !described.updateable) problems.push(`${where(field)} is read-only`);
   }
   const externalId = schema.fields.get(mapping.externalIdField);
   if (externalId && !externalId.externalId) problems.push(`${where(mapping.externalIdField)} is not an external id field`);

@@ -47,6 +47,12 @@ export type EntityMapping<Source, Related = unknown> = {
    * that, e.g. the stage, kept in step both ways under the connection's policy). Not in the content hash.
    */
   createOnly?: string[];
+  /**
+   * Fields not every org has (Salesforce's CurrencyIsoCode exists only where multi-currency is on):
+   * written where the described object has them, left out of the record (and its content hash) where it
+   * does not, so such an org sees exactly what it saw before the field was mapped (mappings/fit-to-schema.ts).
+   */
+  optionalFields?: string[];
 };
 
 export const ok = (record: MappedRecord): MappingResult => ({ ok: true, record });

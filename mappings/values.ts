@@ -45,6 +45,11 @@ export function offerCloseDate(offer: Offer): string | null | undefined {
   return isoDate(offer.expireTime, 'expireTime') ?? isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ?? isoDate(offer.creationTime, 'creationTime');
 }
 
+/** The currency a commerce record's amounts are in: its own, else USD (the contract's default, spec §2). */
+export function commerceCurrency(currency: string | null | undefined): string {
+  return currency || 'USD';
+}
+
 export function amount(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

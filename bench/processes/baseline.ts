@@ -13,6 +13,7 @@ import { planPage } from '../../sync/plan.ts';
 import { readWindowBatch, type Position } from '../../sync/sources.ts';
 import type { CrmKind } from '../crm-calls.ts';
 import { failToDriver, serveDriver } from './ipc.ts';
+import { fittedMapping } from '../../mappings/fit-to-schema.ts';
 import { benchConnection, type SandboxesDescription } from './stack.ts';
 
 export type BaselineResult = { seconds: number; recordsWritten: Record<string, number>; failed: number };
@@ -31,8 +32,9 @@ try {
   const started = performance.now();
   const until = new Date();
   for (const entity of FLOW_ORDER.filter((name) => settings.entities.includes(name))) {
-    const mapping = mappings[entity];
-    if (!mapping) continue;
+    if (!mappings[entity]) continue;
+    // As the org takes it (a single-currency org gets no CurrencyIsoCode), like the sync's own writes.
+    const mapping = await fittedMapping(crm, mappings[entity]);
     let cursor: Position = { time: new Date(0) };
     for (;;) {
       const batch = await readWindowBatch(commerce, orgId, entity, { cursor, until }, settings.schedule.pageSize, crm.preferredBatch);

@@ -2,7 +2,7 @@
 // offer's Opportunity by their external ids.
 import type { Entitlement, EntitlementTerm } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, currentTerm, defined, isoDateTime, marketplaceIds, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { amount, commerceCurrency, currentTerm, defined, isoDateTime, marketplaceIds, marketplaceName, UnparseableTimeError } from '../values.ts';
 
 export type EntitlementWithTerms = { terms: EntitlementTerm[] };
 
@@ -11,6 +11,7 @@ export const entitlementToMarketplaceEntitlement: EntityMapping<Entitlement, Ent
   object: 'Marketplace_Entitlement__c',
   externalIdField: 'Commerce_Entitlement_Id__c',
   picklists: {},
+  optionalFields: ['CurrencyIsoCode'],
   describe: {
     Name: 'entitlement.name (else the id)',
     Status__c: 'entitlement.status',
@@ -22,6 +23,7 @@ export const entitlementToMarketplaceEntitlement: EntityMapping<Entitlement, Ent
     Used_Credit_Amount__c: 'current term usedCreditAmount',
     Annualized_Amount__c: 'info.annualizedAmount',
     Currency__c: 'info.currency (USD when absent)',
+    CurrencyIsoCode: 'info.currency (USD when absent): the currency Salesforce reads the amounts in; multi-currency orgs only',
     Marketplace__c: 'entitlement.partner as "Marketplace A".."Marketplace F"',
     Marketplace_Agreement_Id__c: 'A: agreement id; B: asset id; C: entitlement name; D: order id; E/F: offer id',
     Marketplace_Subscription_Id__c: 'A: license ARN; B: subscription id; D: instance id',
@@ -49,7 +51,8 @@ export const entitlementToMarketplaceEntitlement: EntityMapping<Entitlement, Ent
           Credit_Amount__c: amount(term?.creditAmount),
           Used_Credit_Amount__c: amount(term?.usedCreditAmount),
           Annualized_Amount__c: amount(entitlement.info?.annualizedAmount),
-          Currency__c: entitlement.info?.currency || 'USD',
+          Currency__c: commerceCurrency(entitlement.info?.currency),
+          CurrencyIsoCode: commerceCurrency(entitlement.info?.currency),
           Marketplace__c: marketplaceName(entitlement.partner),
           Marketplace_Agreement_Id__c: ids.agreementId,
           Marketplace_Subscription_Id__c: ids.subscriptionId,

@@ -3,7 +3,7 @@
 // both ways under the connection's policy, not by this mapping (createOnly).
 import type { Referral } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { defined, marketplaceName } from '../values.ts';
+import { commerceCurrency, defined, marketplaceName } from '../values.ts';
 import { COSELL_TO_SALESFORCE_STAGE } from './stages.ts';
 
 export const inboundReferralToOpportunity: EntityMapping<Referral> = {
@@ -12,11 +12,13 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
   externalIdField: 'Commerce_Referral_Id__c',
   picklists: {},
   createOnly: ['StageName'],
+  optionalFields: ['CurrencyIsoCode'],
   describe: {
     Name: 'referral.name (else "Referral <id>")',
     StageName: 'referral.stage through the co-sell -> Salesforce stage table (when made; then kept in step both ways)',
     CloseDate: 'referral.expectedCloseDate, else its creation date (Salesforce requires one)',
     Amount: 'referral.dealValue',
+    CurrencyIsoCode: 'referral.currency (USD when absent): the currency of Amount; multi-currency orgs only',
     Account: "the referral's buyer's Account (by Commerce_Buyer_Id__c)",
     Cosell_Partner__c: 'referral.partner as "Marketplace A".."Marketplace F"',
     Cosell_Status__c: 'referral.status',
@@ -37,6 +39,7 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
         StageName: COSELL_TO_SALESFORCE_STAGE[referral.stage ?? 'Prospect'] ?? 'Prospecting',
         CloseDate: closeDate,
         Amount: typeof referral.dealValue === 'number' ? referral.dealValue : undefined,
+        CurrencyIsoCode: commerceCurrency(referral.currency),
         Account: { Commerce_Buyer_Id__c: referral.buyerID },
         Cosell_Partner__c: marketplaceName(referral.partner),
         Cosell_Status__c: referral.status,

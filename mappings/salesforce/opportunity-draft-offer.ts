@@ -38,7 +38,8 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: stri
       productID,
       buyerID,
       ...(close && { expireTime: `${close}T23:59:59.000Z` }),
-      ...(commitAmount !== undefined && { info: { commitAmount, currency: 'USD' } }),
+      // The Amount is in the Opportunity's currency (a multi-currency org's CurrencyIsoCode), else USD.
+      ...(commitAmount !== undefined && { info: { commitAmount, currency: String(opportunity.CurrencyIsoCode || 'USD') } }),
       ...(contactIds.length > 0 && { contactIds: [...new Set(contactIds)].sort() }),
       metaInfo: { crmAOpportunityId: String(opportunity.Id) },
     },
@@ -49,6 +50,8 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: stri
 export const opportunityDraftOfferSide: CrmSide<DraftOfferRequest> = {
   object: 'Opportunity',
   fields: () => FIELDS,
+  // Only multi-currency orgs have it.
+  optionalFields: ['CurrencyIsoCode'],
   // The Opportunity's contacts: its contact roles' Contacts that came from the commerce side.
   async related(crm, records) {
     const asking = records.filter((record) => record.Private_Offer_Requested__c === true).map((record) => String(record.Id));

@@ -54,7 +54,7 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, c
       partner: partner!,
       buyerID,
       ...(dealValue !== undefined && { dealValue }),
-      currency: String(opportunity.CurrencyIsoCode ?? currency),
+      currency: String(opportunity.CurrencyIsoCode || currency),
       ...(expectedCloseDate && { expectedCloseDate }),
       ...(typeof opportunity.Description === 'string' && opportunity.Description && { description: opportunity.Description }),
       crmAOpportunityId: String(opportunity.Id),

@@ -2,7 +2,7 @@
 // (metaInfo.crmAOpportunityId), so that Opportunity is updated instead of a second one created.
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
+import { amount, commerceCurrency, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
 
 /** Offer status (§3) -> StageName; overridable per connection. */
 export const OFFER_STATUS_TO_STAGE: Record<string, string> = {
@@ -22,11 +22,13 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   object: 'Opportunity',
   externalIdField: 'Commerce_Offer_Id__c',
   picklists: { StageName: OFFER_STATUS_TO_STAGE },
+  optionalFields: ['CurrencyIsoCode'],
   describe: {
     Name: 'offer.name (else "Offer <id>")',
     StageName: 'offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...)',
     CloseDate: 'offer.expireTime, else the acceptance date, else the creation date (Salesforce requires one)',
     Amount: 'offer.info.commitAmount',
+    CurrencyIsoCode: 'offer.info.currency (USD when absent): the currency of Amount; multi-currency orgs only',
     Account: "the buyer's Account, by Commerce_Buyer_Id__c = offer.buyerID",
     Marketplace__c: 'offer.partner as "Marketplace A".."Marketplace F"',
     Offer_Type__c: 'offer.offerType (PRIVATE, CPPO, CPPO_IN, CPPO_OUT, ...)',
@@ -50,6 +52,7 @@ export const offerToOpportunity: EntityMapping<Offer> = {
           StageName: offer.status ?? 'PENDING_CREATE',
           CloseDate: closeDate,
           Amount: amount(offer.info?.commitAmount),
+          CurrencyIsoCode: commerceCurrency(offer.info?.currency),
           Account: offer.buyerID ? { Commerce_Buyer_Id__c: offer.buyerID } : undefined,
           Marketplace__c: marketplaceName(offer.partner),
           Offer_Type__c: offer.offerType,

@@ -62,10 +62,14 @@ describe('Salesforce default mappings: whole records, marketplace by marketplace
   });
 });
 
+/** The table's record as a single-currency org gets it: without CurrencyIsoCode (mappings/fit-to-schema.ts). */
+const singleCurrency = (expected: { fields: Record<string, unknown> }) => ({ ...expected, fields: Object.fromEntries(Object.entries(expected.fields).filter(([name]) => name !== 'CurrencyIsoCode')) });
+
 describe('the end-to-end witness agrees with the hand-worked table', () => {
+  // The end-to-end orgs are single-currency (the multi-currency one has its own test).
   for (const m of MARKETPLACES) {
     it(`${m}: every object`, () => {
-      for (const name of Object.keys(CASES) as ObjectName[]) expect(CASES[name].witness(m), `${m} ${name}`).toEqual(EXPECTED_SALESFORCE_RECORDS[m][name]);
+      for (const name of Object.keys(CASES) as ObjectName[]) expect(CASES[name].witness(m), `${m} ${name}`).toEqual(singleCurrency(EXPECTED_SALESFORCE_RECORDS[m][name]));
     });
   }
 });
