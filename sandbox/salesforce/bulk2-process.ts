@@ -8,6 +8,7 @@ import type { IngestJob, JobState } from './bulk2-jobs.ts';
 import { findField, findObject, findRelationship, isUpsertKey, type SandboxField, type SandboxObject } from './schema.ts';
 import { coerceCsv, formatDateTime, xsdTypeName } from './values.ts';
 import { emptyInput, saveRecords, type RecordInput, type WriteEnv, type WriteMode } from './writes.ts';
+import type { RowLocks } from './row-locks.ts';
 
 const CHUNK = 200;
 const NULL_CELL = '#N/A';
@@ -98,7 +99,7 @@ export function failWholeJob(job: IngestJob, message: string, now: Date): void {
   job.systemModstamp = formatDateTime(now.getTime());
 }
 
-export async function processJob(job: IngestJob, env: WriteEnv): Promise<void> {
+export async function processJob(job: IngestJob, env: WriteEnv & { rowLocks?: RowLocks }): Promise<void> {
   const started = Date.now();
   job.state = 'InProgress';
   job.systemModstamp = formatDateTime(env.now().getTime());
@@ -121,17 +122,27 @@ export async function processJob(job: IngestJob, env: WriteEnv): Promise<void> {
     return fail(job, error.message, dataRows);
   }
 
-  for (let start = 0; start < dataRows.length; start += CHUNK) {
+  // Internal batches run in parallel, each 200-row chunk by chunk; only modelled with row-lock
+  // contention (row-locks.ts), where chunks of one round hold their parents together.
+  const batchSize = env.rowLocks?.settings().contention ? env.rowLocks.settings().batchSize : Math.max(dataRows.length, 1);
+  const batches: string[][][] = [];
+  for (let start = 0; start < dataRows.length; start += batchSize) batches.push(dataRows.slice(start, start + batchSize));
+  for (let start = 0; batches.some((batch) => start < batch.length); start += CHUNK) {
     if (job.cancelled || (job.state as JobState) === 'Aborted') {
-      job.unprocessed = dataRows.slice(start);
+      job.unprocessed = batches.flatMap((batch) => batch.slice(start));
       return;
     }
-    const chunk = dataRows.slice(start, start + CHUNK);
-    const results = saveRecords(env, chunk.map((row) => rowToItem(job, columns, row)), { allOrNone: false });
-    results.forEach((result, i) => {
-      if (result.ok) job.successful.push([result.id, String(result.created), ...chunk[i]!]);
-      else job.failed.push([result.id ?? '', errorText(result.errors.slice(0, 1)), ...chunk[i]!]);
+    const transactions = batches.map(() => env.rowLocks?.begin());
+    batches.forEach((batch, b) => {
+      const chunk = batch.slice(start, start + CHUNK);
+      if (chunk.length === 0) return;
+      const results = saveRecords({ ...env, locks: transactions[b] }, chunk.map((row) => rowToItem(job, columns, row)), { allOrNone: false });
+      results.forEach((result, i) => {
+        if (result.ok) job.successful.push([result.id, String(result.created), ...chunk[i]!]);
+        else job.failed.push([result.id ?? '', errorText(result.errors.slice(0, 1)), ...chunk[i]!]);
+      });
     });
+    await Promise.all(transactions.map((transaction) => transaction?.end({ hold: false })));
     job.processingMs = Date.now() - started;
     // Let other requests (polls, other calls) in between chunks.
     await new Promise((resolve) => setImmediate(resolve));

@@ -121,7 +121,7 @@ export function changeState(ctx: Ctx): Reply {
       if (job.cancelled || job.state !== 'UploadComplete') return;
       const forced = ctx.state.jobs.takeForcedFailure();
       if (forced) failWholeJob(job, forced, env.now());
-      else void processJob(job, env);
+      else void processJob(job, { ...env, rowLocks: ctx.state.rowLocks });
     });
     return json(200, jobInfo(job, false));
   }

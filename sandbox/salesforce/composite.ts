@@ -41,12 +41,15 @@ function renderResult(result: SaveResult, withCreated: boolean) {
   return { ...(result.id ? { id: result.id } : {}), success: false, errors: result.errors };
 }
 
-function save(ctx: Ctx, body: CollectionBody, items: { input: RecordInput; mode: WriteMode }[], withCreated: boolean): Reply {
-  const results = saveRecords(writeEnv(ctx), items, { allOrNone: body.allOrNone });
+/** One save is one transaction: it holds the parents its rows lock until it answers (row-locks.ts). */
+async function save(ctx: Ctx, body: CollectionBody, items: { input: RecordInput; mode: WriteMode }[], withCreated: boolean): Promise<Reply> {
+  const transaction = ctx.state.rowLocks.begin();
+  const results = saveRecords({ ...writeEnv(ctx), locks: transaction }, items, { allOrNone: body.allOrNone });
+  await transaction.end();
   return json(200, results.map((r) => renderResult(r, withCreated)));
 }
 
-export function createMany(ctx: Ctx): Reply {
+export function createMany(ctx: Ctx): Promise<Reply> {
   const body = collectionBody(ctx);
   const items = body.records.map((record) => {
     const { input } = recordFromJson(objectFromAttributes(record), record, ctx.body);
@@ -55,7 +58,7 @@ export function createMany(ctx: Ctx): Reply {
   return save(ctx, body, items, false);
 }
 
-export function updateMany(ctx: Ctx): Reply {
+export function updateMany(ctx: Ctx): Promise<Reply> {
   const body = collectionBody(ctx);
   const items = body.records.map((record) => {
     const { input, id } = recordFromJson(objectFromAttributes(record), record, ctx.body);
@@ -64,7 +67,7 @@ export function updateMany(ctx: Ctx): Reply {
   return save(ctx, body, items, false);
 }
 
-export function upsertMany(ctx: Ctx): Reply {
+export function upsertMany(ctx: Ctx): Promise<Reply> {
   const object = objectOf(ctx);
   const keyField = findField(object, ctx.params.field!);
   if (!keyField || !isUpsertKey(keyField)) {
