@@ -8,9 +8,10 @@ import type { Connection } from 'jsforce';
 import pRetry, { AbortError } from 'p-retry';
 import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
 import { createBudgetGuard } from './budget.ts';
-import { runBulkUpsert, type BulkKey } from './bulk.ts';
+import { orderByParent, runBulkUpsert, type BulkKey } from './bulk.ts';
 import { bulkCsv, type BulkRow } from './bulk-csv.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
+import { isLocked, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type LockRetrySettings } from './lock-retry.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlDateTime, soqlIdentifier, soqlIn, soqlString } from './soql.ts';
 
@@ -21,10 +22,13 @@ type SaveResult = { id?: string; success: boolean; created?: boolean; errors?: {
 
 export type SalesforceConnector = CrmConnector & {
   /** How many records went through Bulk API 2.0 and how many jobs: for reports and tests. */
-  readonly stats: { collectionRecords: number; bulkJobs: number; bulkRecords: number };
+  readonly stats: { collectionRecords: number; bulkJobs: number; bulkRecords: number; lockRetriedRecords: number };
 };
 
-export function createSalesforceConnector(settings: SalesforceSettings, secrets: SalesforceSecrets, clock: () => Date = () => new Date()): SalesforceConnector {
+/** How rows Salesforce refused with UNABLE_TO_LOCK_ROW are sent again (lock-retry.ts); tests shorten the waits. */
+export type SalesforceLockRetryOptions = { lockRetry?: Partial<LockRetrySettings> };
+
+export function createSalesforceConnector(settings: SalesforceSettings & SalesforceLockRetryOptions, secrets: SalesforceSecrets, clock: () => Date = () => new Date()): SalesforceConnector {
   const bulkThreshold = settings.bulkThreshold ?? 2000;
   const reservedShare = settings.reservedShare ?? 0.2;
   const lookbackMs = (settings.lookbackSeconds ?? 600) * 1000;
@@ -32,7 +36,11 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
   let session: ReturnType<typeof openSalesforceSession> | undefined;
   const budget = createBudgetGuard({ reservedShare, parkSeconds, clock });
   const schemas = new Map<string, Promise<ObjectSchema>>();
-  const stats = { collectionRecords: 0, bulkJobs: 0, bulkRecords: 0 };
+  const stats = { collectionRecords: 0, bulkJobs: 0, bulkRecords: 0, lockRetriedRecords: 0 };
+  const lockRetry = { ...DEFAULT_LOCK_RETRY, ...settings.lockRetry };
+  /** Locked rows of one call sent again through `resend`, promptly, before any is given up to a dead letter. */
+  const retryLocked = (items: UpsertItem[], results: UpsertResult[], resend: (items: UpsertItem[]) => Promise<UpsertResult[]>, signal: AbortSignal | undefined) =>
+    retryLockedRows(items, results, resend, { ...lockRetry, signal, onResent: (count) => (stats.lockRetriedRecords += count) });
 
   let established: Connection | undefined;
   const connect = async (): Promise<Connection> => {
@@ -120,7 +128,10 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     return schema;
   }
 
-  /** sObject Collections, 200 records a call; the signal is looked at before each call. */
+  /**
+   * sObject Collections, 200 records a call; the signal is looked at before each call. Rows of a call
+   * that Salesforce could not lock are sent again (only they) before the next call.
+   */
   async function collections(
     items: UpsertItem[],
     signal: AbortSignal | undefined,
@@ -128,13 +139,30 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     createdDefault?: boolean,
     toRecord: (item: UpsertItem) => CrmRecord = (item) => ({ ...item.fields, [item.externalIdField]: item.externalId, ...(item.crmId ? { Id: item.crmId } : {}) }),
   ): Promise<UpsertResult[]> {
+    const sendOnce = (part: UpsertItem[]) => collectionsOnce(part, signal, send, createdDefault, toRecord);
+    const results: UpsertResult[] = [];
+    for (let start = 0; start < items.length; start += COLLECTION_SIZE) {
+      const chunk = items.slice(start, start + COLLECTION_SIZE);
+      results.push(...(await retryLocked(chunk, await sendOnce(chunk), sendOnce, signal)));
+      stats.collectionRecords += chunk.length;
+    }
+    return results;
+  }
+
+  /** One pass of sObject Collections calls over `items`, nothing retried per record. */
+  async function collectionsOnce(
+    items: UpsertItem[],
+    signal: AbortSignal | undefined,
+    send: (connection: Connection, records: CrmRecord[]) => Promise<unknown>,
+    createdDefault: boolean | undefined,
+    toRecord: (item: UpsertItem) => CrmRecord,
+  ): Promise<UpsertResult[]> {
     const results: UpsertResult[] = [];
     for (let start = 0; start < items.length; start += COLLECTION_SIZE) {
       if (signal?.aborted) throw cancelledError();
       const chunk = items.slice(start, start + COLLECTION_SIZE);
       const records = chunk.map(toRecord);
       const saved = (await guarded((connection) => send(connection, records))) as SaveResult[];
-      stats.collectionRecords += chunk.length;
       chunk.forEach((item, index) => results.push(toResult(item, saved[index], createdDefault)));
     }
     return results;
@@ -144,10 +172,12 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     if (items.length === 0) return [];
     const externalIdField = items[0]!.externalIdField;
     if (items.length >= bulkThreshold || options.bulkJob?.resumeId) return bulkWrite(object, { operation: 'upsert', field: externalIdField }, items, options);
-    return collections(items, options.signal, (connection, records) =>
-      connection.sobject(object).upsert(records as never, externalIdField, { allOrNone: false }),
-    );
+    return collections(items, options.signal, upsertSend(object, externalIdField));
   }
+
+  const upsertSend = (object: string, externalIdField: string) => (connection: Connection, records: CrmRecord[]) =>
+    connection.sobject(object).upsert(records as never, externalIdField, { allOrNone: false });
+  const updateSend = (object: string) => (connection: Connection, records: CrmRecord[]) => connection.sobject(object).update(records as never, { allOrNone: false });
 
   async function updateById(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     if (items.length === 0) return [];
@@ -157,12 +187,14 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     if ((items.length >= bulkThreshold || options.bulkJob?.resumeId) && new Set(items.map((item) => item.crmId)).size === items.length) {
       return bulkWrite(object, { operation: 'update', field: 'Id' }, items, options);
     }
-    return collections(items, options.signal, (connection, records) => connection.sobject(object).update(records as never, { allOrNone: false }), false);
+    return collections(items, options.signal, updateSend(object), false);
   }
 
   /** One Bulk API 2.0 job for a large group: an upsert by external id, or an update by Id of linked records. */
   async function bulkWrite(object: string, key: BulkKey, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
-    const rows = items.map((item) => flattenForCsv({ ...item.fields, [item.externalIdField]: item.externalId, ...(key.operation === 'update' && { Id: item.crmId }) }));
+    // A parent's children side by side, so Salesforce's parallel batches do not contend for its lock
+    // (results are matched to items by key, not by row).
+    const rows = orderByParent(items).map((item) => flattenForCsv({ ...item.fields, [item.externalIdField]: item.externalId, ...(key.operation === 'update' && { Id: item.crmId }) }));
     const csv = bulkCsv(bulkColumns(rows), rows);
     const outcome = await runBulkUpsert(
       {
@@ -184,7 +216,34 @@ export function createSalesforceConnector(settings: SalesforceSettings, secrets:
     // Records of the batch the resumed job did not hold are written now, as any others would be.
     const rest = await (key.operation === 'update' ? updateById : upsertByExternalId)(object, outcome.notInJob, { ...options, bulkJob: { onCreated: options.bulkJob?.onCreated } });
     const restBySource = new Map(rest.map((result) => [result.sourceId, result]));
-    return items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
+    const results = items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
+    return resendLockedAfterJob(object, key, items, results, options.signal);
+  }
+
+  /**
+   * A job's rows Salesforce could not lock go again by sObject Collections (a few, not a second job),
+   * after a backoff, and are retried there like any collection's locked rows.
+   */
+  async function resendLockedAfterJob(object: string, key: BulkKey, items: UpsertItem[], results: UpsertResult[], signal: AbortSignal | undefined): Promise<UpsertResult[]> {
+    const locked = results.flatMap((result, index) => (isLocked(result) ? [index] : []));
+    if (locked.length === 0) return results;
+    try {
+      await sleep(lockRetryDelay(lockRetry, 1), undefined, { signal });
+    } catch (error) {
+      if (signal?.aborted) throw cancelledError();
+      throw error;
+    }
+    stats.lockRetriedRecords += locked.length;
+    const again = locked.map((index) => items[index]!);
+    const resent =
+      key.operation === 'update'
+        ? await collections(again, signal, updateSend(object), false)
+        : await collections(again, signal, upsertSend(object, key.field));
+    const settled = [...results];
+    locked.forEach((index, k) => {
+      settled[index] = resent[k]!;
+    });
+    return settled;
   }
 
   async function findWhereIn(object: string, field: string, values: string[], fields: string[] = []): Promise<CrmRecord[]> {
