@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import pLimit from 'p-limit';
 import type pg from 'pg';
 import { toDate } from '../commerce/index.ts';
-import { recordId, recordStamp, type CrmRecord } from '../crm/connector.ts';
+import { recordId, type CrmRecord } from '../crm/connector.ts';
 import { CRM_FLOWS, type CrmToCommerceFlow } from '../flows/index.ts';
 import { referralStageFlow } from '../flows/referral-stage.ts';
 import type { CrmSide, Made } from '../flows/crm-to-commerce.ts';
@@ -24,8 +24,7 @@ import { cancellationSignal, createBeat } from './activity-context.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
-
-const EPOCH: WireCursor = { time: new Date(0).toISOString() };
+import { readWindowPage, windowStart } from './crm-window.ts';
 
 export type CrmFlowCounts = { records: number; asking: number; created: number; adopted: number; refused: number; unchanged: number; writeBacks: number };
 export type CrmFlowOutcome = CrmFlowCounts & { nextCursor: WireCursor; done: boolean };
@@ -70,13 +69,15 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const active = rt.settings.cosell.enabled && rt.writesBack !== false;
       const names = Object.values(flows).filter((flow) => active && flow.enabled(rt.settings) && flow.crm[rt.crm.kind]).map((flow) => flow.name);
       const starts: Record<string, WireCursor> = {};
+      const now = clock();
       for (const name of names) {
         const stored = await cursors.get(input.connectionId, name);
-        starts[name] = stored ? { time: stored.time.toISOString() } : EPOCH;
+        // A connection's first window starts at the co-sell horizon, not 1970 (activities/crm-window.ts).
+        starts[name] = windowStart(stored?.time, now, rt.settings.cosell.startHorizonDays);
       }
       // Inbound referrals (commerce to CRM) come first: the run makes their Opportunities before reading Opportunities.
       const inbound = active && Boolean(rt.mappings['inbound-referral']);
-      return { flows: names, inbound, stages: active && Boolean(referralStageFlow.crm[rt.crm.kind]), starts, until: clock().toISOString(), pageSize: 200 };
+      return { flows: names, inbound, stages: active && Boolean(referralStageFlow.crm[rt.crm.kind]), starts, until: now.toISOString(), pageSize: 200 };
     },
 
     async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {
@@ -88,14 +89,11 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const counts: CrmFlowCounts = { records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 };
 
       const fields = await guard(() => readableFields(rt, side));
-      const pages = rt.crm.changedSince(side.object, { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields, pageSize: input.pageSize })[Symbol.asyncIterator]();
-      const first = await guard(() => pages.next());
-      await pages.return?.(undefined);
-      const page: CrmRecord[] = first.done ? [] : first.value;
+      // One page, following the window's query locator when the cursor carries one; only records the flow can use.
+      const { page, nextCursor, done } = await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields, narrow: side.narrow?.(rt.settings) });
       counts.records = page.length;
       beat({ flow: flow.name, phase: 'read', records: page.length });
       const last = page.at(-1);
-      const nextCursor: WireCursor = last ? { time: recordStamp(rt.crm, last)!.toISOString(), afterId: recordId(rt.crm, last) } : input.cursor;
 
       // What each record asks for, against what was done for it before.
       const related = side.related && page.length ? await guard(() => side.related!(rt.crm, page)) : undefined;
@@ -195,7 +193,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
         await deadLetters.record(input.connectionId, flow.name, failed, client);
         if (last) await cursors.advance(input.connectionId, flow.name, { time: new Date(nextCursor.time), id: nextCursor.afterId! }, client);
       });
-      return { ...counts, nextCursor, done: page.length < input.pageSize };
+      return { ...counts, nextCursor, done };
     },
   });
 }

@@ -21,6 +21,7 @@ import { cancellationSignal, createBeat } from './activity-context.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
+import { readWindowPage, windowStart } from './crm-window.ts';
 
 export type StageSide = 'crm' | 'commerce';
 /** `queued`: refused now and kept for later; `waiting`: kept earlier, its time not yet come. */
@@ -51,7 +52,10 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const stored = await cursors.get(input.connectionId, STAGE_CURSOR[side]);
         if (stored) starts[side] = { time: new Date(stored.time.getTime() - (side === 'commerce' ? lookbackMs : 0)).toISOString() };
       }
-      return { starts, until: clock().toISOString() };
+      // The CRM side of a connection that never read it starts at the co-sell horizon, not 1970 (activities/crm-window.ts).
+      const now = clock();
+      if (!(await cursors.get(input.connectionId, STAGE_CURSOR.crm))) starts.crm = windowStart(undefined, now, rt.settings.cosell.startHorizonDays);
+      return { starts, until: now.toISOString() };
     },
 
     async syncStagePage(input: { connectionId: string; side: StageSide; cursor: WireCursor; until: string; pageSize: number; /** The run's first page of this side. */ first?: boolean }): Promise<StagePageOutcome> {
@@ -72,15 +76,12 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       let done: boolean;
       let pairs: StagePair[];
       if (input.side === 'crm') {
-        const pages = rt.crm.changedSince(side.object, { since: new Date(input.cursor.time), afterId: input.cursor.afterId, until: new Date(input.until), fields, pageSize: input.pageSize })[Symbol.asyncIterator]();
-        const first = await guard(() => pages.next());
-        await pages.return?.(undefined);
-        const page: CrmRecord[] = first.done ? [] : first.value;
-        for (const record of page) opportunities.set(recordId(rt.crm, record), record);
-        counts.changes = page.length;
-        done = page.length < input.pageSize;
-        const last = page.at(-1);
-        if (last) nextCursor = { time: recordStamp(rt.crm, last)!.toISOString(), afterId: recordId(rt.crm, last) };
+        // Every changed Opportunity (not narrowed: a pair's record may have stopped being shared), following the window's locator.
+        const read = await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields });
+        for (const record of read.page) opportunities.set(recordId(rt.crm, record), record);
+        counts.changes = read.page.length;
+        done = read.done;
+        if (read.page.length) nextCursor = read.nextCursor;
         pairs = await stages.pairs(input.connectionId, { crmIds: [...opportunities.keys()] });
       } else {
         const batch = await guard(() => readWindowBatch(rt.commerce, orgId, 'referral', { cursor: { time: new Date(input.cursor.time), afterId: input.cursor.afterId }, until: new Date(input.until) }, input.pageSize, input.pageSize, { signal, onProgress: beat }));

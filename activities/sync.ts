@@ -29,7 +29,8 @@ import { syncRecordBatch, type PageCounts } from './record-sync.ts';
 export type { PageCounts } from './record-sync.ts';
 
 /** A cursor as it travels through workflow history: plain strings (`skip`: unreadable pages to step over). */
-export type WireCursor = { time: string; afterId?: string; skip?: number };
+/** `locator`: where a CRM read of the same window goes on (a Salesforce query locator; not a secret), never stored. */
+export type WireCursor = { time: string; afterId?: string; skip?: number; locator?: string };
 
 export type PageOutcome = PageCounts & {
   nextCursor: WireCursor;

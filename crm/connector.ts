@@ -80,7 +80,30 @@ export type UpsertOptions = {
  * position of the last record read, so many records with one stamp are neither skipped nor re-read.
  * `until` fixes the window's end at the run's start.
  */
-export type ChangedSinceOptions = { since: Date; afterId?: string; until?: Date; fields: string[]; pageSize?: number };
+export type ChangedSinceOptions = {
+  since: Date;
+  afterId?: string;
+  until?: Date;
+  fields: string[];
+  pageSize?: number;
+  /** Only records passing this filter are wanted (a CRM that cannot filter by it reads them all). */
+  narrow?: RecordFilter;
+  /**
+   * Where an earlier read of this same window stopped, as the CRM handed it (Salesforce: the query
+   * locator of nextRecordsUrl): the read goes on from there instead of querying again. When the CRM no
+   * longer knows it (expired, released), the read starts afresh from (since, afterId).
+   */
+  locator?: string;
+  /** Told, before each page is handed out, where the read would go on after it (undefined: nowhere). */
+  onLocator?: (locator: string | undefined) => void;
+};
+
+/**
+ * Which records of a window a flow can use, declared as data (never a query string): a field equal to a
+ * value, or holding one of some values. Salesforce turns it into escaped SOQL; HubSpot and Dynamics 365
+ * read the whole window (the flow still decides record by record).
+ */
+export type RecordFilter = { field: string; equals: boolean | string } | { field: string; oneOf: string[] };
 
 export interface CrmConnector {
   readonly kind: CrmKind;
@@ -93,9 +116,12 @@ export interface CrmConnector {
   describe(object: string): Promise<ObjectSchema>;
   /**
    * What the connection's CRM user may not do on these objects (missing privileges), each as a sentence
-   * saying what to grant; empty when nothing is missing. Optional: only Dataverse checks it today.
+   * saying what to grant; empty when nothing is missing. Optional: Dataverse (privileges of the security
+   * role) and Salesforce (field-level security: a field not granted told from a missing one) check it.
    */
   checkAccess?(objects: string[]): Promise<string[]>;
+  /** What doctor tells a person to do about one of checkAccess's problems, for the connection `name`. */
+  accessFix?(name: string, problem: string): string;
   /**
    * One result per item, in input order; a rejected record never fails the others. The connector cuts
    * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).

@@ -3,7 +3,7 @@
 // create answers it (its rules, the create, and the look-up of records already carrying the CRM id, so a
 // create whose answer was lost is adopted, never repeated). activities/crm-to-commerce.ts runs any of them.
 import type { CommerceClient } from '../commerce/index.ts';
-import type { CrmConnector, CrmKind, CrmRecord } from '../crm/connector.ts';
+import type { CrmConnector, CrmKind, CrmRecord, RecordFilter } from '../crm/connector.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
 /** What a CRM record asks of the commerce side: nothing, a request, or a refusal a person can act on. */
@@ -21,6 +21,12 @@ export type CrmSide<Request> = {
   /** What asking needs besides the record, read for a whole page (a draft's contacts, by their roles). */
   related?(crm: CrmConnector, records: CrmRecord[]): Promise<Map<string, unknown>>;
   ask(record: CrmRecord, settings: ConnectionSettings, related?: unknown): Ask<Request>;
+  /**
+   * Which records can ask at all, as data the connector turns into its own filter (Salesforce: SOQL), so
+   * a read skips the rest. Only for flows where a record outside it needs nothing (one that stops being
+   * shared is left as it is); leave it out otherwise.
+   */
+  narrow?(settings: ConnectionSettings): RecordFilter | undefined;
   /** The CRM record's field that holds the commerce id once made (a record already holding it asked before). */
   madeField: string;
   /** Written back onto the CRM record: once made, and when refused. */

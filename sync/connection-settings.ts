@@ -100,6 +100,13 @@ export const DEFAULT_SHARE_RULES: Record<CrmSettings['kind'], ShareRule> = {
   dynamics: { by: 'checkbox', field: 'ccs_cosellshare' },
 };
 
+/**
+ * A new connection's co-sell window (and the stage sync's CRM side) starts this many days back: a
+ * quarter of changes reaches the deals being worked now, and in an org with years of Opportunities a
+ * quarter of SystemModstamp stays under the query optimizer's selectivity threshold (README "Settings").
+ */
+export const DEFAULT_COSELL_START_HORIZON_DAYS = 90;
+
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
     baseUrl: z.url(),
@@ -125,6 +132,11 @@ export const connectionSettingsSchema = z.object({
       owners: z.object({ stage: z.enum(['commerce', 'crm', 'latest']).default('latest') }).default({ stage: 'latest' }),
       /** Stage tables replacing the defaults (mappings/salesforce/stages.ts), one per direction. */
       stages: z.object({ toCommerce: z.record(z.string(), z.string()).optional(), toCrm: z.record(z.string(), z.string()).optional() }).default({}),
+      /**
+       * How far back a connection's first co-sell read goes (days of record changes; unset:
+       * DEFAULT_COSELL_START_HORIZON_DAYS). README "Settings" says why the default.
+       */
+      startHorizonDays: z.number().int().min(1).max(36_500).optional(),
     })
     .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
   overrides: mappingOverridesSchema.default({}),

@@ -13,7 +13,8 @@ import { bulkCsv, type BulkRow } from './bulk-csv.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
 import { isLocked, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type LockRetrySettings } from './lock-retry.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
-import { soqlDateTime, soqlIdentifier, soqlIn, soqlString } from './soql.ts';
+import { soqlIdentifier, soqlIn } from './soql.ts';
+import { readWindow } from './window-read.ts';
 
 /** sObject Collections take at most 200 records a call. */
 const COLLECTION_SIZE = 200;
@@ -298,24 +299,18 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
     },
 
     async *changedSince(object: string, options: ChangedSinceOptions) {
-      const fields = [...new Set(['Id', 'SystemModstamp', ...options.fields])].map(soqlIdentifier).join(', ');
-      // SystemModstamp has whole seconds, so a position (stamp, Id) compares exactly.
-      const start =
-        options.afterId === undefined
-          ? `SystemModstamp >= ${soqlDateTime(new Date(options.since.getTime() - lookbackMs))}`
-          : `(SystemModstamp > ${soqlDateTime(options.since)} OR (SystemModstamp = ${soqlDateTime(options.since)} AND Id > ${soqlString(options.afterId)}))`;
-      const end = options.until ? ` AND SystemModstamp <= ${soqlDateTime(options.until)}` : '';
-      const soql = `SELECT ${fields} FROM ${soqlIdentifier(object)} WHERE ${start}${end} ORDER BY SystemModstamp ASC, Id ASC`;
+      // One query per window, then its query locator (window-read.ts); each page is one request.
+      const batch = (size: number) => ({ autoFetch: false, headers: { 'Sforce-Query-Options': `batchSize=${size}` } });
       type Page = { records: CrmRecord[]; done: boolean; nextRecordsUrl?: string };
-      const batchSize = { headers: { 'Sforce-Query-Options': `batchSize=${options.pageSize ?? 2000}` } };
-      // One page per request: the query is not auto-fetched; queryMore follows the locator.
-      let page: Page = await guarded(async (connection) => (await connection.query<CrmRecord>(soql, { autoFetch: false, ...batchSize })) as unknown as Page);
-      for (;;) {
-        if (page.records.length > 0) yield page.records.map(stripAttributes);
-        if (page.done || !page.nextRecordsUrl) return;
-        const locator = page.nextRecordsUrl;
-        page = await guarded(async (connection) => (await connection.queryMore<CrmRecord>(locator, { autoFetch: false, ...batchSize } as never)) as unknown as Page);
-      }
+      yield* readWindow(
+        {
+          query: (soql, size) => guarded(async (connection) => (await connection.query<CrmRecord>(soql, batch(size))) as unknown as Page),
+          queryMore: (locator, size) => guarded(async (connection) => (await connection.queryMore<CrmRecord>(locator, batch(size) as never)) as unknown as Page),
+        },
+        object,
+        options,
+        lookbackMs,
+      );
     },
 
     async getById(object, id, fields) {

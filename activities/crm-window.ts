@@ -1,0 +1,49 @@
+// One page of a CRM change window, for the activities that read CRM records page by page (co-sell
+// flows, the stage sync's CRM side): the page, the cursor the next activity starts from, and whether
+// the window is read. The cursor carries the CRM's query locator when it handed one out (Salesforce),
+// so the next activity goes on reading the same query instead of querying again; what is stored in
+// PostgreSQL stays the (time, id) position. And where a connection's first window starts.
+import { recordId, recordStamp, type CrmConnector, type CrmRecord, type RecordFilter } from '../crm/connector.ts';
+import { DEFAULT_COSELL_START_HORIZON_DAYS } from '../sync/connection-settings.ts';
+import { guard } from './failures.ts';
+import type { WireCursor } from './sync.ts';
+
+export type WindowPageInput = { cursor: WireCursor; until: string; pageSize: number; fields: string[]; narrow?: RecordFilter };
+
+export async function readWindowPage(crm: CrmConnector, object: string, input: WindowPageInput): Promise<{ page: CrmRecord[]; nextCursor: WireCursor; done: boolean }> {
+  let told = false;
+  let locator: string | undefined;
+  const pages = crm
+    .changedSince(object, {
+      since: new Date(input.cursor.time),
+      afterId: input.cursor.afterId,
+      until: new Date(input.until),
+      fields: input.fields,
+      pageSize: input.pageSize,
+      ...(input.narrow && { narrow: input.narrow }),
+      ...(input.cursor.locator && { locator: input.cursor.locator }),
+      onLocator: (next) => {
+        told = true;
+        locator = next;
+      },
+    })
+    [Symbol.asyncIterator]();
+  const first = await guard(() => pages.next());
+  await pages.return?.(undefined);
+  const page: CrmRecord[] = first.done ? [] : first.value;
+  const last = page.at(-1);
+  const nextCursor: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last), ...(locator && { locator }) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
+  // A CRM that hands out locators says when nothing follows: a full last page needs no empty read after it.
+  const done = page.length < input.pageSize || (told && locator === undefined);
+  return { page, nextCursor, done };
+}
+
+/**
+ * Where a window starts: after the stored position, or, for a connection that has none yet, at the
+ * co-sell horizon (`cosell.startHorizonDays` before now) rather than at 1970: a first read of every
+ * record the org ever changed is a table scan Salesforce may refuse with QUERY_TIMEOUT.
+ */
+export function windowStart(stored: Date | undefined, now: Date, horizonDays = DEFAULT_COSELL_START_HORIZON_DAYS): WireCursor {
+  if (stored) return { time: stored.toISOString() };
+  return { time: new Date(now.getTime() - horizonDays * 86_400_000).toISOString() };
+}
