@@ -34,35 +34,58 @@ export function token(ctx: Ctx): Reply {
 }
 
 function issueToken(ctx: Ctx, params: URLSearchParams): Reply {
-  const { config, sessions } = ctx.state;
+  const { config, sessions, refreshTokens } = ctx.state;
   const refusal = ctx.state.tokenRefusal.current();
   if (refusal) return oauthError(refusal.status, refusal.error, refusal.error_description);
   const grant = params.get('grant_type');
   if (grant !== 'client_credentials' && grant !== 'refresh_token') return oauthError(400, 'unsupported_grant_type', 'grant type not supported');
+  const generic = onGenericLoginHost(ctx);
+  // Client credentials are served on the org's My Domain only (wire doc, "Sign-in refusals").
+  if (grant === 'client_credentials' && generic) return oauthError(400, 'invalid_grant', 'request not supported on this domain');
   if (params.get('client_id') !== config.clientId) return oauthError(400, 'invalid_client_id', 'client identifier invalid');
   const secret = params.get('client_secret');
   if (grant === 'client_credentials' && secret !== config.clientSecret) return oauthError(400, 'invalid_client', 'invalid client credentials');
+  let rotatedTo: string | undefined;
   if (grant === 'refresh_token') {
     if (secret !== null && secret !== config.clientSecret) return oauthError(400, 'invalid_client', 'invalid client credentials');
-    if (params.get('refresh_token') !== config.refreshToken) return oauthError(400, 'invalid_grant', 'expired access/refresh token');
+    const redeemed = refreshTokens.redeem(params.get('refresh_token'));
+    if (!redeemed.ok) return oauthError(400, 'invalid_grant', 'expired access/refresh token');
+    rotatedTo = redeemed.rotatedTo;
   }
 
   const session = sessions.issue();
+  if (grant === 'refresh_token') refreshTokens.issued(session.token);
+  // Whatever host signed in, the org answers from its My Domain (the sandbox's own host).
+  const instanceUrl = generic ? myDomainOrigin(ctx) : ctx.origin;
   const id = identityUrl(ctx.origin);
   const issuedAt = String(session.issuedAt);
   // Salesforce signs id + issued_at with the client secret (HMAC-SHA256, base64).
   const signature = createHmac('sha256', config.clientSecret).update(id + issuedAt).digest('base64');
-  // Neither grant hands out a refresh token: client credentials never does, and refresh token
-  // rotation is off by default, so the refresh token stays the one the client already has.
+  // Client credentials never hands out a refresh token; the refresh grant does only with rotation on
+  // (refresh-tokens.ts), else the client keeps the one it has.
   return json(200, {
     access_token: session.token,
+    ...(rotatedTo !== undefined && { refresh_token: rotatedTo }),
     signature,
     scope: 'api',
-    instance_url: ctx.origin,
+    instance_url: instanceUrl,
     id,
     token_type: 'Bearer',
     issued_at: issuedAt,
   });
+}
+
+/** A request sent to the host configured as login.salesforce.com (`genericLoginHost`), not the org's My Domain. */
+function onGenericLoginHost(ctx: Ctx): boolean {
+  const generic = ctx.state.config.genericLoginHost;
+  return generic !== undefined && new URL(ctx.origin).hostname.toLowerCase() === generic.toLowerCase();
+}
+
+/** The origin the sandbox listens on: its My Domain, as a token asked for on the generic host names it. */
+function myDomainOrigin(ctx: Ctx): string {
+  const origin = new URL(ctx.origin);
+  origin.hostname = ctx.state.config.myDomainHost ?? origin.hostname;
+  return origin.origin;
 }
 
 export function revoke(): Reply {

@@ -38,6 +38,13 @@ export function createSessions(options: { ttlSeconds: number; now: () => Date })
       if (session.serial < firstValidSerial || options.now().getTime() >= session.expiresAt) return undefined;
       return session;
     },
+    /** Ends these sessions at once (a revoked refresh token family takes its access tokens with it). */
+    revoke(tokens: string[]) {
+      for (const token of tokens) {
+        const session = sessions.get(token);
+        if (session) session.expiresAt = Math.min(session.expiresAt, session.issuedAt);
+      }
+    },
     expireAll() {
       firstValidSerial = serial + 1;
     },

@@ -13,6 +13,7 @@ const DESCRIPTIONS: Record<string, string> = {
   invalid_client: 'invalid client credentials',
   invalid_grant: 'authentication failure',
   rate_limit_exceeded: 'login rate exceeded',
+  unsupported_grant_type: 'grant type not supported',
 };
 
 export function createTokenRefusal() {
