@@ -6,6 +6,7 @@ import { MAX_CHANGES_PER_SECOND as MAX_RATE } from './change-timer.ts';
 import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
+import { multiCurrencySettings, type MultiCurrency } from './currencies.ts';
 import { rowLockSettings } from './row-locks.ts';
 import { queryCostSettings, type QueryCostSettings } from './query-cost.ts';
 
@@ -34,6 +35,13 @@ export type SalesforceSandboxOptions = {
   productIds?: readonly string[];
   /** 'missing': an org before `crm-sync setup`: describe shows none of the project's custom objects and fields until the Tooling API creates them. Default 'deployed'. */
   customMetadata?: 'deployed' | 'missing';
+  /**
+   * A multi-currency org (README "Multi-currency"): `{corporate: 'USD', active: ['USD', 'EUR'],
+   * userCurrency: 'USD'}` gives Account, Contact, Opportunity and every custom object CurrencyIsoCode, a
+   * restricted picklist of the active currencies that a create leaving it out fills with userCurrency
+   * (default: the corporate one). Default: single-currency (no CurrencyIsoCode anywhere).
+   */
+  multiCurrency?: MultiCurrency;
   /**
    * Refresh token rotation (README "Rotating refresh tokens"): each refresh_token grant answers a new
    * `refresh_token` and invalidates the one used; reusing a rotated-out one revokes the family. Default
@@ -122,6 +130,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     dailyApiLimit: options.dailyApiLimit ?? 100_000,
     now: options.now ?? (() => new Date()),
     customMetadata: options.customMetadata,
+    multiCurrency: multiCurrencySettings(options.multiCurrency),
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
     genericLoginHost: options.genericLoginHost,
     myDomainHost: options.host ?? '127.0.0.1',

@@ -6,8 +6,10 @@
 import type { CustomMetadata } from './deployments.ts';
 import { PERMISSION_OBJECTS } from './permissions.ts';
 import { SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
+import { withCurrencyFields, type MultiCurrency } from './currencies.ts';
 
-export function createOrgSchema(customMetadata: CustomMetadata = 'deployed') {
+/** `multiCurrency`: a multi-currency org's settings (currencies.ts); undefined: single-currency. */
+export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', multiCurrency?: Required<MultiCurrency>) {
   let objects: SandboxObject[] = [];
   /** "Object" and "Object.Field" granted before any permission set: the custom metadata present at start. */
   let grantedAtStart = new Set<string>();
@@ -19,6 +21,7 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed') {
       customMetadata === 'missing'
         ? model.filter((o) => !o.custom).map((o) => ({ ...o, fields: o.fields.filter((f) => !f.custom) }))
         : model.map((o) => ({ ...o, fields: [...o.fields] }));
+    objects = withCurrencyFields(objects, multiCurrency);
     grantedAtStart = new Set(objects.flatMap((o) => (o.custom ? [o.name] : [])).concat(objects.flatMap((o) => o.fields.filter((f) => f.custom).map((f) => `${o.name}.${f.name}`))));
     version++;
   };
@@ -33,7 +36,8 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed') {
     /** Changes whenever an object or field is added, so views built from the schema know they are stale. */
     version: () => version,
     addObject(object: SandboxObject) {
-      objects = [...objects, object];
+      // A new custom object of a multi-currency org has CurrencyIsoCode too.
+      objects = [...objects, ...withCurrencyFields([object], multiCurrency)];
       version++;
     },
     /** The object gets a new fields array (its views and field indexes are rebuilt), audit fields kept last. */

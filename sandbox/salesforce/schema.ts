@@ -37,8 +37,11 @@ export type SandboxField = {
   /** Createable but not updateable: set when the record is made, never changed after (OpportunityContactRole.OpportunityId). */
   createOnly: boolean;
   custom: boolean;
-  /** What a create that leaves the field out stores (a checkbox's default); null for every other kind. */
-  defaultValue: boolean | null;
+  /**
+   * What a create that leaves the field out stores: a checkbox's default, a multi-currency org's
+   * CurrencyIsoCode its user's currency (currencies.ts); null for every other kind.
+   */
+  defaultValue: boolean | string | null;
   /** Visible to the integration user but not editable: its permission sets grant read without edit (field-access.ts). */
   readOnlyByPermission?: boolean;
 };

@@ -13,6 +13,7 @@ import { applyChanges, createDriver } from './change-driver.ts';
 import { createChangeTimer } from './change-timer.ts';
 import { createDeployments, type CustomMetadata } from './deployments.ts';
 import { createOrgSchema } from './org-schema.ts';
+import type { MultiCurrency } from './currencies.ts';
 import { seedIntegrationUser } from './permissions.ts';
 import { createQueryCost, type QueryCostSettings } from './query-cost.ts';
 import { createRowLocks, type RowLockSettings } from './row-locks.ts';
@@ -30,6 +31,8 @@ export type SandboxConfig = {
   productIds: readonly string[];
   /** 'missing': an org before `crm-sync setup` (no custom objects or fields until the Tooling API makes them). */
   customMetadata?: CustomMetadata;
+  /** A multi-currency org (currencies.ts): its currencies and its integration user's. Default: single-currency. */
+  multiCurrency?: Required<MultiCurrency>;
   /** Refresh token rotation (refresh-tokens.ts): each refresh_token grant hands out a new token. Default off. */
   rotateRefreshTokens?: boolean;
   /** A hostname answered as login.salesforce.com, not the org's My Domain (oauth.ts). */
@@ -46,7 +49,7 @@ export function createState(config: SandboxConfig) {
   const store = createStore();
   const driver = createDriver(config.seed, config.productIds);
   const sessions = createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now });
-  const schema = createOrgSchema(config.customMetadata);
+  const schema = createOrgSchema(config.customMetadata, config.multiCurrency);
   seedIntegrationUser(store);
   return {
     config,
