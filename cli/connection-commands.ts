@@ -10,6 +10,7 @@ import { withTransaction } from '../store/transaction.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { organizationChanges, OrganizationChangedError, verifyConnection } from '../sync/verify-connection.ts';
 import { otherWriters } from '../sync/write-back-owner.ts';
+import { unsavedSecretsVault, withNewestRefreshToken } from '../sync/refresh-token-handover.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
@@ -38,6 +39,11 @@ export type SaveRequest = {
   writeBack?: boolean;
   /** connect --paused: a new connection's schedules start paused. */
   paused?: boolean;
+  /**
+   * The refresh token is the saved one (edit without a new one): save it as stored when saving, since
+   * the check and the workers may have rotated it since it was read.
+   */
+  keepStoredRefreshToken?: boolean;
 };
 
 export type SaveOutcome = { saved: Connection; writesBack: boolean; startedAfresh?: ForgottenSyncState; notes: string[] };
@@ -66,8 +72,13 @@ export async function saveConnection(context: CommandContext, request: SaveReque
   else settings.writeBack = otherWriters(self, all).length === 0;
 
   const { saved, forgotten, gaveUp } = await withTransaction(context.database.pool, async (tx) => {
+    // Under the renewal lock, so a renewal in flight hands its rotated token over before this is read.
+    const secrets =
+      existing && request.keepStoredRefreshToken
+        ? await context.connections.withSecretsLock(existing.id, async (stored) => ({ ...request.secrets, crmRefreshToken: (await stored.read()).crmRefreshToken }), tx)
+        : request.secrets;
     const saved = existing
-      ? await context.connections.update(existing.id, { settings, secrets: request.secrets }, tx)
+      ? await context.connections.update(existing.id, { settings, secrets }, tx)
       : await context.connections.create({ name: request.name, crmKind: settings.crm.kind, settings, secrets: request.secrets }, tx);
     const forgotten = changes.length ? await forgetSyncState(tx, saved.id) : undefined;
     // Claimed under a lock, so at most one connection of the commerce organization writes back.
@@ -218,8 +229,11 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
           overrides: options.overrides ? JSON.parse(options.overrides) : {},
           schedule: { every: options.every, ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }) },
         });
-        const secrets = connectionSecretsSchema.parse({ commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET, ...crmSecretsFromEnvironment(crm) });
-        const verified = await verifyConnection(settings, secrets);
+        const typed = connectionSecretsSchema.parse({ commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET, ...crmSecretsFromEnvironment(crm) });
+        // The check signs in, which rotates a Salesforce refresh token: the newest one is saved, not the one typed.
+        const refreshTokens = unsavedSecretsVault(typed);
+        const verified = await verifyConnection(settings, typed, { refreshTokens });
+        const secrets = withNewestRefreshToken(typed, refreshTokens);
         const context = await openCommandContext(config, logger);
         try {
           const existing = (await context.connections.list()).find((connection) => connection.name === options.name);

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
+import { storedRefreshTokenVault, unsavedSecretsVault, withNewestRefreshToken } from '../sync/refresh-token-handover.ts';
 import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
@@ -93,13 +94,18 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
             ...(process.env.COMMERCE_CLIENT_SECRET && { commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET }),
             ...crmSecretsSet(settings.crm.kind),
           });
-          const verified = await verifyConnection(settings, secrets);
+          // The check signs in, which rotates a Salesforce refresh token: a saved one through the
+          // connection's vault (workers may renew it meanwhile), a new one in memory, its newest saved.
+          const newRefreshToken = secrets.crmRefreshToken !== found!.secrets.crmRefreshToken;
+          const unsaved = newRefreshToken ? unsavedSecretsVault(secrets) : undefined;
+          const verified = await verifyConnection(settings, secrets, { refreshTokens: unsaved ?? storedRefreshTokenVault(context.connections, found!.id) });
           const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
             command: 'edit',
             name: found!.name,
             existing: found,
             settings,
-            secrets,
+            secrets: unsaved ? withNewestRefreshToken(secrets, unsaved) : secrets,
+            keepStoredRefreshToken: !unsaved,
             crmOrganizationId: verified.crmOrganizationId,
             startAfresh: Boolean(options.startAfresh),
             writeBack: options.writeBack,

@@ -6,6 +6,7 @@ import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createConnector } from '../crm/registry.ts';
+import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { ENTITIES } from '../mappings/types.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { openDeadLetters, type DeadLetterView } from '../ops/dead-letter-view.ts';
@@ -251,7 +252,7 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
           const overrides = readOverridesFile(options.edit);
           const stored = await context.connections.getWithSecrets(found.id);
           const candidate = connectionSettingsSchema.parse({ ...found.settings, overrides });
-          const connector = createConnector(candidate, connectionSecretsSchema.parse(stored!.secrets));
+          const connector = createConnector(candidate, connectionSecretsSchema.parse(stored!.secrets), { refreshTokens: storedRefreshTokenVault(context.connections, found.id) });
           try {
             await checkConnectionMappings(connector, candidate);
           } catch (error) {

@@ -9,15 +9,17 @@ import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
 import { createDynamicsConnector } from './dynamics/connector.ts';
 import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
+import type { RefreshTokenVault } from './salesforce/refresh-tokens.ts';
 
-type Tuning = { lookbackSeconds?: number };
+/** `refreshTokens`: where a rotated Salesforce refresh token goes (sync/refresh-token-handover.ts). */
+type Tuning = { lookbackSeconds?: number; refreshTokens?: RefreshTokenVault };
 type Factory<K extends CrmSettings['kind']> = (settings: Extract<CrmSettings, { kind: K }>, secrets: ConnectionSecrets, tuning: Tuning) => CrmConnector;
 
 const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
   salesforce: (crm, secrets, tuning) =>
     createSalesforceConnector(
       { loginUrl: crm.loginUrl, apiVersion: crm.apiVersion, bulkThreshold: crm.bulkThreshold, reservedShare: crm.reservedShare, lookbackSeconds: tuning.lookbackSeconds },
-      { clientId: crm.clientId, clientSecret: requiredSecret(secrets.crmClientSecret, 'the connected app\'s client secret'), refreshToken: secrets.crmRefreshToken },
+      { clientId: crm.clientId, clientSecret: requiredSecret(secrets.crmClientSecret, 'the connected app\'s client secret'), refreshToken: secrets.crmRefreshToken, refreshTokens: tuning.refreshTokens },
     ),
   hubspot: (crm, secrets, tuning) => createHubSpotConnector(crm, secrets, tuning),
   dynamics: (crm, secrets, tuning) => createDynamicsConnector(crm, secrets, tuning),

@@ -30,6 +30,13 @@ type Queryable = pg.Pool | pg.PoolClient;
 // Serialises changes of write-back ownership, so two at once cannot both leave a writer behind.
 const WRITE_BACK_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
+/** A connection's secrets inside withSecretsLock. */
+export type LockedSecrets = {
+  read(): Promise<ConnectionSecrets>;
+  /** Puts `next` in place of secret `key` if it still holds `expected`; false when someone saved another value meanwhile. */
+  replace(key: string, expected: string, next: string): Promise<boolean>;
+};
+
 export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
   const toConnection = (row: Record<string, any>): Connection => ({
     id: row.id,
@@ -104,6 +111,35 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
         await setFlag([id], on);
         if (gaveUp.length) await setFlag(gaveUp.map((other) => other.id), false);
         return gaveUp;
+      };
+      return client ? run(client) : withTransaction(pool, run);
+    },
+
+    /**
+     * Runs `work` alone among this connection's secret renewals, in any process: in a transaction (the
+     * caller's `client`, or one of its own) holding an advisory lock keyed by the connection (a rotated
+     * Salesforce refresh token, see crm/salesforce/refresh-tokens.ts). `replace` seals the change at once
+     * and leaves updated_at and the re-authorisation mark alone: a rotated token is no change of the
+     * connection, and the runtime cache rebuilds a connector (signing in, rotating again) on updated_at.
+     */
+    async withSecretsLock<T>(id: string, work: (secrets: LockedSecrets) => Promise<T>, client?: pg.PoolClient): Promise<T> {
+      const run = async (tx: pg.PoolClient) => {
+        await tx.query(WRITE_BACK_LOCK, [`crm-sync secrets ${id}`]);
+        // No row lock until a write: a renewal waits on Salesforce while holding the advisory lock only.
+        const open = async (lock: string) => {
+          const { rows } = await tx.query(`SELECT secrets_ciphertext, secrets_key_id FROM connections WHERE id = $1 ${lock}`, [id]);
+          if (!rows[0]) throw new Error(`No connection with id ${id}`);
+          return box.open<ConnectionSecrets>(rows[0].secrets_ciphertext, id, rows[0].secrets_key_id);
+        };
+        return work({
+          read: () => open(''),
+          async replace(key, expected, next) {
+            const secrets = await open('FOR UPDATE');
+            if (secrets[key] !== expected) return false;
+            await tx.query('UPDATE connections SET secrets_ciphertext = $2, secrets_key_id = $3 WHERE id = $1', [id, box.seal({ ...secrets, [key]: next }, id), box.keyId]);
+            return true;
+          },
+        });
       };
       return client ? run(client) : withTransaction(pool, run);
     },

@@ -6,6 +6,7 @@ import { createConnector, mappingsFor } from '../crm/registry.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { writesBack } from './write-back-owner.ts';
+import { storedRefreshTokenVault } from './refresh-token-handover.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from './connection-settings.ts';
 
 export type ConnectionRuntime = {
@@ -48,7 +49,8 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         retries: options.commerceRetries,
         minRetryDelayMs: options.commerceMinRetryDelayMs,
       }),
-      crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds }),
+      // A rotated refresh token is sealed into the connection without touching updated_at, so this runtime stays cached.
+      crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds, refreshTokens: storedRefreshTokenVault(connections, stored.id) }),
       mappings: mappingsFor(settings.crm.kind, settings.crm),
       writesBack: writesBack(stored, await connections.list()),
     };

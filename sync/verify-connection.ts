@@ -3,6 +3,7 @@
 import { createCommerceClient } from '../commerce/index.ts';
 import { CRM_NAMES, type CrmConnector } from '../crm/connector.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
+import type { RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import { checkMappings } from '../mappings/check.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
 import { commerceOrganizationKey } from './write-back-owner.ts';
@@ -22,7 +23,15 @@ export async function checkConnectionMappings(crm: CrmConnector, settings: Conne
   await checkMappings(crm, Object.fromEntries(settings.entities.flatMap((entity) => (mappings[entity] ? [[entity, mappings[entity]]] : []))), settings.overrides);
 }
 
-export async function verifyConnection(settings: ConnectionSettings, secrets: ConnectionSecrets): Promise<{ crmOrganizationId?: string; commerceOrganization: string }> {
+/**
+ * `refreshTokens`: where a refresh token the check's sign-in rotates goes (sync/refresh-token-handover.ts):
+ * the saved connection's, or a vault in memory whose newest token the caller saves.
+ */
+export async function verifyConnection(
+  settings: ConnectionSettings,
+  secrets: ConnectionSecrets,
+  options: { refreshTokens?: RefreshTokenVault } = {},
+): Promise<{ crmOrganizationId?: string; commerceOrganization: string }> {
   const problems: string[] = [];
   const commerce = createCommerceClient({ ...settings.commerce, clientSecret: secrets.commerceClientSecret, retries: 2 });
   try {
@@ -36,7 +45,7 @@ export async function verifyConnection(settings: ConnectionSettings, secrets: Co
   const crmName = CRM_NAMES[settings.crm.kind];
   let crmOrganizationId: string | undefined;
   try {
-    const crm = createConnector(settings, secrets);
+    const crm = createConnector(settings, secrets, { refreshTokens: options.refreshTokens });
     crmOrganizationId = (await crm.verify()).organizationId;
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const missing = settings.entities.filter((entity) => !mappings[entity]);

@@ -36,19 +36,65 @@ const CREDENTIALS_REFUSED = new Map([
   ['inactive_org', 'the Salesforce org is locked, closed or suspended'],
 ]);
 
+/** Where and how the connection signed in, when known (a renewal inside jsforce does not say). */
+export type SignIn = { loginUrl?: string; flow?: 'client_credentials' | 'refresh_token' };
+
 /**
  * A refusal of the credentials by the token endpoint, or undefined for any other failure. `code` is
  * Salesforce's OAuth `error`, `description` its `error_description`; the client secret never appears.
  */
-export function credentialsRefusal(code: string, description: string, clientId: string | undefined, cause?: unknown): CrmCredentialsRefusedError | undefined {
-  const meaning = CREDENTIALS_REFUSED.get(code);
-  if (!meaning) return undefined;
+export function credentialsRefusal(code: string, description: string, clientId: string | undefined, cause?: unknown, signIn: SignIn = {}): CrmCredentialsRefusedError | undefined {
   const client = clientId ? ` (client id ${clientId})` : '';
+  const setup = signInSetupRefusal(code, description, client, signIn);
+  if (setup) return new CrmCredentialsRefusedError(setup, code, cause);
+  const meaning = signIn.flow === 'client_credentials' && code === 'invalid_grant' ? CLIENT_CREDENTIALS_GRANT_REFUSED : CREDENTIALS_REFUSED.get(code);
+  if (!meaning) return undefined;
   return new CrmCredentialsRefusedError(
     `Salesforce refused the connection's credentials${client}: ${meaning}. Salesforce said: ${code}: ${description}. Save working credentials with crm-sync edit.`,
     code,
     cause,
   );
+}
+
+// The client credentials flow has no refresh token to call revoked: its invalid_grant is the run-as user or scopes.
+const CLIENT_CREDENTIALS_GRANT_REFUSED = "the client credentials sign-in was refused (check the connected app's Run As user, and that its OAuth scopes include api)";
+
+/**
+ * Refusals no new secret can cure, only the connection's login URL or the connected app's settings
+ * (docs/crm-wire-behaviour.md, "Sign-in refusals"): the whole message, or undefined.
+ */
+function signInSetupRefusal(code: string, description: string, client: string, signIn: SignIn): string | undefined {
+  const said = `Salesforce said: ${code}: ${description}.`;
+  if (code === 'invalid_grant' && /request not supported on this domain/i.test(description)) {
+    const host = signIn.loginUrl ? hostOf(signIn.loginUrl) : "the connection's login URL";
+    return (
+      `Salesforce refused the client credentials flow on ${host}${client}: use your org's My Domain login URL ` +
+      `(https://<your domain>.my.salesforce.com, or https://<your domain>--<sandbox>.sandbox.my.salesforce.com; Setup > My Domain shows it) ` +
+      `as the connection's login URL: crm-sync connect again with the same --name and --salesforce-login-url set to it. ${said}`
+    );
+  }
+  if (code === 'unsupported_grant_type') {
+    const flow = signIn.flow === 'client_credentials' ? 'the client credentials flow' : signIn.flow === 'refresh_token' ? 'the refresh token flow' : 'this sign-in flow';
+    const enable =
+      signIn.flow === 'refresh_token'
+        ? 'allow the refresh token flow there (the OAuth scope "Perform requests at any time (refresh_token, offline_access)")'
+        : signIn.flow === 'client_credentials'
+          ? 'tick "Enable Client Credentials Flow" there and choose its Run As user'
+          : 'enable the flow there ("Enable Client Credentials Flow" with a Run As user, or the refresh_token scope)';
+    return (
+      `Salesforce refused ${flow}${client}: the connected app (or External Client App) does not allow it. In Setup, open the app's OAuth settings and ` +
+      `${enable}, then check with crm-sync doctor. ${said}`
+    );
+  }
+  return undefined;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /**

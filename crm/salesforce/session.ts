@@ -1,10 +1,12 @@
 // A jsforce Connection for one Salesforce org: OAuth 2.0 client credentials or the refresh-token flow,
 // each with a refresh function of ours that fetches a new token when a session expires (so a refusal
 // by the token endpoint keeps its OAuth code, see errors.ts). The API version is set explicitly:
-// jsforce's default (50.0) is years old. Every request is time-limited (transport.ts).
+// jsforce's default (50.0) is years old. Every request is time-limited (transport.ts). Refresh-token
+// renewals go through a vault (refresh-tokens.ts), which keeps a rotated refresh token.
 import jsforce, { type Connection } from 'jsforce';
 import { CrmError } from '../connector.ts';
-import { credentialsRefusal } from './errors.ts';
+import { credentialsRefusal, type SignIn } from './errors.ts';
+import { memoryRefreshTokenVault, renewThroughVault, type RefreshTokenVault } from './refresh-tokens.ts';
 import { boundSalesforceSockets, DEFAULT_REQUEST_TIMEOUT_MS, limitRequestTime, SalesforceRequestTimeoutError } from './transport.ts';
 
 export const DEFAULT_SALESFORCE_API_VERSION = '62.0';
@@ -29,7 +31,25 @@ export type SalesforceSettings = {
   requestTimeoutMs?: number;
 };
 
-export type SalesforceSecrets = { clientId: string; clientSecret: string; refreshToken?: string };
+export type SalesforceSecrets = {
+  clientId: string;
+  clientSecret: string;
+  refreshToken?: string;
+  /**
+   * Where a rotated refresh token goes (the connection's sealed secrets, for a saved connection). Without
+   * one, the token is kept in memory for as long as these secrets are in use.
+   */
+  refreshTokens?: RefreshTokenVault;
+};
+
+// One vault per secrets object, so a session opened again after a failure renews with the newest token.
+const memoryVaults = new WeakMap<SalesforceSecrets, RefreshTokenVault>();
+function vaultFor(secrets: SalesforceSecrets): RefreshTokenVault {
+  if (secrets.refreshTokens) return secrets.refreshTokens;
+  let vault = memoryVaults.get(secrets);
+  if (!vault) memoryVaults.set(secrets, (vault = memoryRefreshTokenVault(secrets.refreshToken)));
+  return vault;
+}
 
 type TokenResponse = { access_token: string; instance_url: string; id: string };
 
@@ -37,8 +57,9 @@ export async function openSalesforceSession(settings: SalesforceSettings, secret
   boundSalesforceSockets();
   const oauth2 = new jsforce.OAuth2({ loginUrl: settings.loginUrl, clientId: secrets.clientId, clientSecret: secrets.clientSecret, redirectUri: undefined as unknown as string });
   const version = settings.apiVersion ?? DEFAULT_SALESFORCE_API_VERSION;
+  const refreshToken = secrets.refreshToken;
   const requestToken = (): Promise<TokenResponse> =>
-    secrets.refreshToken ? oauth2.refreshToken(secrets.refreshToken) : oauth2.requestToken({ grant_type: 'client_credentials' });
+    refreshToken ? renewThroughVault(vaultFor(secrets), refreshToken, (token) => oauth2.refreshToken(token)) : oauth2.requestToken({ grant_type: 'client_credentials' });
   const connection = new jsforce.Connection({
     oauth2,
     version,
@@ -59,7 +80,7 @@ export async function openSalesforceSession(settings: SalesforceSettings, secret
     connection.instanceUrl = token.instance_url;
     return { connection, userInfo: parseIdUrl(token.id) };
   } catch (error) {
-    throw loginError(error, secrets.clientId);
+    throw loginError(error, secrets.clientId, { loginUrl: settings.loginUrl, flow: refreshToken ? 'refresh_token' : 'client_credentials' });
   }
 }
 
@@ -69,12 +90,12 @@ function tokenErrorCode(error: unknown): string {
   return (error as { name?: string }).name ?? 'Error';
 }
 
-function loginError(error: unknown, clientId: string): CrmError {
+function loginError(error: unknown, clientId: string, signIn: SignIn): CrmError {
   const detail = (error as { message?: string }).message ?? String(error);
   const code = tokenErrorCode(error);
-  // Only these codes mean the credentials themselves were refused; a 5xx, a rate limit, a timeout or a
-  // dropped socket is worth retrying.
-  const refused = credentialsRefusal(code, detail, clientId, error);
+  // Only these codes mean the credentials (or the sign-in's setup) were refused; a 5xx, a rate limit, a
+  // timeout or a dropped socket is worth retrying.
+  const refused = credentialsRefusal(code, detail, clientId, error, signIn);
   if (refused) return refused;
   return new CrmError(`Salesforce's login did not answer properly (${code}: ${detail}); retrying`, { code: 'LOGIN_UNAVAILABLE', retryable: true, retryAfterMs: 1000, cause: error });
 }
