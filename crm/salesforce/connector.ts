@@ -15,6 +15,7 @@ import { isLocked, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type Loc
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlIdentifier, soqlIn } from './soql.ts';
 import { readWindow } from './window-read.ts';
+import { inSlices } from './in-slices.ts';
 
 /** sObject Collections take at most 200 records a call. */
 const COLLECTION_SIZE = 200;
@@ -249,11 +250,11 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
 
   async function findWhereIn(object: string, field: string, values: string[], fields: string[] = []): Promise<CrmRecord[]> {
     const found: CrmRecord[] = [];
-    // SOQL statements are limited in length: look up in slices; every value is escaped (soqlIn).
-    for (let start = 0; start < values.length; start += 200) {
-      const slice = values.slice(start, start + 200);
-      const columns = [...new Set(['Id', field, ...fields])].map(soqlIdentifier).join(', ');
-      const soql = `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(field)} IN ${soqlIn(slice)}`;
+    const columns = [...new Set(['Id', field, ...fields])].map(soqlIdentifier).join(', ');
+    const query = (slice: string[]) => `SELECT ${columns} FROM ${soqlIdentifier(object)} WHERE ${soqlIdentifier(field)} IN ${soqlIn(slice)}`;
+    // The query travels in the URI, which Salesforce caps: slices by encoded length, at most 200 values (in-slices.ts); every value is escaped (soqlIn).
+    for (const slice of inSlices(values, query, `${object}.${field}`)) {
+      const soql = query(slice);
       const result = await guarded(async (connection) => await connection.query<CrmRecord>(soql, { autoFetch: true, maxFetch: 10_000 }));
       found.push(...result.records.map(stripAttributes));
     }
