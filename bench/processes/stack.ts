@@ -96,11 +96,29 @@ export type BenchStack = Awaited<ReturnType<typeof startBenchStack>>;
 /** What `crm-sync setup` would create in a HubSpot account or a Dataverse environment before the first sync. */
 export async function prepareCrm(sandboxes: SandboxesDescription, kind: CrmKind): Promise<void> {
   const { hubspot, dynamics } = sandboxes;
+  if (kind === 'salesforce') await salesforceConditions(sandboxes.salesforce.controlUrl);
   if (kind === 'hubspot') await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
   if (kind === 'dynamics') {
     const credentials = { kind: 'dynamics', orgUrl: dynamics.orgUrl, authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } as const;
     await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials });
   }
+}
+
+/**
+ * A real org is shared and slow where the sandbox is not (issue #23): BENCH_SALESFORCE_LOCK_RATE (default
+ * 0.01) of child rows meet another transaction's lock on their parent, and BENCH_SALESFORCE_QUERY_MS_PER_1000
+ * (default 120: a table scan of 1,000,000 rows passes Salesforce's two minutes, as a non-selective query
+ * does on a large org) is charged per thousand rows a query scans, BENCH_SALESFORCE_QUERY_REAL_SHARE (default
+ * 0.05) of it really waited. Both 0 measure the sandbox as it answers without them.
+ */
+async function salesforceConditions(controlUrl: string): Promise<void> {
+  const setting = (name: string, fallback: number) => (process.env[name] === undefined ? fallback : Number(process.env[name]));
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${controlUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`The Salesforce sandbox refused ${path}: ${response.status} ${await response.text()}`);
+  };
+  await post('/row-locks', { failureRate: setting('BENCH_SALESFORCE_LOCK_RATE', 0.01) });
+  await post('/query-cost', { msPerThousandRows: setting('BENCH_SALESFORCE_QUERY_MS_PER_1000', 120), realTimeShare: setting('BENCH_SALESFORCE_QUERY_REAL_SHARE', 0.05) });
 }
 
 /** A connection's settings and secrets between the bench sandboxes' commerce organization and one CRM sandbox. */
