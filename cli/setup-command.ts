@@ -2,7 +2,8 @@
 // there, and is safe to run twice. HubSpot: the custom object (its objectTypeId kept in the connection),
 // property groups, the project's properties, deal pipelines and (where HubSpot refuses the account
 // custom objects) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys.
-// Salesforce: custom objects and fields through the Tooling API. Then the mappings are checked.
+// Salesforce: custom objects and fields through the Tooling API, granted to the integration user by a
+// permission set. Then the mappings are checked.
 import type { Command } from 'commander';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import { dynamicsCredentials } from '../crm/dynamics/connector.ts';
@@ -14,6 +15,7 @@ import { setUpSalesforce } from '../crm/salesforce/setup.ts';
 import { createConnector } from '../crm/registry.ts';
 import { checkConnectionMappings } from '../sync/verify-connection.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
+import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { openCommandContext } from './context.ts';
 import { jsonOutput } from './output.ts';
 import type { withConfigType } from './with-config.ts';
@@ -55,14 +57,16 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
           }
           if (settings.crm.kind === 'salesforce') {
             const secrets = connectionSecretsSchema.parse(connection.secrets);
-            const { connection: org } = await openSalesforceSession(
+            // Both sessions below sign in: a rotated refresh token goes back into the connection.
+            const refreshTokens = storedRefreshTokenVault(context.connections, found.id);
+            const { connection: org, userInfo } = await openSalesforceSession(
               { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion },
-              { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken },
+              { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken, refreshTokens },
             );
-            const report = await setUpSalesforce(org);
+            const report = await setUpSalesforce(org, userInfo.id);
             // Then the same check connect makes: the mappings (with this connection's overrides) against the org.
             try {
-              const crm = createConnector(settings, secrets);
+              const crm = createConnector(settings, secrets, { refreshTokens });
               await checkConnectionMappings(crm, settings);
             } catch (error) {
               report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));

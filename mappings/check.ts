@@ -1,8 +1,9 @@
 // Before a connection writes anything: describe every target object and check the mappings, with the
 // connection's overrides, against it. All problems are reported at once, each by name.
-import type { CrmConnector } from '../crm/connector.ts';
+import { CRM_NAMES, type CrmConnector } from '../crm/connector.ts';
 import type { MappingOverrides } from './overrides.ts';
 import { validateMapping } from './overrides.ts';
+import { unfilledRequiredFields } from './required-fields.ts';
 import type { Entity, EntityMapping } from './types.ts';
 
 export class MappingConfigError extends Error {
@@ -20,7 +21,7 @@ function isMissingObject(error: unknown): boolean {
 }
 
 export async function checkMappings(
-  connector: Pick<CrmConnector, 'describe'>,
+  connector: Pick<CrmConnector, 'describe'> & Partial<Pick<CrmConnector, 'kind'>>,
   mappings: Partial<Record<Entity, EntityMapping<any, any>>>,
   overrides: MappingOverrides = {},
 ): Promise<void> {
@@ -39,6 +40,7 @@ export async function checkMappings(
       continue;
     }
     problems.push(...validateMapping(mapping, overrides[entity], schema));
+    problems.push(...unfilledRequiredFields(mapping, overrides[entity], schema, connector.kind && CRM_NAMES[connector.kind]));
   }
   if (problems.length > 0) throw new MappingConfigError(problems);
 }

@@ -8,9 +8,11 @@ import { ScheduleNotFoundError } from '@temporalio/client';
 import type pg from 'pg';
 import { CRM_NAMES } from '../crm/connector.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
+import type { RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
+import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { readConnectionHealth } from './connection-health.ts';
 
@@ -75,13 +77,16 @@ async function checkSchedules(client: Client | undefined, connectionId: string, 
   return { check, ok: true, message: 'all four present and running' };
 }
 
-/** What the CRM user may not do on the objects the connection writes, where the connector can tell (Dataverse). */
-async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string): Promise<Check[]> {
+/**
+ * What the CRM user may not do on, or see of, the objects the connection writes, where the connector can
+ * tell (Dataverse: privileges; Salesforce: field-level security). The fix is the connector's own.
+ */
+async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string, refreshTokens?: RefreshTokenVault): Promise<Check[]> {
   const crmName = CRM_NAMES[settings.crm.kind];
-  const check = `${name}: ${crmName} privileges`;
+  const check = `${name}: ${crmName} ${settings.crm.kind === 'salesforce' ? 'field access' : 'privileges'}`;
   let crm: ReturnType<typeof createConnector>;
   try {
-    crm = createConnector(settings, secrets);
+    crm = createConnector(settings, secrets, { refreshTokens });
   } catch {
     return []; // the credentials check above already says what is wrong
   }
@@ -90,11 +95,19 @@ async function checkPrivileges(settings: ConnectionSettings, secrets: Connection
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const objects = [...new Set(settings.entities.flatMap((entity) => (mappings[entity] ? [mappings[entity].object] : [])))];
     const problems = await crm.checkAccess(objects);
-    if (problems.length === 0) return [{ check, ok: true, message: `the app user may create, read and write ${objects.join(', ')}` }];
-    return problems.map((message) => ({ check, ok: false, message, fix: `give the application user the security role named, then crm-sync doctor again (crm-sync setup ${name} checks it too)` }));
+    if (problems.length === 0) return [{ check, ok: true, message: `the ${settings.crm.kind === 'salesforce' ? 'integration' : 'app'} user may create, read and write ${objects.join(', ')}` }];
+    return problems.map((message) => ({ check, ok: false, message, fix: crm.accessFix?.(name, message) ?? 'grant what is named, then crm-sync doctor again' }));
   } catch (error) {
     return [{ check, ok: false, message: `not checked: ${(error as Error).message}` }];
   }
+}
+
+/** The access check after the mapping check failed: its problems only (unreadable settings are the mapping line's to report). */
+async function accessChecks(storedSettings: unknown, storedSecrets: unknown, name: string, refreshTokens: RefreshTokenVault): Promise<Check[]> {
+  const settings = connectionSettingsSchema.safeParse(storedSettings);
+  const secrets = connectionSecretsSchema.safeParse(storedSecrets);
+  if (!settings.success || !secrets.success) return [];
+  return (await checkPrivileges(settings.data, secrets.data, name, refreshTokens)).filter((check) => !check.ok && !check.message.startsWith('not checked'));
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
@@ -112,11 +125,23 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
     try {
       const settings = connectionSettingsSchema.parse(stored!.settings);
       const secrets = connectionSecretsSchema.parse(stored!.secrets);
-      await verify(settings, secrets);
+      const refreshTokens = storedRefreshTokenVault(deps.connections, connection.id); // a rotated refresh token goes back into the connection
+      await verify(settings, secrets, { refreshTokens });
       checks.push({ check: `${name}: credentials and mapping`, ok: true, message: `commerce and ${crmName} accept the credentials; the mappings fit the ${crmName} schema` });
-      checks.push(...(await checkPrivileges(settings, secrets, name)));
+      checks.push(...(await checkPrivileges(settings, secrets, name, refreshTokens)));
     } catch (error) {
-      const problems = (error as { problems?: string[] }).problems ?? [(error as Error).message];
+      // A Salesforce field or object the integration user is not granted looks missing to the mapping
+      // check: the access check tells which, and its line replaces the mapping's for it.
+      const looksMissing = ((error as { problems?: string[] }).problems ?? []).some((problem) => /has no field|does not exist/.test(problem));
+      const access = connection.crmKind === 'salesforce' && looksMissing ? await accessChecks(stored!.settings, stored!.secrets, name, storedRefreshTokenVault(deps.connections, connection.id)) : [];
+      const notGranted = access.flatMap((check) => {
+        const match = /^(\w+?)(?:\.(\w+))? exists but/.exec(check.message);
+        return match ? [{ object: match[1]!, field: match[2] }] : [];
+      });
+      const explained = (problem: string) =>
+        notGranted.some(({ object, field }) => (field ? problem.includes(`${object} has no field '${field}'`) : problem.includes(`${object} does not exist`)));
+      checks.push(...access);
+      const problems = ((error as { problems?: string[] }).problems ?? [(error as Error).message]).filter((problem) => !explained(problem));
       for (const problem of problems) {
         const fix = SETUP_FIXES.test(problem)
           ? `crm-sync setup ${name} creates what the mappings need (or change the mapping: crm-sync mapping ${name} --edit FILE)`

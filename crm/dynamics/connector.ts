@@ -182,6 +182,7 @@ export function createDynamicsConnector(
     },
     describe: (object) => metadata.table(object),
     checkAccess: (objects) => missingPrivileges(transport, objects),
+    accessFix: (name) => `give the application user the security role named, then crm-sync doctor again (crm-sync setup ${name} checks it too)`,
 
     async upsert(object, items, options = {}) {
       if (items.length === 0) return [];

@@ -14,6 +14,8 @@ import { callError, cancelledError, recordError } from './errors.ts';
 import { isLocked, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type LockRetrySettings } from './lock-retry.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlIdentifier, soqlIn } from './soql.ts';
+import { fieldAccessFix, fieldAccessProblems } from './field-access.ts';
+import { SALESFORCE_CUSTOM_FIELDS } from '../../mappings/salesforce/schema.ts';
 import { readWindow } from './window-read.ts';
 import { inSlices } from './in-slices.ts';
 
@@ -275,6 +277,12 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
     },
 
     describe,
+
+    // Field-level security: the project's custom fields of these objects the integration user cannot see,
+    // each named as not granted or as missing (field-access.ts).
+    checkAccess: (objects) =>
+      guarded((connection) => fieldAccessProblems(connection, objects.map((object) => ({ object, fields: SALESFORCE_CUSTOM_FIELDS.filter((field) => field.object === object).map((field) => field.name) })))),
+    accessFix: fieldAccessFix,
 
     // Enough for a Bulk API 2.0 job when most of a batch is new (an initial sync, a backfill).
     preferredBatch: Math.max(5000, bulkThreshold),

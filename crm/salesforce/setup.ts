@@ -1,28 +1,44 @@
 // `crm-sync setup` for Salesforce: creates the custom objects and fields the mappings and co-sell write
-// (mappings/salesforce/schema.ts) through the Tooling API, as an admin would in Setup, and says what it
-// created and what was already there. Safe to run twice: what describe shows is never created again, and
-// a field that exists with another type is named as a problem, never changed.
+// (mappings/salesforce/schema.ts) through the Tooling API, as an admin would in Setup, grants them to the
+// integration user through a permission set (permission-set.ts), then proves the user can read them by a
+// SOQL query naming every field, and says what it created and what was already there. Safe to run twice:
+// what exists is never created again, whether the user sees it yet or not (the Tooling API's
+// FieldDefinition and EntityDefinition tell a field not granted from one missing), and a field that
+// exists with another type is named as a problem, never changed.
 import type { Connection } from 'jsforce';
 import { customFieldMetadata, DESCRIBE_TYPES, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS, type SalesforceCustomField } from '../../mappings/salesforce/schema.ts';
+import { existingFields, existingObjects } from './field-access.ts';
+import { grantAccess, refusal, type Grant } from './permission-set.ts';
 
 export type SalesforceSetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[] };
 
 const fieldText = (field: SalesforceCustomField) =>
   `${field.object}.${field.name} (${field.type}${field.length ? `(${field.length})` : ''}${field.externalId ? ', external id' : ''}${field.unique ? ', unique' : ''}${field.referenceTo ? ` to ${field.referenceTo}` : ''})`;
 
-/** A Tooling API refusal in Salesforce's own words. */
-function refusal(error: unknown): string {
-  const { errorCode, message } = error as { errorCode?: string; message?: string; name?: string };
-  return `${errorCode ?? (error as Error).name}: ${message ?? String(error)}`;
+type Described = { name: string; type: string; externalId?: boolean; updateable: boolean; nillable: boolean; defaultedOnCreate: boolean; createable: boolean };
+
+/** The fields of `object` the integration user sees, by lower-case name; undefined when it sees no such object. */
+async function describedFields(connection: Connection, object: string): Promise<Map<string, Described> | undefined> {
+  try {
+    return new Map(((await connection.sobject(object).describe()).fields as Described[]).map((field) => [field.name.toLowerCase(), field]));
+  } catch (error) {
+    if ((error as { errorCode?: string }).errorCode === 'NOT_FOUND') return undefined;
+    throw error;
+  }
 }
 
-export async function setUpSalesforce(connection: Connection): Promise<SalesforceSetupReport> {
+/** `userId`: the integration user (the id in the token's identity URL), given the permission set. */
+export async function setUpSalesforce(connection: Connection, userId: string): Promise<SalesforceSetupReport> {
   const report: SalesforceSetupReport = { created: [], present: [], problems: [], notes: [] };
-  const existing = new Set((await connection.describeGlobal()).sobjects.map((object) => object.name));
+  const visibleObjects = new Set((await connection.describeGlobal()).sobjects.map((object) => object.name));
+  const unseen = SALESFORCE_CUSTOM_OBJECTS.map((object) => object.name).filter((name) => !visibleObjects.has(name));
+  const inOrg = await existingObjects(connection, unseen);
+  const objects = new Set<string>();
 
   for (const object of SALESFORCE_CUSTOM_OBJECTS) {
-    if (existing.has(object.name)) {
+    if (visibleObjects.has(object.name) || inOrg.has(object.name)) {
       report.present.push(`object ${object.name}`);
+      objects.add(object.name);
       continue;
     }
     try {
@@ -31,37 +47,63 @@ export async function setUpSalesforce(connection: Connection): Promise<Salesforc
         Metadata: { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite' },
       });
       report.created.push(`object ${object.name}`);
-      existing.add(object.name);
+      objects.add(object.name);
     } catch (error) {
       report.problems.push(`object ${object.name} could not be created: ${refusal(error)}`);
     }
   }
 
   const byObject = Map.groupBy(SALESFORCE_CUSTOM_FIELDS, (field) => field.object);
+  const standardObjects = [...byObject.keys()].filter((name) => !SALESFORCE_CUSTOM_OBJECTS.some((object) => object.name === name));
+  const grants: Grant[] = [];
   for (const [objectName, fields] of byObject) {
-    if (!existing.has(objectName)) {
+    if (!objects.has(objectName) && !standardObjects.includes(objectName)) {
       report.problems.push(`${objectName} does not exist, so its ${fields.length} fields were not created`);
       continue;
     }
-    const described = new Map((await connection.sobject(objectName).describe()).fields.map((field) => [field.name.toLowerCase(), field]));
+    const described = (await describedFields(connection, objectName)) ?? new Map<string, Described>();
+    const existing = fields.some((field) => !described.has(field.name.toLowerCase())) ? await existingFields(connection, objectName) : new Set<string>();
     for (const field of fields) {
-      const found = described.get(field.name.toLowerCase());
-      if (found) {
-        if (!DESCRIBE_TYPES[field.type].includes(found.type)) report.problems.push(`${objectName}.${field.name} is a ${found.type} field; the mapping needs ${field.type}: change or replace it in Setup`);
-        else if (field.externalId && !found.externalId) report.problems.push(`${objectName}.${field.name} is not marked External ID (and Unique): mark it in Setup, upserts key on it`);
-        else report.present.push(`${objectName}.${field.name}`);
+      const seen = described.get(field.name.toLowerCase());
+      // A field every create must fill takes no field permission (Salesforce refuses one): it is always visible.
+      const required = seen && !seen.nillable && !seen.defaultedOnCreate && seen.createable;
+      if (seen || existing.has(field.name.toLowerCase())) {
+        report.present.push(`${objectName}.${field.name}`);
+        if (!required) grants.push({ object: objectName, field: field.name, edit: seen ? seen.updateable : true });
         continue;
       }
       try {
         await connection.tooling.create('CustomField', { FullName: `${objectName}.${field.name}`, Metadata: customFieldMetadata(field) });
         report.created.push(fieldText(field));
+        grants.push({ object: objectName, field: field.name, edit: true });
       } catch (error) {
         report.problems.push(`${objectName}.${field.name} could not be created: ${refusal(error)}`);
       }
     }
   }
-  if (report.created.length) {
-    report.notes.push("Created fields are visible to profiles with access to them: give the integration user's permission set read and edit access to them (Field-Level Security).");
+
+  const granted = await grantAccess(connection, userId, [...objects], grants);
+  report.created.push(...granted.created);
+  report.present.push(...granted.present);
+  report.problems.push(...granted.problems);
+
+  // Proof the integration user now reads every field (a grant the org refused, or one another admin
+  // removed, fails here in Salesforce's words), and that each has the type the mapping needs.
+  for (const [objectName, fields] of byObject) {
+    if (!objects.has(objectName) && !standardObjects.includes(objectName)) continue;
+    try {
+      await connection.query(`SELECT Id, ${fields.map((field) => field.name).join(', ')} FROM ${objectName} LIMIT 1`);
+    } catch (error) {
+      report.problems.push(`the integration user still cannot read ${objectName}'s fields: ${refusal(error)}`);
+      continue;
+    }
+    const described = (await describedFields(connection, objectName)) ?? new Map<string, Described>();
+    for (const field of fields) {
+      const found = described.get(field.name.toLowerCase());
+      if (!found) continue;
+      if (!DESCRIBE_TYPES[field.type].includes(found.type)) report.problems.push(`${objectName}.${field.name} is a ${found.type} field; the mapping needs ${field.type}: change or replace it in Setup`);
+      else if (field.externalId && !found.externalId) report.problems.push(`${objectName}.${field.name} is not marked External ID (and Unique): mark it in Setup, upserts key on it`);
+    }
   }
   return report;
 }

@@ -1,8 +1,11 @@
 // `crm-sync setup` on a Salesforce org that has none of the project's custom objects and fields (the
 // sandbox started with customMetadata 'missing'), as processes against a real PostgreSQL and Temporal:
 // connect names what is missing, doctor points to setup, setup creates the objects and fields through the
-// Tooling API and says so, the org's describe then shows them (read here over plain REST), a second
-// setup creates nothing, and connect saves the connection.
+// Tooling API, grants them to the integration user through a permission set (Salesforce hides a new field
+// from every user until one does: field-level security) and says so, the org's describe then shows them
+// (read here over plain REST), a second setup creates nothing, and connect saves the connection. Then a
+// grant taken away: doctor says the field exists but is not granted (not that it is missing), and setup
+// grants it again. Then a required field the mapping does not fill: connect and doctor name it.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -58,10 +61,10 @@ describe('crm-sync setup on a bare Salesforce org (Tooling API; real PostgreSQL 
     '--commerce-url', '', '--commerce-auth-url', '', '--commerce-client-id', '', '--commerce-org', '',
     '--salesforce-login-url', '', '--salesforce-client-id', '',
   ];
-  const connect = () => {
+  const connect = (name = 'acme') => {
     const values = [commerce.apiUrl, commerce.authUrl, commerce.clientId, commerce.organizationId, salesforce.loginUrl, salesforce.clientId];
     let next = 0;
-    return cli(connectArgs.map((arg) => (arg === '' ? values[next++]! : arg)));
+    return cli(connectArgs.map((arg) => (arg === '' ? values[next++]! : arg === 'acme' ? name : arg)));
   };
   /** The org as a REST client sees it: a session from the refresh token, then describe. */
   async function rest(pathAndQuery: string, init: RequestInit = {}) {
@@ -73,7 +76,8 @@ describe('crm-sync setup on a bare Salesforce org (Tooling API; real PostgreSQL 
       })
     ).json()) as { instance_url: string; access_token: string };
     const answer = await fetch(`${token.instance_url}/services/data/v62.0${pathAndQuery}`, { ...init, headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json', ...init.headers } });
-    return { status: answer.status, body: (await answer.json()) as any };
+    const text = await answer.text(); // a 204 (a delete) has no body
+    return { status: answer.status, body: (text ? JSON.parse(text) : undefined) as any };
   }
   const fieldsOf = async (object: string) => {
     const described = await rest(`/sobjects/${object}/describe`);
@@ -120,7 +124,15 @@ describe('crm-sync setup on a bare Salesforce org (Tooling API; real PostgreSQL 
     ]) {
       expect(first.stdout).toContain(`+ ${made}`);
     }
-    expect(first.stdout).toContain('Field-Level Security');
+    for (const granted of [
+      'permission set Commerce_CRM_Sync',
+      'Commerce_CRM_Sync: Marketplace_Entitlement__c read, create, edit',
+      'Commerce_CRM_Sync: Account.Commerce_Buyer_Id__c (read, edit)',
+      'Commerce_CRM_Sync: Opportunity.Cosell_Errors__c (read, edit)',
+      'Commerce_CRM_Sync assigned to the integration user 005Sb0000000001',
+    ]) {
+      expect(first.stdout).toContain(`+ ${granted}`);
+    }
     expect(first.stdout).not.toContain('Problems');
   });
 
@@ -148,5 +160,38 @@ describe('crm-sync setup on a bare Salesforce org (Tooling API; real PostgreSQL 
     const saved = await connect();
     expect(saved.code, saved.stderr).toBe(0);
     expect(saved.stdout).toContain('Saved acme');
+  });
+
+  it('a grant taken away: doctor says the field exists but is not granted; setup grants it again', async () => {
+    const rows = await rest(`/query?q=${encodeURIComponent("SELECT Id FROM FieldPermissions WHERE Field = 'Account.Commerce_Buyer_Id__c' AND Parent.Name = 'Commerce_CRM_Sync'")}`);
+    expect(rows.body.records).toHaveLength(1);
+    expect((await rest(`/sobjects/FieldPermissions/${rows.body.records[0].Id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fieldsOf('Account'))!.has('Commerce_Buyer_Id__c')).toBe(false);
+
+    const doctor = await cli(['doctor']);
+    expect(doctor.code).toBe(4);
+    expect(doctor.stdout).toMatch(
+      /!!\s+acme: Salesforce field access: Account\.Commerce_Buyer_Id__c exists but the integration user is not granted it \(field-level security\)\s*\n\s+-> crm-sync setup acme grants it \(permission set Commerce_CRM_Sync\), or add it to a permission set assigned to the integration user/,
+    );
+    expect(doctor.stdout).not.toContain("Account has no field 'Commerce_Buyer_Id__c'");
+
+    const again = await cli(['setup', 'acme']);
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout).toContain('+ Commerce_CRM_Sync: Account.Commerce_Buyer_Id__c (read, edit)');
+    expect((await fieldsOf('Account'))!.has('Commerce_Buyer_Id__c')).toBe(true);
+  });
+
+  it('a required field the mapping does not fill: connect refuses naming it, and doctor names it', async () => {
+    const made = await rest('/tooling/sobjects/CustomField', { method: 'POST', body: JSON.stringify({ FullName: 'Account.Region__c', Metadata: { label: 'Region', type: 'Text', length: 20, required: true } }) });
+    expect(made.status).toBe(201);
+    const REQUIRED = 'Account.Region__c is required in this org and the mapping does not fill it: give it a default in Salesforce, make it optional, or map a value to it (overrides)';
+
+    const refused = await connect('acme-two');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Salesforce mapping: ${REQUIRED}`);
+    expect(refused.stderr).toContain('not saved');
+
+    const doctor = await cli(['doctor']);
+    expect(doctor.stdout).toContain(REQUIRED);
   });
 });

@@ -11,6 +11,7 @@
 import { expect } from 'vitest';
 import type { CrmKind } from '../../crm/connector.ts';
 import { setUpDynamics } from '../../crm/dynamics/setup.ts';
+import { grantAccess } from '../../crm/salesforce/permission-set.ts';
 import { DYNAMICS_TABLES } from '../../mappings/dynamics/schema.ts';
 import { OFFER_PIPELINE, REFERRAL_PIPELINE } from '../../mappings/hubspot/schema.ts';
 import type { MappingOverrides } from '../../mappings/overrides.ts';
@@ -48,9 +49,13 @@ const deployedWithout = (missing: string) => async (sandbox: unknown) => {
     const Metadata = { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite' };
     await conn.tooling.create('CustomObject', { FullName: object.name, Metadata });
   }
-  for (const field of SALESFORCE_CUSTOM_FIELDS.filter((candidate) => `${candidate.object}.${candidate.name}` !== `Opportunity.${missing}`)) {
+  const made = SALESFORCE_CUSTOM_FIELDS.filter((candidate) => `${candidate.object}.${candidate.name}` !== `Opportunity.${missing}`);
+  for (const field of made) {
     await conn.tooling.create('CustomField', { FullName: `${field.object}.${field.name}`, Metadata: customFieldMetadata(field) });
   }
+  // And granted them to the integration user (a field made through the Tooling API is visible to no one until then).
+  const granted = await grantAccess(conn, (await conn.identity()).user_id, SALESFORCE_CUSTOM_OBJECTS.map((object) => object.name), made.map((field) => ({ object: field.object, field: field.name, edit: true })));
+  expect(granted.problems).toEqual([]);
 };
 
 const salesforce: OrgPair = {
