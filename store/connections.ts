@@ -30,6 +30,9 @@ type Queryable = pg.Pool | pg.PoolClient;
 // Serialises changes of write-back ownership, so two at once cannot both leave a writer behind.
 const WRITE_BACK_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
+// Serialises renewals of one connection's secrets (a rotating refresh token), keyed by the connection.
+const SECRETS_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
+
 /** A connection's secrets inside withSecretsLock. */
 export type LockedSecrets = {
   read(): Promise<ConnectionSecrets>;
@@ -124,7 +127,7 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
      */
     async withSecretsLock<T>(id: string, work: (secrets: LockedSecrets) => Promise<T>, client?: pg.PoolClient): Promise<T> {
       const run = async (tx: pg.PoolClient) => {
-        await tx.query(WRITE_BACK_LOCK, [`crm-sync secrets ${id}`]);
+        await tx.query(SECRETS_LOCK, [`crm-sync secrets ${id}`]);
         // No row lock until a write: a renewal waits on Salesforce while holding the advisory lock only.
         const open = async (lock: string) => {
           const { rows } = await tx.query(`SELECT secrets_ciphertext, secrets_key_id FROM connections WHERE id = $1 ${lock}`, [id]);
