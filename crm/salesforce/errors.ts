@@ -1,17 +1,18 @@
 // Salesforce's answers, translated for the sync: per-record errors keep Salesforce's own code and
 // message; call-level errors become CrmError (retryable or not) or a parked budget.
 import { CrmBudgetExhaustedError, CrmCredentialsRefusedError, CrmError, type CrmRecordError } from '../connector.ts';
+import { explainCurrencyRefusal } from './currency-refusal.ts';
 import { SalesforceRequestTimeoutError } from './transport.ts';
 
 type SalesforceRecordErrors = { statusCode?: string; errorCode?: string; message?: string; fields?: string[] }[];
 
 export function recordError(errors: SalesforceRecordErrors | undefined): CrmRecordError {
   const first = errors?.[0];
-  return {
+  return explainCurrencyRefusal({
     code: first?.statusCode ?? first?.errorCode ?? 'UNKNOWN_ERROR',
     message: errors?.map((error) => error.message).filter(Boolean).join('; ') || 'Salesforce rejected the record without a message',
     fields: first?.fields?.length ? first.fields : undefined,
-  };
+  });
 }
 
 /** Bulk API 2.0 failures read "CODE:message:fields --". */
@@ -19,7 +20,7 @@ export function bulkRecordError(text: string): CrmRecordError {
   const match = /^([A-Z_]+):(.*?)(?::([^:]*) --)?$/s.exec(text.trim());
   if (!match) return { code: 'UNKNOWN_ERROR', message: text };
   const fields = match[3]?.split(',').map((field) => field.trim()).filter(Boolean);
-  return { code: match[1]!, message: match[2]!.trim(), fields: fields?.length ? fields : undefined };
+  return explainCurrencyRefusal({ code: match[1]!, message: match[2]!.trim(), fields: fields?.length ? fields : undefined });
 }
 
 /**

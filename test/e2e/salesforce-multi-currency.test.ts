@@ -89,7 +89,9 @@ describe('a multi-currency Salesforce org', () => {
     expect(entitlements.has(changed.inFrancs.id)).toBe(false);
     const letters = await createDeadLetterStore(database.pool).listOpen(org.connectionId);
     expect(letters.map((letter) => `${letter.entity}:${letter.sourceId}`)).toEqual([`entitlement:${changed.inFrancs.id}`]);
-    expect(letters[0]!.reason).toBe('INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST: Currency ISO Code: bad value for restricted picklist field: CHF');
+    expect(letters[0]!.reason).toBe(
+      'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST: Currency ISO Code: bad value for restricted picklist field: CHF (CHF is not an active currency of this Salesforce org: an admin activates it in Setup > Manage Currencies, then crm-sync retry sends the record again)',
+    );
   }, 180_000);
 
   it('referrals and private-offer drafts asked from Opportunities carry the Opportunity currency', async () => {
