@@ -62,6 +62,19 @@ describe('Salesforce sandbox: a multi-currency org', () => {
     const rows: any[] = await control(sandbox, 'GET', '/records/Marketplace_Entitlement__c');
     expect(Object.fromEntries(rows.map((row) => [row.Commerce_Entitlement_Id__c, row.CurrencyIsoCode]))).toEqual({ 'e-jpy': 'JPY', 'e-default': 'GBP' });
   });
+
+  it('gives a custom object made through the Tooling API its CurrencyIsoCode too', async () => {
+    await conn.tooling.create('CustomObject', { FullName: 'Invoice__c', Metadata: { label: 'Invoice', pluralLabel: 'Invoices', nameField: { type: 'Text', label: 'Invoice Name' }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite' } } as never);
+    // A new object is the integration user's once a permission set grants it (field-level security).
+    const userId = (await conn.identity()).user_id;
+    const set = (await conn.sobject('PermissionSet').create({ Name: 'Invoices', Label: 'Invoices' })) as { id: string };
+    await conn.sobject('ObjectPermissions').create({ ParentId: set.id, SobjectType: 'Invoice__c', PermissionsRead: true, PermissionsCreate: true, PermissionsEdit: true });
+    await conn.sobject('PermissionSetAssignment').create({ AssigneeId: userId, PermissionSetId: set.id });
+    const currency = (await conn.sobject('Invoice__c').describe()).fields.find((f) => f.name === 'CurrencyIsoCode');
+    expect(currency).toMatchObject({ type: 'picklist', restrictedPicklist: true, label: 'Currency ISO Code' });
+    const made = (await conn.sobject('Invoice__c').create({ Name: 'INV-1' })) as { id: string };
+    expect((await conn.query<{ CurrencyIsoCode: string }>(`SELECT CurrencyIsoCode FROM Invoice__c WHERE Id = '${made.id}'`)).records[0]!.CurrencyIsoCode).toBe('GBP');
+  });
 });
 
 describe('Salesforce sandbox: a single-currency org', () => {
