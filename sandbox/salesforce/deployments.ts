@@ -30,7 +30,6 @@ const METADATA_TYPES: Record<string, FieldType> = {
 
 let sequence = 0;
 const toolingId = (prefix: string) => `${prefix}${String(++sequence).padStart(15 - prefix.length, '0')}AAA`.slice(0, 18);
-let keyPrefixes = 0;
 
 const integrity = (message: string, fields = ['Metadata']) => new RequestError(400, 'FIELD_INTEGRITY_EXCEPTION', message, fields);
 
@@ -125,8 +124,8 @@ export function createDeployments(schema: OrgSchema) {
         name: fullName,
         label,
         labelPlural: String(metadata.pluralLabel),
-        // a1x: clear of the model's own prefixes (a0E, a0R), so ids name their object.
-        keyPrefix: `a1${(keyPrefixes++ % 36).toString(36)}`,
+        // a1x, counted per org: clear of the model's own prefixes (a0E, a0R), so ids name their object.
+        keyPrefix: `a1${(schema.objects().filter((o) => o.keyPrefix.startsWith('a1')).length % 36).toString(36)}`,
         custom: true,
         fields: systemFields('Record ID', [field('Name', String(nameField.label), 'string', { length: 80, required: true, custom: false, idLookup: true })]),
       };

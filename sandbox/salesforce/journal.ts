@@ -5,7 +5,7 @@
 // INVALID_SESSION_ID and log in again, as after a real session loss.
 import { openJournalFile, type JournalFile } from '../journal-file.ts';
 import { idCounter } from './ids.ts';
-import { findObject, SALESFORCE_SANDBOX_SCHEMA } from './schema.ts';
+import { findObject, orgObjects } from './schema.ts';
 import type { Store, StoreChange } from './store.ts';
 
 const KIND = 'salesforce-sandbox';
@@ -53,7 +53,8 @@ export function attachJournal(store: Store, file: string): JournalFile {
   // Compaction: one insert per record (deleted ones too: queryAll still finds them) replaces the history,
   // so the file grows with the data, not with every save ever made.
   const snapshot: unknown[] = [{ journal: KIND, version: VERSION, idCounter: counter } satisfies Header];
-  for (const object of Object.values(SALESFORCE_SANDBOX_SCHEMA)) {
+  // orgObjects(): the model's objects and the standard ones beside it (permission sets, the user).
+  for (const object of orgObjects()) {
     for (const record of store.table(object).all()) snapshot.push({ op: 'insert', object: object.name, record } satisfies StoreChange);
   }
   journal.rewrite(snapshot);

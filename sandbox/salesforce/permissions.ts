@@ -11,7 +11,8 @@ import type { Store, StoredRecord } from './store.ts';
 
 const checkbox = (name: string, label: string) => field(name, label, 'boolean', { defaultValue: false });
 const parent = () => field('ParentId', 'Parent ID', 'reference', { length: 18, referenceTo: ['PermissionSet'], relationshipName: 'Parent', required: true, createOnly: true });
-const picklist = (name: string, label: string) => field(name, label, 'string', { length: 40, required: true, createOnly: true });
+// A restricted picklist of the org's objects in Salesforce; a text here, checked on save (permissionRecordErrors).
+const sobjectType = () => field('SobjectType', 'SObject Type Name', 'string', { length: 40, required: true, createOnly: true });
 
 /** The standard objects behind permission sets, and the org's one user (the integration user) they are assigned to. */
 export const PERMISSION_OBJECTS: SandboxObject[] = [
@@ -44,7 +45,7 @@ export const PERMISSION_OBJECTS: SandboxObject[] = [
     custom: false,
     fields: systemFields('ObjectPermissions ID', [
       parent(),
-      picklist('SobjectType', 'SObject Type Name'),
+      sobjectType(),
       checkbox('PermissionsRead', 'Read Records'),
       checkbox('PermissionsCreate', 'Create Records'),
       checkbox('PermissionsEdit', 'Edit Records'),
@@ -61,7 +62,7 @@ export const PERMISSION_OBJECTS: SandboxObject[] = [
     custom: false,
     fields: systemFields('Field Permissions ID', [
       parent(),
-      picklist('SobjectType', 'SObject Type Name'),
+      sobjectType(),
       field('Field', 'Field Name', 'string', { length: 255, required: true, createOnly: true }),
       checkbox('PermissionsRead', 'Read Field'),
       checkbox('PermissionsEdit', 'Edit Field'),

@@ -30,8 +30,9 @@ const entityRow = (object: SandboxObject): Record<string, unknown> => ({
 export function query(ctx: Ctx): Reply {
   const q = ctx.url.searchParams.get('q') ?? '';
   const m = QUERY.exec(q);
-  const entityFilter = m && m[2]!.toLowerCase() === 'fielddefinition' ? /^EntityDefinition\./i.test(m[3]!) : !!m && !/^EntityDefinition\./i.test(m[3]!);
-  if (!m || !entityFilter) {
+  // FieldDefinition is filtered by its object (EntityDefinition.QualifiedApiName), EntityDefinition by its own name.
+  const filterFits = !!m && (m[2]!.toLowerCase() === 'fielddefinition') === /^EntityDefinition\./i.test(m[3]!);
+  if (!m || !filterFits) {
     throw new RequestError(400, 'MALFORMED_QUERY', `This sandbox's Tooling API answers FieldDefinition by EntityDefinition.QualifiedApiName and EntityDefinition by QualifiedApiName only, not: ${q}`);
   }
   const names = (m[5] !== undefined ? [m[5]] : m[6]!.split(',').map((v) => v.trim().replace(/^'|'$/g, ''))).map((n) => n.toLowerCase());

@@ -147,3 +147,32 @@ describe('Salesforce sandbox: a new field is hidden from the integration user un
     expect(assigned.totalSize).toBe(1);
   });
 });
+
+describe('Salesforce sandbox: permission sets across restarts (journalPath)', () => {
+  it('keeps permission sets, their rows and assignments, and the integration user, through two restarts', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = await mkdtemp(path.join(tmpdir(), 'sf-fls-journal-'));
+    const journalPath = path.join(dir, 'org.jsonl');
+    try {
+      const first = await startSalesforceSandbox({ journalPath });
+      const { conn: one } = await clientCredentialsConnection(first);
+      const set = (await one.sobject('PermissionSet').create({ Name: 'Kept', Label: 'Kept' })) as { id: string };
+      await one.sobject('FieldPermissions').create({ ParentId: set.id, SobjectType: 'Account', Field: 'Account.Website', PermissionsRead: true });
+      await one.sobject('PermissionSetAssignment').create({ AssigneeId: (await one.identity()).user_id, PermissionSetId: set.id });
+      await first.stop();
+      for (let restart = 0; restart < 2; restart++) {
+        const again = await startSalesforceSandbox({ journalPath });
+        const { conn } = await clientCredentialsConnection(again);
+        const rows = await conn.query<any>("SELECT Field FROM FieldPermissions WHERE Parent.Name = 'Kept'");
+        expect(rows.records.map((r: { Field: string }) => r.Field)).toEqual(['Account.Website']);
+        expect((await conn.query("SELECT Id FROM PermissionSetAssignment WHERE PermissionSet.Name = 'Kept'")).totalSize).toBe(1);
+        expect((await conn.query('SELECT Id FROM User')).totalSize).toBe(1);
+        await again.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
