@@ -23,7 +23,7 @@ import type { withConfigType } from './with-config.ts';
 export function registerSetupCommand(program: Command, withConfig: withConfigType) {
   program
     .command('setup <connection>')
-    .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce custom objects and fields are created through the Tooling API")
+    .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce custom objects and fields are created through the Tooling API and granted to the integration user by a permission set")
     .option('--json', 'print the report as JSON')
     .action((name: string) =>
       withConfig(async (config, logger) => {
