@@ -33,8 +33,9 @@ export async function readWindowPage(crm: CrmConnector, object: string, input: W
   const page: CrmRecord[] = first.done ? [] : first.value;
   const last = page.at(-1);
   const nextCursor: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last), ...(locator && { locator }) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
-  // A CRM that hands out locators says when nothing follows: a full last page needs no empty read after it.
-  const done = page.length < input.pageSize || (told && locator === undefined);
+  // A CRM that hands out locators says itself whether more follows: Salesforce treats the batch size as
+  // a suggestion and may answer fewer records with more to come, and a full last page needs no empty read.
+  const done = told ? locator === undefined : page.length < input.pageSize;
   return { page, nextCursor, done };
 }
 

@@ -2,7 +2,8 @@
 // narrowing declares. A connection with no stored position used to start at 1970: a first read of every
 // Opportunity the org ever changed, which Salesforce answers with QUERY_TIMEOUT in a large org.
 import { describe, expect, it } from 'vitest';
-import { windowStart } from '../../activities/crm-window.ts';
+import { readWindowPage, windowStart } from '../../activities/crm-window.ts';
+import type { ChangedSinceOptions, CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import { opportunityDraftOfferFlow } from '../../flows/opportunity-draft-offer.ts';
 import { opportunityReferralFlow } from '../../flows/opportunity-referral.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
@@ -42,5 +43,44 @@ describe('narrowing declared by the co-sell flows (Salesforce only)', () => {
     expect(opportunityReferralFlow.crm.hubspot!.narrow).toBeUndefined();
     expect(opportunityReferralFlow.crm.dynamics!.narrow).toBeUndefined();
     expect(opportunityDraftOfferFlow.crm.hubspot!.narrow).toBeUndefined();
+  });
+});
+
+describe('one page of a window, as the activities read it', () => {
+  const records = (count: number): CrmRecord[] => Array.from({ length: count }, (_, i) => ({ Id: `006${String(i).padStart(15, '0')}`, SystemModstamp: '2026-03-01T09:00:00.000+0000' }));
+  const crm = (page: CrmRecord[], locator?: string | null) => {
+    const seen: ChangedSinceOptions[] = [];
+    const connector = {
+      idField: 'Id',
+      stampField: 'SystemModstamp',
+      async *changedSince(_object: string, options: ChangedSinceOptions) {
+        seen.push(options);
+        if (locator !== null) options.onLocator?.(locator);
+        yield page;
+      },
+    } as unknown as CrmConnector;
+    return { connector, seen };
+  };
+  const input = { cursor: { time: '2026-02-01T00:00:00.000Z', afterId: '006000000000000001', locator: '01gAAA-200' }, until: '2026-03-02T00:00:00.000Z', pageSize: 200, fields: ['Name'] };
+
+  it("hands the cursor's locator to the connector and returns the next one with the position", async () => {
+    const { connector, seen } = crm(records(200), '01gAAA-400');
+    const read = await readWindowPage(connector, 'Opportunity', input);
+    expect(seen[0]).toMatchObject({ since: new Date('2026-02-01T00:00:00.000Z'), afterId: '006000000000000001', locator: '01gAAA-200', pageSize: 200 });
+    expect(read.nextCursor).toEqual({ time: '2026-03-01T09:00:00.000Z', afterId: '006000000000000199', locator: '01gAAA-400' });
+    expect(read.done).toBe(false);
+  });
+
+  it("a CRM that hands out locators decides when the window ends, whatever the page's length", async () => {
+    // Salesforce may answer fewer records than the batch size with more to come.
+    expect((await readWindowPage(crm(records(150), '01gAAA-350').connector, 'Opportunity', input)).done).toBe(false);
+    expect((await readWindowPage(crm(records(200), undefined).connector, 'Opportunity', input)).done).toBe(true);
+  });
+
+  it('a CRM without locators ends the window on a short page, and the cursor carries none', async () => {
+    const short = await readWindowPage(crm(records(150), null).connector, 'Opportunity', input);
+    expect(short.done).toBe(true);
+    expect(short.nextCursor.locator).toBeUndefined();
+    expect((await readWindowPage(crm(records(200), null).connector, 'Opportunity', input)).done).toBe(false);
   });
 });
