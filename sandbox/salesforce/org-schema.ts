@@ -14,6 +14,8 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
   /** "Object" and "Object.Field" granted before any permission set: the custom metadata present at start. */
   let grantedAtStart = new Set<string>();
   let version = 0;
+  /** System permissions the integration user's profile lacks ("Assign Permission Sets" ...): a test control. */
+  let userLacks = new Set<string>();
 
   const initial = () => {
     const model = [...Object.values(SALESFORCE_SANDBOX_SCHEMA), ...PERMISSION_OBJECTS];
@@ -22,6 +24,7 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
         ? model.filter((o) => !o.custom).map((o) => ({ ...o, fields: o.fields.filter((f) => !f.custom) }))
         : model.map((o) => ({ ...o, fields: [...o.fields] }));
     objects = withCurrencyFields(objects, multiCurrency);
+    userLacks = new Set();
     grantedAtStart = new Set(objects.flatMap((o) => (o.custom ? [o.name] : [])).concat(objects.flatMap((o) => o.fields.filter((f) => f.custom).map((f) => `${o.name}.${f.name}`))));
     version++;
   };
@@ -33,6 +36,10 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
     find,
     findField: (object: SandboxObject, name: string) => object.fields.find((f) => f.name.toLowerCase() === name.toLowerCase()),
     grantedAtStart: (name: string) => grantedAtStart.has(name),
+    userLacks: (permission: string) => userLacks.has(permission),
+    setUserLacks(permissions: string[]) {
+      userLacks = new Set(permissions);
+    },
     /** Changes whenever an object or field is added, so views built from the schema know they are stale. */
     version: () => version,
     addObject(object: SandboxObject) {

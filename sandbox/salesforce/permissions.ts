@@ -105,6 +105,17 @@ const dependsOnRead = (permission: string): RecordError => ({
   fields: [`Permissions${permission}`],
 });
 
+// Who may write what: permission sets and their rows need "Manage Profiles and Permission Sets",
+// assignments "Assign Permission Sets" (PermissionSetAssignment reference, Special Access Rules).
+const REQUIRED_USER_PERMISSION: Record<string, string> = {
+  PermissionSet: 'Manage Profiles and Permission Sets',
+  ObjectPermissions: 'Manage Profiles and Permission Sets',
+  FieldPermissions: 'Manage Profiles and Permission Sets',
+  PermissionSetAssignment: 'Assign Permission Sets',
+};
+export const USER_PERMISSIONS = [...new Set(Object.values(REQUIRED_USER_PERMISSION))];
+const insufficientAccess = (): RecordError => ({ statusCode: 'INSUFFICIENT_ACCESS_OR_READONLY', message: 'insufficient access rights on object id', fields: [] });
+
 const live = (store: Store, object: SandboxObject) => [...store.table(object).all()].filter((record) => !record.IsDeleted);
 const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === String(b ?? '').toLowerCase();
 
@@ -113,11 +124,13 @@ const same = (a: unknown, b: unknown) => String(a ?? '').toLowerCase() === Strin
  * any other object. `claimed` holds the rows earlier records of the same call took.
  */
 export function permissionRecordErrors(store: Store, object: SandboxObject, existing: StoredRecord | undefined, changes: Record<string, unknown>, claimed: Set<string>): RecordError[] {
+  // The org's whole schema, not what the integration user sees: a permission can be given on a hidden field.
+  const org = currentOrgView()?.schema;
+  const needs = REQUIRED_USER_PERMISSION[object.name];
+  if (needs && org?.userLacks(needs)) return [insufficientAccess()];
   if (!['ObjectPermissions', 'FieldPermissions', 'PermissionSetAssignment'].includes(object.name)) return [];
   const record = { ...existing, ...changes };
   const found: RecordError[] = [];
-  // The org's whole schema, not what the integration user sees: a permission can be given on a hidden field.
-  const org = currentOrgView()?.schema;
   let rowKey: string;
   if (object.name === 'PermissionSetAssignment') {
     rowKey = `${object.name}:${String(record.AssigneeId)}:${String(record.PermissionSetId)}`.toLowerCase();

@@ -12,6 +12,7 @@ import * as tooling from './tooling.ts';
 import * as toolingQuery from './tooling-query.ts';
 import { integrationUserView, wholeOrgView } from './field-access.ts';
 import { runInOrgView } from './org-context.ts';
+import { setUserLacks } from './user-permissions.ts';
 
 export type Auth = 'api' | 'open' | 'control';
 export type Route = { method: string; pattern: RegExp; keys: string[]; kind: string; auth: Auth; handler: Handler };
@@ -100,6 +101,7 @@ export const ROUTES: Route[] = [
   route('GET', '/_sandbox/limits', 'control', controls.getLimits, 'control'),
   route('POST', '/_sandbox/limits', 'control', controls.setLimits, 'control'),
   route('POST', '/_sandbox/reset', 'control', controls.reset, 'control'),
+  route('POST', '/_sandbox/user-permissions', 'control', setUserLacks, 'control'),
   route('GET', '/_sandbox/records/:object', 'control', controls.records, 'control'),
   route('GET', '/_sandbox/jobs', 'control', controls.jobs, 'control'),
   route('GET', '/_sandbox/jobs/processing', 'control', controls.jobProcessing, 'control'),

@@ -1,0 +1,46 @@
+// `crm-sync setup`'s Salesforce part against orgs that answer as real ones do (issue #23 item 1): in an
+// org without the project's metadata it creates the objects and fields, grants them through the
+// Commerce_CRM_Sync permission set and proves the integration user reads them; where the integration
+// user lacks "Assign Permission Sets" the assignment is refused and setup says so in Salesforce's
+// words, as it does for the query that then cannot name the fields.
+import type { Connection } from 'jsforce';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
+import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
+import { clientCredentialsConnection, control } from '../../sandbox/salesforce/testing.ts';
+
+describe('Salesforce setup grants what it creates to the integration user', () => {
+  let sandbox: SalesforceSandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.stop();
+    sandbox = undefined;
+  });
+  const start = async (): Promise<{ conn: Connection; userId: string }> => {
+    sandbox = await startSalesforceSandbox({ customMetadata: 'missing' });
+    const { conn } = await clientCredentialsConnection(sandbox);
+    return { conn, userId: (await conn.identity()).user_id };
+  };
+
+  it('creates, grants and proves; a second run finds everything and creates nothing', async () => {
+    const { conn, userId } = await start();
+    const first = await setUpSalesforce(conn, userId);
+    expect(first.problems).toEqual([]);
+    expect(first.created).toEqual(expect.arrayContaining(['permission set Commerce_CRM_Sync', `Commerce_CRM_Sync assigned to the integration user ${userId}`, 'Commerce_CRM_Sync: Cosell_Referral__c.Deal_Value__c (read, edit)']));
+    const rows = await conn.query<{ Field: string }>("SELECT Field FROM FieldPermissions WHERE Parent.Name = 'Commerce_CRM_Sync'");
+    expect(rows.totalSize).toBe(45); // every custom field in mappings/salesforce/schema.ts, counted by hand
+    expect((await conn.query('SELECT Id, Commerce_Buyer_Id__c, Marketplace_Status__c FROM Account')).totalSize).toBe(0);
+
+    const second = await setUpSalesforce(conn, userId);
+    expect(second).toMatchObject({ created: [], problems: [] });
+  });
+
+  it('names a refused assignment (no "Assign Permission Sets") and the read that then fails, in Salesforce words', async () => {
+    const { conn, userId } = await start();
+    await control(sandbox!, 'POST', '/user-permissions', { lacks: ['Assign Permission Sets'] });
+    const report = await setUpSalesforce(conn, userId);
+    expect(report.problems).toContain(`Commerce_CRM_Sync could not be assigned to the integration user ${userId}: INSUFFICIENT_ACCESS_OR_READONLY: insufficient access rights on object id`);
+    expect(report.problems).toContain(
+      "the integration user still cannot read Account's fields: INVALID_FIELD: \nSELECT Id, Commerce_Buyer_Id__c, Marketplace__c, Marketplace_Account_Id__c, Marketplace_Status__c FROM Account LIMIT 1\n           ^\nERROR at Row:1:Column:12\nNo such column 'Commerce_Buyer_Id__c' on entity 'Account'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.",
+    );
+  });
+});
