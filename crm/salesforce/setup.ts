@@ -1,12 +1,15 @@
 // `crm-sync setup` for Salesforce: creates the custom objects and fields the mappings and co-sell write
 // (mappings/salesforce/schema.ts) through the Tooling API, as an admin would in Setup, grants them to the
-// integration user through a permission set (permission-set.ts), then proves the user can read them by a
+// integration user through a permission set (permission-set.ts; with the standard fields the mappings use),
+// then proves the user can read them by a
 // SOQL query naming every field, and says what it created and what was already there. Safe to run twice:
 // what exists is never created again, whether the user sees it yet or not (the Tooling API's
 // FieldDefinition and EntityDefinition tell a field not granted from one missing), and a field that
 // exists with another type is named as a problem, never changed.
 import type { Connection } from 'jsforce';
 import { customFieldMetadata, DESCRIBE_TYPES, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS, type SalesforceCustomField } from '../../mappings/salesforce/schema.ts';
+import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
+import { OPPORTUNITY_FIELDS } from '../../mappings/salesforce/opportunity-referral.ts';
 import { existingFields, existingObjects } from './field-access.ts';
 import { grantAccess, refusal, type Grant } from './permission-set.ts';
 
@@ -15,7 +18,36 @@ export type SalesforceSetupReport = { created: string[]; present: string[]; prob
 const fieldText = (field: SalesforceCustomField) =>
   `${field.object}.${field.name} (${field.type}${field.length ? `(${field.length})` : ''}${field.externalId ? ', external id' : ''}${field.unique ? ', unique' : ''}${field.referenceTo ? ` to ${field.referenceTo}` : ''})`;
 
-type Described = { name: string; type: string; externalId?: boolean; updateable: boolean; nillable: boolean; defaultedOnCreate: boolean; createable: boolean };
+type Described = {
+  name: string;
+  type: string;
+  custom: boolean;
+  externalId?: boolean;
+  updateable: boolean;
+  nillable: boolean;
+  defaultedOnCreate: boolean;
+  createable: boolean;
+  /** False for fields Salesforce never restricts (required ones): they take no field permission. */
+  permissionable: boolean;
+  relationshipName?: string | null;
+};
+
+/**
+ * The standard fields (Website, Amount, AccountId ...) the default mappings and co-sell read or write,
+ * by object: granted too, so the sync does not depend on the integration user's profile for them.
+ * Names may be relationship names (Account) or paths (Account.Commerce_Buyer_Id__c): resolved by describe.
+ */
+function standardFieldNames(): Map<string, Set<string>> {
+  const byObject = new Map<string, Set<string>>();
+  const add = (object: string, names: string[]) => {
+    const set = byObject.get(object) ?? new Set<string>();
+    for (const name of names) if (!name.includes('.') && !name.endsWith('__c') && !name.endsWith('__r')) set.add(name);
+    byObject.set(object, set);
+  };
+  for (const mapping of Object.values(SALESFORCE_MAPPINGS)) add(mapping.object, Object.keys(mapping.describe));
+  add('Opportunity', OPPORTUNITY_FIELDS);
+  return byObject;
+}
 
 /** The fields of `object` the integration user sees, by lower-case name; undefined when it sees no such object. */
 async function describedFields(connection: Connection, object: string): Promise<Map<string, Described> | undefined> {
@@ -79,6 +111,18 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
       } catch (error) {
         report.problems.push(`${objectName}.${field.name} could not be created: ${refusal(error)}`);
       }
+    }
+  }
+
+  // The standard fields the sync uses, where the user sees them and Salesforce lets them be granted.
+  for (const [objectName, names] of standardFieldNames()) {
+    const described = await describedFields(connection, objectName);
+    if (!described) continue;
+    const byRelationship = new Map([...described.values()].filter((f) => f.relationshipName).map((f) => [f.relationshipName!.toLowerCase(), f]));
+    for (const name of names) {
+      const found = described.get(name.toLowerCase()) ?? byRelationship.get(name.toLowerCase());
+      if (!found || found.custom || !found.permissionable || grants.some((g) => g.object === objectName && g.field === found.name)) continue;
+      grants.push({ object: objectName, field: found.name, edit: found.updateable });
     }
   }
 
