@@ -14,11 +14,18 @@ export function integrationUserView(schema: OrgSchema, store: Store): OrgView {
   const all = schema.objects();
   const grants = integrationUserGrants(store, all);
   const visible: SandboxObject[] = [];
+  const seen = (object: SandboxObject) => !object.custom || schema.grantedAtStart(object.name) || grants.objectRead.has(object.name.toLowerCase());
+  const hiddenObjects = new Set(all.filter((object) => !seen(object)).map((object) => object.name));
   for (const object of all) {
-    if (object.custom && !schema.grantedAtStart(object.name) && !grants.objectRead.has(object.name.toLowerCase())) continue;
+    if (hiddenObjects.has(object.name)) continue;
     let changed = false;
     const fields = object.fields.flatMap((field) => {
       const key = `${object.name}.${field.name}`;
+      // A lookup to an object the user cannot see is not seen either.
+      if (field.referenceTo.some((target) => hiddenObjects.has(target))) {
+        changed = true;
+        return [];
+      }
       if (!field.custom || field.required || schema.grantedAtStart(key)) return [field];
       changed = true;
       if (!grants.fieldRead.has(key.toLowerCase())) return [];

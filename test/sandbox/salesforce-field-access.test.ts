@@ -109,6 +109,12 @@ describe('Salesforce sandbox: a new field is hidden from the integration user un
   it('a new custom object is hidden until ObjectPermissions give Read; its fields until FieldPermissions do', async () => {
     await conn.tooling.create('CustomObject', { FullName: 'Widget__c', Metadata: { label: 'Widget', pluralLabel: 'Widgets', nameField: { type: 'Text', label: 'Widget Name' }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite' } } as never);
     await createField('Widget__c.Colour__c', { label: 'Colour', type: 'Text', length: 20 });
+    await createField('Account.Widget__c', { label: 'Widget', type: 'Lookup', referenceTo: 'Widget__c', relationshipName: 'Accounts' });
+    const lookupGrant = (await conn.sobject('PermissionSet').create({ Name: 'Lookup_Only', Label: 'Lookup Only' })) as { id: string };
+    await conn.sobject('FieldPermissions').create({ ParentId: lookupGrant.id, SobjectType: 'Account', Field: 'Account.Widget__c', PermissionsRead: true, PermissionsEdit: true });
+    await conn.sobject('PermissionSetAssignment').create({ AssigneeId: userId, PermissionSetId: lookupGrant.id });
+    // Granted, but it looks up an object the user cannot see: not seen either.
+    expect(await fieldNames('Account')).not.toContain('Widget__c');
     expect((await conn.describeGlobal()).sobjects.map((o) => o.name)).not.toContain('Widget__c');
     expect(await errorOf(conn.query('SELECT Id FROM Widget__c'))).toMatchObject({ errorCode: 'INVALID_TYPE' });
     const entities = await conn.tooling.query<any>("SELECT QualifiedApiName FROM EntityDefinition WHERE QualifiedApiName IN ('Widget__c')");
@@ -118,6 +124,7 @@ describe('Salesforce sandbox: a new field is hidden from the integration user un
     expect((await conn.describeGlobal()).sobjects.map((o) => o.name)).toContain('Widget__c');
     expect(await fieldNames('Widget__c')).not.toContain('Colour__c');
     expect(await fieldNames('Widget__c')).toContain('Name');
+    expect(await fieldNames('Account')).toContain('Widget__c');
   });
 
   it('a required field takes no field permission and is always visible; creates that leave it out fail REQUIRED_FIELD_MISSING', async () => {
