@@ -3,29 +3,32 @@
 // SystemModstamp, or referrals by lastUpdateTime), keeps the pairs among them (plus refused changes whose
 // time to try again has come), reads each pair's other side, decides and writes: CRM writes in one call
 // per page, commerce writes one PATCH per referral. A PATCH the commerce side refuses for now (409 while
-// the partner reviews) waits with its reason and is tried again later; it is never lost.
+// the partner reviews) waits with its reason and is tried again later; it is never lost. A CRM record that
+// refuses its save, or does not keep the stage written (activities/stage-crm-writes.ts), waits the same
+// way with the CRM's own words, and the rest of the page and the cursor go on.
 import { ApplicationFailure } from '@temporalio/common';
 import pLimit from 'p-limit';
 import type pg from 'pg';
 import { q, toDate } from '../commerce/index.ts';
 import type { Referral } from '../commerce/models.ts';
 import type { CrmRecord } from '../crm/connector.ts';
-import { CRM_NAMES, recordId, recordStamp } from '../crm/connector.ts';
+import { recordId, recordStamp } from '../crm/connector.ts';
 import { referralStageFlow } from '../flows/referral-stage.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
 import { readWindowBatch } from '../sync/sources.ts';
 import { decideStage, nextTry, type StageTables } from '../sync/stage-policy.ts';
-import { cancellationSignal, createBeat } from './activity-context.ts';
+import { activityLog, cancellationSignal, createBeat } from './activity-context.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials } from './reauthorisation-mark.ts';
+import { writeCrmStages, type CrmStageWrite } from './stage-crm-writes.ts';
 import type { WireCursor } from './sync.ts';
 import { readWindowPage, windowStart } from './crm-window.ts';
 
 export type StageSide = 'crm' | 'commerce';
-/** `queued`: refused now and kept for later; `waiting`: kept earlier, its time not yet come. */
-export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; waiting: number; inStep: number };
+/** `queued`: refused now and kept for later (`crmRefused` of them by the CRM); `waiting`: kept earlier, its time not yet come. */
+export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; waiting: number; inStep: number; crmRefused?: number };
 export type StagePageOutcome = StageCounts & { nextCursor: WireCursor; done: boolean };
 
 /** The cursor rows of the two change feeds the stage sync reads. */
@@ -67,7 +70,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       const orgId = rt.settings.commerce.organizationId;
       const tables: StageTables = { toCommerce: { ...side.tables.toCommerce, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...side.tables.toCrm, ...rt.settings.cosell.stages.toCrm } };
       const fields = [side.stageField, side.mirror.stage, side.mirror.status];
-      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0 };
+      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 };
 
       // One page of changes on this side, and the pairs among them.
       const opportunities = new Map<string, CrmRecord>();
@@ -103,6 +106,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       const referralIds = [...new Set(pairs.map((pair) => pair.referralId).filter((id) => !referrals.has(id)))];
       for (let start = 0; start < referralIds.length; start += 50) {
         signal?.throwIfAborted();
+        beat({ phase: 'read-referrals', read: start });
         await guard(async () => {
           for await (const page of rt.commerce.referrals.list(orgId, { q: q.in('id', referralIds.slice(start, start + 50)).expression, limit: 1000 })) {
             for (const referral of page.records) referrals.set(referral.id, referral);
@@ -116,7 +120,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       beat({ phase: 'decide', pairs: pairs.length });
 
       const agreed = await stages.get(input.connectionId, pairs.map((pair) => pair.referralId));
-      const crmWrites: { sourceId: string; crmId: string; fields: CrmRecord }[] = [];
+      const crmWrites: (CrmStageWrite & { row: StageRow })[] = [];
       const rows: StageRow[] = [];
       const toCommerce: { pair: StagePair; stage: string; row: StageRow }[] = [];
       for (const pair of pairs) {
@@ -139,19 +143,31 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
         const mirror: CrmRecord = {};
         if (opportunity[side.mirror.status] !== (referral.status ?? null)) mirror[side.mirror.status] = referral.status ?? null;
         if (opportunity[side.mirror.stage] !== (referral.stage ?? null)) mirror[side.mirror.stage] = referral.stage ?? null;
+        // A CRM record that refused its last save waits for its time before it is written again.
+        const crmWaiting = before?.pendingSide === 'crm' && before.nextTryAt && before.nextTryAt > clock() && (decision.action !== 'write-crm' || before.pendingStage === decision.stage);
         if (decision.action === 'write-crm') {
-          counts.toCrm += 1;
+          if (crmWaiting) {
+            counts.waiting += 1;
+            continue;
+          }
           row.crmStage = decision.stage;
-          crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: { ...mirror, [side.stageField]: decision.stage } });
+          crmWrites.push({ crmId: pair.crmId, fields: { ...mirror, [side.stageField]: decision.stage }, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          continue;
         } else {
-          if (Object.keys(mirror).length) crmWrites.push({ sourceId: pair.crmId, crmId: pair.crmId, fields: mirror });
-          const waiting = decision.action === 'write-commerce' && before?.pendingStage === decision.stage && before.nextTryAt && before.nextTryAt > clock();
+          if (Object.keys(mirror).length && !crmWaiting) crmWrites.push({ crmId: pair.crmId, fields: mirror, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          else if (crmWaiting && before && Object.keys(mirror).length) Object.assign(row, { pendingSide: before.pendingSide, pendingStage: before.pendingStage, pendingReason: before.pendingReason, pendingAttempts: before.pendingAttempts, nextTryAt: before.nextTryAt });
+          const waiting = decision.action === 'write-commerce' && before?.pendingSide === 'commerce' && before.pendingStage === decision.stage && before.nextTryAt && before.nextTryAt > clock();
           if (waiting) {
             counts.waiting += 1; // the same change is already waiting for its time: not sent again before it
             continue;
           }
           if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
-          else if (decision.action === 'unmapped') row.pendingReason = `the ${decision.side === 'crm' ? 'CRM' : 'commerce'} stage "${decision.stage}" has no counterpart in the connection's stage table`;
+          else if (decision.action === 'unmapped') {
+            row.pendingReason = `the ${decision.side === 'crm' ? 'CRM' : 'commerce'} stage "${decision.stage}" has no counterpart in the connection's stage table`;
+            // The agreement stays where it was: the unmapped stage stays news (left alone again), never
+            // "neither changed yet out of step", which the commerce side would win.
+            if (before) Object.assign(row, { commerceStage: before.commerceStage, crmStage: before.crmStage, commerceStamp: before.commerceStamp, crmStamp: before.crmStamp });
+          }
           else counts.inStep += 1;
         }
         if (decision.action !== 'write-commerce') rows.push(row);
@@ -166,6 +182,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
             try {
               const updated = await rt.commerce.referrals.update(orgId, pair.referralId, { stage });
               counts.toCommerce += 1;
+              beat({ phase: 'write-commerce', written: counts.toCommerce });
               rows.push({ ...row, commerceStage: updated.stage ?? stage, commerceStamp: toDate(updated.lastUpdateTime) ?? row.commerceStamp, pendingAttempts: 0 });
             } catch (error) {
               const status = (error as { status?: number }).status;
@@ -190,9 +207,37 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
           }),
         ),
       );
-      if (crmWrites.length) {
-        const results = await guard(() => rt.crm.update(side.object, crmWrites, { signal }));
-        for (const result of results) if (!result.ok) throw ApplicationFailure.create({ message: `${CRM_NAMES[rt.crm.kind]} refused the stage of ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, type: result.error.code });
+      // CRM writes: one call for the page; a record refused (or whose stage did not take) waits with the CRM's words.
+      const crmOutcome = await writeCrmStages(rt.crm, side, crmWrites, { signal, beat });
+      for (const write of crmWrites) {
+        const refusal = crmOutcome.refused.get(write.crmId);
+        if (!refusal) {
+          if (write.stage !== undefined) counts.toCrm += 1;
+          // Only a stage row that was written is agreed; a mirror-only write keeps the row the decision made.
+          if (write.stage !== undefined || !rows.some((row) => row.referralId === write.row.referralId)) rows.push({ ...write.row, pendingAttempts: 0 });
+          continue;
+        }
+        counts.queued += 1;
+        counts.crmRefused = (counts.crmRefused ?? 0) + 1;
+        const attempts = write.row.pendingAttempts + 1;
+        const previous = agreed.get(write.row.referralId);
+        const others = rows.filter((row) => row.referralId !== write.row.referralId);
+        rows.length = 0;
+        rows.push(...others, {
+          ...write.row,
+          // The agreement stays where it was (none yet: the pair is still at first sight), so the change
+          // is decided again when its time comes and the CRM's unchanged stage never reads as news.
+          commerceStage: previous ? previous.commerceStage : write.row.commerceStage,
+          crmStage: previous ? previous.crmStage : null,
+          commerceStamp: previous ? previous.commerceStamp : null,
+          crmStamp: previous ? previous.crmStamp : null,
+          pendingSide: 'crm',
+          pendingStage: write.stage ?? write.row.commerceStage ?? '',
+          pendingReason: refusal,
+          pendingAttempts: attempts,
+          nextTryAt: nextTry(attempts, clock()),
+        });
+        activityLog(`stage sync: ${refusal}`);
       }
       for (const row of rows) await stages.put(input.connectionId, row);
       if (nextCursor.afterId) await cursors.advance(input.connectionId, STAGE_CURSOR[input.side], { time: new Date(nextCursor.time), id: nextCursor.afterId });

@@ -4,6 +4,10 @@
 // - owner 'latest': the side that changed since we last agreed wins; when both did, the one that
 //   changed longer after our last agreement, measured on each side's own clock (never one side's clock
 //   against the other's: only elapsed times are compared). A tie goes to the CRM.
+// - neither side changed since we last agreed, yet the two are out of step (a write that did not take,
+//   or stage tables changed since): nothing tells which side moved last, so the commerce side wins. The
+//   referral is what the partner sees and acts on; bringing the CRM to it never undoes a partner's move,
+//   and a seller who disagrees moves the CRM stage, which is then a change and wins as usual.
 // Values already equivalent through the tables are left alone, so a stage written by the sync never
 // comes back as news (echo) and two runs never flip a stage back and forth.
 
@@ -41,6 +45,9 @@ export function decideStage(input: { owner: StageOwner; tables: StageTables; com
   } else if (crmChanged && !commerceChanged) {
     winner = 'crm';
     reason = 'only the CRM changed the stage since the last sync';
+  } else if (!crmChanged && !commerceChanged) {
+    winner = 'commerce';
+    reason = 'neither side changed the stage since the last sync, yet they are out of step: the referral (what the partner sees) leads';
   } else {
     const commerceElapsed = commerce.stamp.getTime() - agreed.commerceStamp.getTime();
     const crmElapsed = crm.stamp.getTime() - agreed.crmStamp.getTime();

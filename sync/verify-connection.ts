@@ -7,6 +7,7 @@ import type { RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import { checkMappings } from '../mappings/check.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
 import { commerceOrganizationKey } from './write-back-owner.ts';
+import { checkConnectionStageTables } from './stage-tables.ts';
 
 export class ConnectionCheckError extends Error {
   override name = 'ConnectionCheckError';
@@ -50,6 +51,8 @@ export async function verifyConnection(
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const missing = settings.entities.filter((entity) => !mappings[entity]);
     if (missing.length) problems.push(`${crmName} has no mapping for ${missing.join(', ')}: leave ${missing.length > 1 ? 'them' : 'it'} out of --entities`);
+    // The co-sell stage tables a connection sets (sync/stage-tables.ts), each problem by name.
+    problems.push(...(await checkConnectionStageTables(crm, settings.cosell.stages)).map((problem) => `${crmName} stage table: ${problem.code}: ${problem.message}`));
     await checkConnectionMappings(crm, settings);
   } catch (error) {
     const detail = (error as { problems?: string[] }).problems;

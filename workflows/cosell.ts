@@ -2,18 +2,25 @@
 // the window end, and for each CRM-to-commerce flow
 // the connection runs (shared opportunities -> referrals, private-offer requests -> draft offers), page
 // through the CRM records changed since its stored cursor, one activity per page. A run that made or
-// refused anything, or failed, is recorded in sync_runs.
-import { ContinueAsNew, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+// refused anything, or failed, is recorded in sync_runs. Every loop (inbound pages, flow pages, stage
+// pages) continues as new when Temporal suggests it, carrying where it stands and the totals so far.
+import { ContinueAsNew, continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { CrmFlowCounts, CrmToCommerceActivities } from '../activities/crm-to-commerce.ts';
 import type { StageCounts, StageSyncActivities } from '../activities/stage-sync.ts';
 import type { SyncActivities, WireCursor } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
 
-type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor; stages: boolean };
+/** Where the inbound pass stands (absent: done, or a run started before it could be carried). */
+type InboundPlan = { until: string; pageSize: number; cursor: WireCursor };
+/** Where the stage pass stands: its window, the side being read and that side's cursor. */
+type StagesPlan = { starts: Record<'crm' | 'commerce', WireCursor>; until: string; side: 'crm' | 'commerce'; cursor: WireCursor; first: boolean };
+type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor; stages: boolean; inbound?: InboundPlan; stagesAt?: StagesPlan };
 export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts>; inbound: { created: number; failed: number; writeBacks: number }; stages: StageCounts };
 export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
 
 const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 });
+/** Continuing as new inside the inbound and stage loops came later than inside the flow loop: older histories never did. */
+const CONTINUE_IN_EVERY_LOOP = 'cosell-continue-as-new-in-every-loop';
 
 export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> {
   const { startCrmFlows, syncCrmFlowPage, recordRun, startSync, syncEntityPage, retryDeadLetters, startStages, syncStagePage } = proxyActivities<CrmToCommerceActivities & SyncActivities & StageSyncActivities>({
@@ -22,14 +29,18 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0 } };
+  const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 } };
+  /** Continues as new from `at` when Temporal suggests it (never in a replay of a history made before this was possible). */
+  const continueIfSuggested = async (at: Plan) => {
+    if (workflowInfo().continueAsNewSuggested && patched(CONTINUE_IN_EVERY_LOOP)) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: at, totals, runId } });
+  };
   try {
     let plan = input.resume?.plan;
     if (!plan) {
       const started = await startCrmFlows({ connectionId: input.connectionId });
-      if (started.inbound) await syncInboundReferrals();
       plan = { until: started.until, pageSize: started.pageSize, flows: started.flows, starts: started.starts, index: 0, cursor: started.starts[started.flows[0] ?? ''] ?? { time: new Date(0).toISOString() }, stages: started.stages };
-    }
+      if (started.inbound) await syncInboundReferrals(plan);
+    } else if (plan.inbound) await syncInboundReferrals(plan);
     for (let index = plan.index; index < plan.flows.length; index += 1) {
       const flow = plan.flows[index]!;
       let cursor = index === plan.index ? plan.cursor : plan.starts[flow]!;
@@ -48,14 +59,19 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     }
     // Stages both ways, last: the pairs made above are in step from their first run.
     if (plan.stages) {
-      const stagesPlan = await startStages({ connectionId: input.connectionId });
-      for (const side of ['crm', 'commerce'] as const) {
-        let cursor = stagesPlan.starts[side];
-        for (let first = true; ; first = false) {
+      const resumed = plan.stagesAt;
+      const stagesPlan = resumed ?? (await startStages({ connectionId: input.connectionId }));
+      // A run continued on the commerce side has finished the CRM side.
+      const sides = (['crm', 'commerce'] as const).filter((side) => resumed?.side !== 'commerce' || side === 'commerce');
+      for (const side of sides) {
+        const resuming = resumed?.side === side;
+        let cursor = resuming ? resumed.cursor : stagesPlan.starts[side];
+        for (let first = resuming ? resumed.first : true; ; first = false) {
           const { nextCursor, done, ...counts } = await syncStagePage({ connectionId: input.connectionId, side, cursor, until: stagesPlan.until, pageSize: plan.pageSize, first });
-          for (const key of Object.keys(counts) as (keyof StageCounts)[]) totals.stages[key] += counts[key];
+          for (const key of Object.keys(counts) as (keyof StageCounts)[]) totals.stages[key] = (totals.stages[key] ?? 0) + (counts[key] ?? 0);
           cursor = nextCursor;
           if (done) break;
+          await continueIfSuggested({ ...plan, index: plan.flows.length, stagesAt: { starts: stagesPlan.starts, until: stagesPlan.until, side, cursor, first: false } });
         }
       }
     }
@@ -67,18 +83,23 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
   return totals;
 
   /** Inbound referrals without an Opportunity become Opportunities (the commerce-to-CRM page path). */
-  async function syncInboundReferrals() {
+  async function syncInboundReferrals(plan: Plan) {
     const entity = 'inbound-referral' as const;
-    const started = await startSync({ connectionId: input.connectionId, entities: [entity] });
-    let cursor = started.starts[entity]!;
-    for (;;) {
-      const outcome = await syncEntityPage({ connectionId: input.connectionId, entity, cursor, until: started.until, pageSize: started.pageSize, advanceStoredCursor: true });
+    let at = plan.inbound;
+    if (!at) {
+      const started = await startSync({ connectionId: input.connectionId, entities: [entity] });
+      at = { until: started.until, pageSize: started.pageSize, cursor: started.starts[entity]! };
+    }
+    for (let cursor = at.cursor; ; ) {
+      const outcome = await syncEntityPage({ connectionId: input.connectionId, entity, cursor, until: at.until, pageSize: at.pageSize, advanceStoredCursor: true });
       totals.inbound.created += outcome.created;
       totals.inbound.failed += outcome.failed;
       totals.inbound.writeBacks += outcome.writeBacks;
       if (outcome.done) break;
       cursor = outcome.nextCursor;
+      await continueIfSuggested({ ...plan, inbound: { ...at, cursor } });
     }
+    delete plan.inbound;
     const retried = await retryDeadLetters({ connectionId: input.connectionId, entity });
     totals.inbound.created += retried.created;
     totals.inbound.writeBacks += retried.writeBacks;

@@ -95,6 +95,14 @@ export async function handleControl(state: SandboxState, method: string, path: s
         return json(200, state.limits.snapshot());
       }
       case 'POST reset': resetState(state); return ok();
+      case 'GET plugins': return json(200, { plugins: state.plugins.list() });
+      case 'DELETE plugins': state.plugins.clear(); return ok();
+      case 'POST plugins': {
+        const { table, ids, message } = bodyObject(body);
+        if (typeof table !== 'string' || typeof message !== 'string' || !message) throw bad('a refusing plug-in needs the table (logical name) and the message it throws, e.g. {"table": "opportunity", "message": "…"}');
+        if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string'))) throw bad('ids must list the GUIDs of the rows it refuses');
+        return json(200, { plugins: state.plugins.add({ table, message, ...(ids !== undefined && { ids: ids as string[] }) }) });
+      }
       case 'GET privileges': return json(200, { missing: state.privileges.missing() });
       case 'POST privileges': {
         const { missing } = bodyObject(body);

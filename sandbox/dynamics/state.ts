@@ -2,6 +2,7 @@
 import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
+import { createPlugins } from './plugins.ts';
 import { createKeyJobs } from './key-jobs.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
 import { createPrivileges } from './privileges.ts';
@@ -39,6 +40,8 @@ export function createState(config: SandboxConfig) {
     keyJobs: createKeyJobs(config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS, config.keyClock),
     /** The privileges the application user's role lacks (privileges.ts). */
     privileges: createPrivileges(config.missingPrivileges),
+    /** Plug-ins refusing Updates (plugins.ts; tests only). */
+    plugins: createPlugins(),
   };
   return state;
 }
@@ -52,6 +55,7 @@ export function resetState(state: SandboxState) {
   state.calls.reset();
   state.auth.reset();
   state.faults.clear();
+  state.plugins.clear();
   state.keyJobs.activationMs = state.config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS;
   state.privileges.setMissing(state.config.missingPrivileges ?? []);
 }

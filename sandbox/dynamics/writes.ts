@@ -113,6 +113,7 @@ export function createRow(state: SandboxState, entity: EntityDef, columns: Row, 
 
 export function updateRow(state: SandboxState, entity: EntityDef, existing: Row, columns: Row): Row {
   const id = String(existing[entity.PrimaryIdAttribute]);
+  state.plugins.onUpdate(entity.LogicalName, id);
   const { [entity.PrimaryIdAttribute]: _ignored, ...rest } = columns;
   const row: Row = { ...existing, ...rest, modifiedon: isoSeconds(state.config.now()), versionnumber: state.store.nextVersion() };
   computed(entity, row);
