@@ -91,7 +91,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     if (!checkedMappings.has(key)) {
       // Co-sell brings its inbound flow along (it is not one of the connection's chosen entities).
       const flows: Entity[] = [...rt.settings.entities, ...(rt.settings.cosell.enabled ? (['inbound-referral'] as const) : [])];
-      await guard(() => checkMappings(rt.crm, Object.fromEntries(flows.flatMap((entity) => (rt.mappings[entity] ? [[entity, rt.mappings[entity]]] : []))), rt.settings.overrides));
+      await guard(() => checkMappings(rt.crm, Object.fromEntries(flows.flatMap((entity) => (rt.mappings[entity] ? [[entity, rt.mappings[entity]]] : []))), rt.settings.overrides, { requiredFields: false }));
       checkedMappings.add(key);
     }
     return rt;

@@ -24,6 +24,7 @@ export async function checkMappings(
   connector: Pick<CrmConnector, 'describe'> & Partial<Pick<CrmConnector, 'kind'>>,
   mappings: Partial<Record<Entity, EntityMapping<any, any>>>,
   overrides: MappingOverrides = {},
+  options: { requiredFields?: boolean } = {},
 ): Promise<void> {
   const problems: string[] = [];
   for (const entity of Object.keys(overrides) as Entity[]) {
@@ -40,7 +41,9 @@ export async function checkMappings(
       continue;
     }
     problems.push(...validateMapping(mapping, overrides[entity], schema));
-    problems.push(...unfilledRequiredFields(mapping, overrides[entity], schema, connector.kind && CRM_NAMES[connector.kind]));
+    // The worker does not stop a run for these (options.requiredFields false): `connect`, `setup` and
+    // `doctor` name them, and a create the CRM refuses for one is a dead letter, as any refused record.
+    if (options.requiredFields !== false) problems.push(...unfilledRequiredFields(mapping, overrides[entity], schema, connector.kind && CRM_NAMES[connector.kind]));
   }
   if (problems.length > 0) throw new MappingConfigError(problems);
 }

@@ -47,6 +47,22 @@ type EntityMetadata = {
 
 const LOOKUPS = new Set(['Lookup', 'Customer', 'Owner']);
 
+// Columns Dataverse fills or derives itself whatever their level says: the owner and its type, state and
+// status (statecode defaults to Active), virtual columns, the primary key.
+const FILLED_BY_DATAVERSE = new Set(['EntityName', 'State', 'Status', 'Virtual', 'Owner', 'Uniqueidentifier']);
+
+/**
+ * `required` in the strict sense the required-fields check needs: the Web API refuses a create without
+ * the column. Only SystemRequired is enforced; ApplicationRequired is a rule of forms (Business
+ * Required), which the Web API does not enforce (sandbox/dynamics/README.md, docs/crm-wire-behaviour.md).
+ */
+function refusedWithout(attribute: AttributeMetadata, primaryId: string): boolean {
+  if (attribute.RequiredLevel?.Value !== 'SystemRequired') return false;
+  if (FILLED_BY_DATAVERSE.has(attribute.AttributeType ?? '')) return false;
+  const name = attribute.LogicalName;
+  return name !== primaryId && !name.startsWith('owner') && !name.startsWith('owning');
+}
+
 export function kindOf(attribute: AttributeMetadata): LiteralKind {
   switch (attribute.AttributeType) {
     case 'Uniqueidentifier':
@@ -79,7 +95,7 @@ export function tableInfo(entity: EntityMetadata): TableInfo {
   const keys: KeyInfo[] = (entity.Keys ?? []).map((key) => ({ name: key.LogicalName ?? '', columns: key.KeyAttributes ?? [], status: key.EntityKeyIndexStatus ?? 'Active' }));
   const keyColumns = new Set(keys.filter((key) => key.status === 'Active' && key.columns.length === 1).map((key) => key.columns[0]!));
   for (const attribute of entity.Attributes ?? []) {
-    const required = attribute.RequiredLevel?.Value === 'SystemRequired' || attribute.RequiredLevel?.Value === 'ApplicationRequired';
+    const required = refusedWithout(attribute, entity.PrimaryIdAttribute);
     const isKey = keyColumns.has(attribute.LogicalName);
     fields.set(attribute.LogicalName, {
       name: attribute.LogicalName,

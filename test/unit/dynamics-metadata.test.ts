@@ -63,9 +63,30 @@ describe('a Dataverse table as the connector reads it', () => {
   });
 
   it('keeps lengths and what may be written', () => {
-    expect(contact.fields.get('lastname')).toMatchObject({ length: 50, required: true });
+    // ApplicationRequired (Business Required) is a rule of forms the Web API does not enforce: not required here.
+    expect(contact.fields.get('lastname')).toMatchObject({ length: 50, required: false });
     expect(contact.fields.get('modifiedon')).toMatchObject({ createable: false, updateable: false });
     expect(contact.fields.get('contactid')).toMatchObject({ createable: true, updateable: false });
+  });
+
+  it('calls required only what the Web API refuses a create without: SystemRequired, not a column Dataverse fills itself', () => {
+    const account = tableInfo({
+      LogicalName: 'account',
+      EntitySetName: 'accounts',
+      PrimaryIdAttribute: 'accountid',
+      Attributes: [
+        { LogicalName: 'accountid', AttributeType: 'Uniqueidentifier', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'name', AttributeType: 'String', RequiredLevel: { Value: 'ApplicationRequired' } },
+        { LogicalName: 'ccs_tier', AttributeType: 'String', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'ownerid', AttributeType: 'Owner', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'owneridtype', AttributeType: 'EntityName', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'owningbusinessunit', AttributeType: 'Lookup', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'statecode', AttributeType: 'State', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'statuscode', AttributeType: 'Status', RequiredLevel: { Value: 'SystemRequired' } },
+        { LogicalName: 'ccs_virtual', AttributeType: 'Virtual', RequiredLevel: { Value: 'SystemRequired' } },
+      ],
+    });
+    expect([...account.fields.values()].filter((field) => field.required).map((field) => field.name)).toEqual(['ccs_tier']);
   });
 });
 
