@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { writeBackSiblings } from '../sync/write-back-owner.ts';
 import type { SecretBox } from './secret-box.ts';
-import { withTransaction } from './transaction.ts';
+import { withSessionLock } from './secrets-lock.ts';
+import { inTransaction, withTransaction } from './transaction.ts';
 
 import type { CrmKind } from '../crm/connector.ts';
 
@@ -30,7 +31,8 @@ type Queryable = pg.Pool | pg.PoolClient;
 // Serialises changes of write-back ownership, so two at once cannot both leave a writer behind.
 const WRITE_BACK_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
-// Serialises renewals of one connection's secrets (a rotating refresh token), keyed by the connection.
+// Serialises renewals of one connection's secrets (a rotating refresh token), keyed by the connection:
+// inside a caller's transaction; a renewal takes the same key as a session lock (store/secrets-lock.ts).
 const SECRETS_LOCK = 'SELECT pg_advisory_xact_lock(hashtext($1))';
 
 /** A connection's secrets inside withSecretsLock. */
@@ -119,32 +121,38 @@ export function createConnectionStore(pool: pg.Pool, box: SecretBox) {
     },
 
     /**
-     * Runs `work` alone among this connection's secret renewals, in any process: in a transaction (the
-     * caller's `client`, or one of its own) holding an advisory lock keyed by the connection (a rotated
-     * Salesforce refresh token, see crm/salesforce/refresh-tokens.ts). `replace` seals the change at once
-     * and leaves updated_at and the re-authorisation mark alone: a rotated token is no change of the
-     * connection, and the runtime cache rebuilds a connector (signing in, rotating again) on updated_at.
+     * Runs `work` alone among this connection's secret renewals, in any process, under an advisory lock
+     * keyed by the connection (a rotated Salesforce refresh token, see crm/salesforce/refresh-tokens.ts).
+     * Without `client` (a renewal, which waits on Salesforce): a session lock on the renewals' own pool,
+     * and `replace` commits at once (store/secrets-lock.ts). With the caller's transaction `client` (saving
+     * a connection): the same lock, held to its end. `replace` leaves updated_at and the re-authorisation
+     * mark alone: a rotated token is no change of the connection, and the runtime cache rebuilds a
+     * connector (signing in, rotating again) on updated_at.
      */
     async withSecretsLock<T>(id: string, work: (secrets: LockedSecrets) => Promise<T>, client?: pg.PoolClient): Promise<T> {
-      const run = async (tx: pg.PoolClient) => {
-        await tx.query(SECRETS_LOCK, [`crm-sync secrets ${id}`]);
-        // No row lock until a write: a renewal waits on Salesforce while holding the advisory lock only.
-        const open = async (lock: string) => {
+      const lockKey = `crm-sync secrets ${id}`;
+      const locked = (db: pg.PoolClient, write: <R>(step: (tx: pg.PoolClient) => Promise<R>) => Promise<R>) => {
+        const open = async (tx: pg.PoolClient, lock: string) => {
           const { rows } = await tx.query(`SELECT secrets_ciphertext, secrets_key_id FROM connections WHERE id = $1 ${lock}`, [id]);
           if (!rows[0]) throw new Error(`No connection with id ${id}`);
           return box.open<ConnectionSecrets>(rows[0].secrets_ciphertext, id, rows[0].secrets_key_id);
         };
         return work({
-          read: () => open(''),
-          async replace(key, expected, next) {
-            const secrets = await open('FOR UPDATE');
-            if (secrets[key] !== expected) return false;
-            await tx.query('UPDATE connections SET secrets_ciphertext = $2, secrets_key_id = $3 WHERE id = $1', [id, box.seal({ ...secrets, [key]: next }, id), box.keyId]);
-            return true;
-          },
+          read: () => open(db, ''),
+          replace: (key, expected, next) =>
+            write(async (tx) => {
+              const secrets = await open(tx, 'FOR UPDATE');
+              if (secrets[key] !== expected) return false;
+              await tx.query('UPDATE connections SET secrets_ciphertext = $2, secrets_key_id = $3 WHERE id = $1', [id, box.seal({ ...secrets, [key]: next }, id), box.keyId]);
+              return true;
+            }),
         });
       };
-      return client ? run(client) : withTransaction(pool, run);
+      if (client) {
+        await client.query(SECRETS_LOCK, [lockKey]);
+        return locked(client, (step) => step(client));
+      }
+      return withSessionLock(pool, lockKey, (own) => locked(own, (step) => inTransaction(own, step)));
     },
   };
 }
