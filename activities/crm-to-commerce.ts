@@ -11,20 +11,22 @@ import { toDate } from '../commerce/index.ts';
 import { recordId, type CrmRecord } from '../crm/connector.ts';
 import { CRM_FLOWS, type CrmToCommerceFlow } from '../flows/index.ts';
 import { referralStageFlow } from '../flows/referral-stage.ts';
-import type { CrmSide, Made } from '../flows/crm-to-commerce.ts';
+import type { CrmSide } from '../flows/crm-to-commerce.ts';
 import { MappingConfigError } from '../mappings/check.ts';
 import { createCursorStore } from '../store/cursors.ts';
-import { createDeadLetterStore } from '../store/dead-letters.ts';
+import { createDeadLetterStore, MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
 import { createOutboundIntentStore, type Intent } from '../store/outbound-intents.ts';
 import { createReauthorisationStore } from '../store/reauthorisation.ts';
 import { withTransaction } from '../store/transaction.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
+import { claimThenCreate, currentClaimant } from './claimed-creates.ts';
+import { retryFlowWriteBacks, type WriteBackRetryCounts } from './cosell-write-back-retry.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
-import { readWindowPage, windowStart } from './crm-window.ts';
+import { readWindowPage, windowStart, type WindowPage } from './crm-window.ts';
 
 export type CrmFlowCounts = { records: number; asking: number; created: number; adopted: number; refused: number; unchanged: number; writeBacks: number };
 export type CrmFlowOutcome = CrmFlowCounts & { nextCursor: WireCursor; done: boolean };
@@ -49,15 +51,6 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
     return { flow, side };
   }
 
-  /** The fields a flow reads; one the org lacks is named before anything is written. */
-  async function readableFields(rt: ConnectionRuntime, side: CrmSide<any>): Promise<string[]> {
-    const schema = await guard(() => rt.crm.describe(side.object));
-    const wanted = side.fields(rt.settings);
-    const missing = wanted.filter((name) => !name.includes('.') && !schema.fields.has(name));
-    if (missing.length > 0) throw new MappingConfigError(missing.map((name) => `${side.object} has no field '${name}', which co-sell needs: create it in the org (or change the connection's co-sell settings)`));
-    return [...wanted, ...(side.optionalFields ?? []).filter((name) => schema.fields.has(name))];
-  }
-
   return markingRefusedCredentials(deps.pool, {
     /** The run's window end, and which flows this connection runs with where each starts. */
     async startCrmFlows(input: { connectionId: string }) {
@@ -80,7 +73,8 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       return { flows: names, inbound, stages: active && Boolean(referralStageFlow.crm[rt.crm.kind]), starts, until: now.toISOString(), pageSize: 200 };
     },
 
-    async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number }): Promise<CrmFlowOutcome> {
+    /** `shared`: the page one read of the run's window already holds for every co-sell pass (activities/cosell-window.ts). */
+    async syncCrmFlowPage(input: { connectionId: string; flow: string; cursor: WireCursor; until: string; pageSize: number; shared?: WindowPage }): Promise<CrmFlowOutcome> {
       const beat = createBeat();
       const signal = cancellationSignal();
       const rt = await deps.runtimeFor(input.connectionId);
@@ -90,7 +84,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
 
       const fields = await guard(() => readableFields(rt, side));
       // One page, following the window's query locator when the cursor carries one; only records the flow can use.
-      const { page, nextCursor, done } = await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields, narrow: side.narrow?.(rt.settings) });
+      const { page, nextCursor, done } = input.shared ?? (await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields, narrow: side.narrow?.(rt.settings) }));
       counts.records = page.length;
       beat({ flow: flow.name, phase: 'read', records: page.length });
       const last = page.at(-1);
@@ -145,34 +139,38 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
         ),
       );
 
-      // Intents before any create; a create tried before (its answer lost) is looked for and adopted first.
+      // Intents before any create. A create tried before (its answer lost) is looked for once it is surely
+      // visible, and every create chunk is claimed first, so an attempt never creates beside another (activities/claimed-creates.ts).
       await intents.put(input.connectionId, flow.name, accepted.map((candidate) => ({ crmId: candidate.crmId, state: 'pending', commerceId: null, payloadHash: candidate.hash, message: null })));
-      const existing = toAdopt.length ? await guard(() => flow.target.findByCrmIds(rt.commerce, orgId, toAdopt.map((candidate) => candidate.crmId), rt.crm.kind)) : new Map<string, Made>();
-      for (const candidate of toAdopt) {
-        const made = existing.get(candidate.crmId);
-        if (!made) {
-          accepted.push(candidate);
-          continue;
-        }
-        counts.adopted += 1;
-        outcomes.push({ crmId: candidate.crmId, state: 'created', commerceId: made.id, payloadHash: candidate.hash, message: null });
-        writeBack.set(candidate.crmId, side.made(made));
-      }
+      accepted.push(...toAdopt);
+      const claimant = currentClaimant();
       await Promise.all(
         chunks(accepted, flow.target.batch).map((chunk) =>
           limit(async () => {
-            signal?.throwIfAborted();
-            beat({ flow: flow.name, phase: 'create', creating: chunk.length });
-            const results = await guard(() => flow.target.create(rt.commerce, orgId, chunk.map((candidate) => candidate.request)));
+            const { adopted, created: results } = await claimThenCreate({
+              intents,
+              connectionId: input.connectionId,
+              flow: flow.name,
+              claimant,
+              chunk,
+              look: (crmIds) => guard(() => flow.target.findByCrmIds(rt.commerce, orgId, crmIds, rt.crm.kind)),
+              create: (toCreate) => guard(() => flow.target.create(rt.commerce, orgId, toCreate.map((candidate) => candidate.request))),
+              beat,
+              signal,
+            });
             const created: Intent[] = [];
-            results.forEach((result, index) => {
-              const candidate = chunk[index]!;
+            for (const { candidate, made } of adopted) {
+              counts.adopted += 1;
+              created.push({ crmId: candidate.crmId, state: 'created', commerceId: made.id, payloadHash: candidate.hash, message: null });
+              writeBack.set(candidate.crmId, side.made(made));
+            }
+            for (const { candidate, result } of results) {
               if ('made' in result) {
                 counts.created += 1;
                 created.push({ crmId: candidate.crmId, state: 'created', commerceId: result.made.id, payloadHash: candidate.hash, message: null });
                 writeBack.set(candidate.crmId, side.made(result.made));
               } else outcomes.push({ crmId: candidate.crmId, state: 'refused', commerceId: null, payloadHash: candidate.hash, message: result.refused });
-            });
+            }
             // Recorded at once: after a crash from here on, nothing is created again.
             await intents.put(input.connectionId, flow.name, created);
           }),
@@ -191,11 +189,35 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       await withTransaction(deps.pool, async (client) => {
         await intents.put(input.connectionId, flow.name, outcomes, client);
         await deadLetters.record(input.connectionId, flow.name, failed, client);
+        // An outcome written now answers an earlier refused write-back of the same record.
+        await deadLetters.resolve(input.connectionId, flow.name, results.filter((result) => result.ok).map((result) => result.sourceId), client);
         if (last) await cursors.advance(input.connectionId, flow.name, { time: new Date(nextCursor.time), id: nextCursor.afterId! }, client);
       });
       return { ...counts, nextCursor, done };
     },
+
+    /** Write-backs the CRM refused, due again (by their backoff or `crm-sync dead-letters --retry`): written again from the intents. */
+    async retryCosellWriteBacks(input: { connectionId: string }): Promise<WriteBackRetryCounts> {
+      const rt = await deps.runtimeFor(input.connectionId);
+      const total: WriteBackRetryCounts = { due: 0, writeBacks: 0, failed: 0 };
+      for (const flow of Object.values(flows)) {
+        const counts = await retryFlowWriteBacks({ rt, connectionId: input.connectionId, flow, deadLetters, intents, maxAttempts: MAX_DEAD_LETTER_ATTEMPTS, now: clock(), signal: cancellationSignal() });
+        total.due += counts.due;
+        total.writeBacks += counts.writeBacks;
+        total.failed += counts.failed;
+      }
+      return total;
+    },
   });
+}
+
+/** The fields a flow reads; one the org lacks is named before anything is written. */
+export async function readableFields(rt: ConnectionRuntime, side: CrmSide<any>): Promise<string[]> {
+  const schema = await guard(() => rt.crm.describe(side.object));
+  const wanted = side.fields(rt.settings);
+  const missing = wanted.filter((name) => !name.includes('.') && !schema.fields.has(name));
+  if (missing.length > 0) throw new MappingConfigError(missing.map((name) => `${side.object} has no field '${name}', which co-sell needs: create it in the org (or change the connection's co-sell settings)`));
+  return [...wanted, ...(side.optionalFields ?? []).filter((name) => schema.fields.has(name))];
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

@@ -6,7 +6,6 @@
 import { recordId, recordStamp, type CrmConnector, type CrmRecord, type RecordFilter } from '../crm/connector.ts';
 import { DEFAULT_COSELL_START_HORIZON_DAYS } from '../sync/connection-settings.ts';
 import { guard } from './failures.ts';
-import { settleWindowPage } from './window-page-order.ts';
 import type { WireCursor } from './sync.ts';
 
 export type WindowPageInput = { cursor: WireCursor; until: string; pageSize: number; fields: string[]; narrow?: RecordFilter };
@@ -31,16 +30,12 @@ export async function readWindowPage(crm: CrmConnector, object: string, input: W
     [Symbol.asyncIterator]();
   const first = await guard(() => pages.next());
   await pages.return?.(undefined);
-  const read: CrmRecord[] = first.done ? [] : first.value;
-  // Never a cursor past `until`, nor one taken from a record out of order (window-page-order.ts).
-  const { kept: page, restartAt } = settleWindowPage(read, (record) => recordStamp(crm, record), input.cursor, new Date(input.until), input.cursor.locator !== undefined);
-  if (restartAt) return { page, nextCursor: restartAt, done: false };
+  const page: CrmRecord[] = first.done ? [] : first.value;
   const last = page.at(-1);
-  const position: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
-  const nextCursor: WireCursor = { ...position, ...(locator && { locator }) };
+  const nextCursor: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last), ...(locator && { locator }) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
   // A CRM that hands out locators says itself whether more follows: Salesforce treats the batch size as
   // a suggestion and may answer fewer records with more to come, and a full last page needs no empty read.
-  const done = told ? locator === undefined : read.length < input.pageSize;
+  const done = told ? locator === undefined : page.length < input.pageSize;
   return { page, nextCursor, done };
 }
 
@@ -53,3 +48,6 @@ export function windowStart(stored: Date | undefined, now: Date, horizonDays = D
   if (stored) return { time: stored.toISOString() };
   return { time: new Date(now.getTime() - horizonDays * 86_400_000).toISOString() };
 }
+
+/** One page of a window as the activities read it: what one read for every co-sell pass hands each (activities/cosell-window.ts). */
+export type WindowPage = Awaited<ReturnType<typeof readWindowPage>>;

@@ -7,6 +7,7 @@ import type { SecretBox } from '../store/secret-box.ts';
 import { createRuntimeCache, type RuntimeOptions } from '../sync/runtime.ts';
 import { createHeartbeatActivities } from './heartbeat.ts';
 import { createCrmToCommerceActivities } from './crm-to-commerce.ts';
+import { createCosellWindowActivities } from './cosell-window.ts';
 import { createStageSyncActivities } from './stage-sync.ts';
 import { createSyncActivities } from './sync.ts';
 
@@ -19,6 +20,7 @@ export function createActivities({ pool, secretBox, workerIdentity, runtime, met
     ...createSyncActivities({ pool, runtimeFor, metrics }),
     ...createCrmToCommerceActivities({ pool, runtimeFor }),
     ...createStageSyncActivities({ pool, runtimeFor }),
+    ...createCosellWindowActivities({ pool, runtimeFor }),
   };
 }
 

@@ -24,7 +24,7 @@ import { guard } from './failures.ts';
 import { markingRefusedCredentials } from './reauthorisation-mark.ts';
 import { writeCrmStages, type CrmStageWrite } from './stage-crm-writes.ts';
 import type { WireCursor } from './sync.ts';
-import { readWindowPage, windowStart } from './crm-window.ts';
+import { readWindowPage, windowStart, type WindowPage } from './crm-window.ts';
 
 export type StageSide = 'crm' | 'commerce';
 /** `queued`: refused now and kept for later (`crmRefused` of them by the CRM); `waiting`: kept earlier, its time not yet come. */
@@ -61,7 +61,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       return { starts, until: now.toISOString() };
     },
 
-    async syncStagePage(input: { connectionId: string; side: StageSide; cursor: WireCursor; until: string; pageSize: number; /** The run's first page of this side. */ first?: boolean }): Promise<StagePageOutcome> {
+    async syncStagePage(input: { connectionId: string; side: StageSide; cursor: WireCursor; until: string; pageSize: number; /** The run's first page of this side. */ first?: boolean; /** The CRM page one read already holds for every co-sell pass (activities/cosell-window.ts). */ shared?: WindowPage }): Promise<StagePageOutcome> {
       const beat = createBeat();
       const signal = cancellationSignal();
       const rt = await deps.runtimeFor(input.connectionId);
@@ -80,7 +80,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       let pairs: StagePair[];
       if (input.side === 'crm') {
         // Every changed Opportunity (not narrowed: a pair's record may have stopped being shared), following the window's locator.
-        const read = await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields });
+        const read = input.shared ?? (await readWindowPage(rt.crm, side.object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields }));
         for (const record of read.page) opportunities.set(recordId(rt.crm, record), record);
         counts.changes = read.page.length;
         done = read.done;

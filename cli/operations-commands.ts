@@ -13,6 +13,7 @@ import { openDeadLetters, type DeadLetterView } from '../ops/dead-letter-view.ts
 import { runDoctor } from '../ops/doctor.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
 import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
+import { CRM_FLOWS } from '../flows/index.ts';
 import { runHistory, type RunView } from '../ops/run-history.ts';
 import type { Connection } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSchema } from '../sync/connection-settings.ts';
@@ -131,10 +132,17 @@ function printMapping(view: MappingInEffect, name: string): string {
   return parts.join('\n');
 }
 
+/** Which letters --entity names: an entity, feed events set aside (notification), or a co-sell flow's refused write-backs. */
+function letterEntity(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value === 'notification' || value in CRM_FLOWS) return value;
+  return parseEntities(value)?.[0];
+}
+
 export const errorsAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string; payload?: boolean }) =>
   withContext(withConfig, async (context) => {
     const found = await context.findConnection(connection);
-    const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
+    const entity = letterEntity(options.entity);
     const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
     const letters = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, withPayload: options.payload });
     printResult(letters, (shown) => printLetters(shown, found.name, Boolean(options.payload)));
@@ -143,7 +151,7 @@ export const errorsAction = (withConfig: withConfigType, connection: string, opt
 export const retryAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string }) =>
   withContext(withConfig, async (context) => {
     const found = await context.findConnection(connection);
-    const entity = options.entity === 'notification' ? 'notification' : options.entity ? parseEntities(options.entity)?.[0] : undefined;
+    const entity = letterEntity(options.entity);
     const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
     const outcome = await retryDeadLetters(context.database.pool, () => context.temporalClient(), found, { entity, sourceIds });
     printResult(outcome, (result) => result.message);

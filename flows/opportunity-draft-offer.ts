@@ -7,14 +7,18 @@ import { opportunityDraftOfferSide, type DraftOfferRequest as SalesforceDraftOff
 
 type DraftOfferRequest = SalesforceDraftOfferRequest | HubSpotDraftOfferRequest | DynamicsDraftOfferRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
-import { PRIVATE_OFFER_REQUESTED } from './narrowing.ts';
+import { PRIVATE_OFFER_REQUESTED, PRIVATE_OFFER_REQUESTED_BY_KIND } from './narrowing.ts';
 
 export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
   name: 'opportunity-draft-offer',
   direction: 'crm-to-commerce',
   enabled: (settings) => settings.cosell.enabled,
-  // Salesforce reads only the Opportunities asking for a private offer (flows/narrowing.ts).
-  crm: { salesforce: { ...opportunityDraftOfferSide, narrow: () => PRIVATE_OFFER_REQUESTED }, hubspot: dealDraftOfferSide, dynamics: dynamicsOpportunityDraftOfferSide },
+  // Each CRM reads only the Opportunities asking for a private offer (flows/narrowing.ts).
+  crm: {
+    salesforce: { ...opportunityDraftOfferSide, narrow: () => PRIVATE_OFFER_REQUESTED },
+    hubspot: { ...dealDraftOfferSide, narrow: () => PRIVATE_OFFER_REQUESTED_BY_KIND.hubspot },
+    dynamics: { ...dynamicsOpportunityDraftOfferSide, narrow: () => PRIVATE_OFFER_REQUESTED_BY_KIND.dynamics },
+  },
   target: {
     // The draft endpoint takes one offer a call.
     batch: 1,

@@ -8,14 +8,18 @@ import { opportunityReferralSide, type ReferralRequest as SalesforceReferralRequ
 /** What the referral create takes, with the CRM id field of the CRM that asks. */
 export type ReferralRequest = SalesforceReferralRequest | HubSpotReferralRequest | DynamicsReferralRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
-import { sharedFilter } from './narrowing.ts';
+import { checkboxShareFilter, sharedFilter } from './narrowing.ts';
 
 export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
   name: 'opportunity-referral',
   direction: 'crm-to-commerce',
   enabled: (settings) => settings.cosell.enabled,
-  // Salesforce reads only the Opportunities the share rule shares (flows/narrowing.ts).
-  crm: { salesforce: { ...opportunityReferralSide, narrow: (settings) => sharedFilter(settings.cosell.share, 'StageName') }, hubspot: dealReferralSide, dynamics: dynamicsOpportunityReferralSide },
+  // Each CRM reads only the Opportunities the share rule shares, where it can say so (flows/narrowing.ts).
+  crm: {
+    salesforce: { ...opportunityReferralSide, narrow: (settings) => sharedFilter(settings.cosell.share, 'StageName') },
+    hubspot: { ...dealReferralSide, narrow: (settings) => checkboxShareFilter(settings.cosell.share) },
+    dynamics: { ...dynamicsOpportunityReferralSide, narrow: (settings) => checkboxShareFilter(settings.cosell.share) },
+  },
   target: {
     async validate(commerce, orgId, request) {
       const verdict = await commerce.referrals.validate(orgId, request);

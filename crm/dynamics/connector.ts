@@ -213,7 +213,7 @@ export function createDynamicsConnector(
 
     changedSince(object, options) {
       const start = options.afterId === undefined ? new Date(options.since.getTime() - lookbackMs) : options.since;
-      return reader.changedSince(object, { start, afterId: options.afterId, until: options.until, fields: options.fields, pageSize: options.pageSize });
+      return reader.changedSince(object, { start, afterId: options.afterId, until: options.until, fields: options.fields, pageSize: options.pageSize, narrow: options.narrow });
     },
     getById: (object, id, fields = []) => reader.byId(object, id, fields),
     async existingIds(object, ids, signal) {

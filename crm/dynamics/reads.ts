@@ -4,9 +4,10 @@
 // `YYYY-MM-DDTHH:MM:SSZ` (the client turns them into Dates: turned back here), with `id` added: the
 // row's GUID, whatever the table's primary id column is called.
 import type { RetrieveMultipleRequest } from 'dynamics-web-api';
-import { CrmError, type CrmRecord } from '../connector.ts';
+import { CrmError, type CrmRecord, type RecordFilter } from '../connector.ts';
 import type { Metadata, TableInfo } from './metadata.ts';
 import { anyOf, asGuid, literal, ODataValueError } from './odata.ts';
+import { odataFilter } from './record-filter.ts';
 import { dataverseErrorInfo } from './errors.ts';
 import { DynamicsCallError, type DynamicsTransport } from './transport.ts';
 
@@ -55,11 +56,14 @@ export function createReader(transport: DynamicsTransport, metadata: Metadata) {
      * inclusive (`ge`, after the look-back); with it, strictly after the last row read. The GUID order
      * is Dataverse's own (the comparison and the sort are both the server's), never compared here.
      */
-    async *changedSince(object: string, options: { start: Date; afterId?: string; until?: Date; fields: string[]; pageSize?: number; signal?: AbortSignal }): AsyncGenerator<CrmRecord[]> {
+    async *changedSince(object: string, options: { start: Date; afterId?: string; until?: Date; fields: string[]; pageSize?: number; signal?: AbortSignal; narrow?: RecordFilter }): AsyncGenerator<CrmRecord[]> {
       const table = await metadata.table(object);
       const at = literal(options.start, 'datetime');
       const from = options.afterId === undefined ? `${STAMP} ge ${at}` : `(${STAMP} gt ${at} or (${STAMP} eq ${at} and ${table.primaryId} gt ${literal(options.afterId, 'guid')}))`;
-      const filter = options.until ? `${from} and ${STAMP} le ${literal(options.until, 'datetime')}` : from;
+      const window = options.until ? `${from} and ${STAMP} le ${literal(options.until, 'datetime')}` : from;
+      // Only the rows a flow can use, where the filter can say so (record-filter.ts); else the whole window.
+      const narrowed = options.narrow && odataFilter(options.narrow, (column) => table.literalKind(column));
+      const filter = narrowed ? `${window} and ${narrowed}` : window;
       yield* pages(
         `reading changed ${table.entitySetName}`,
         table,

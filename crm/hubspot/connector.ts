@@ -2,6 +2,7 @@
 // as HubSpot properties (text on the wire), deal pipelines and stages by label (translated to HubSpot's
 // ids here), and references in the mapped fields become associations v4 after the write. Reads return
 // HubSpot's property text with hs_object_id and hs_lastmodifieddate, deal pipelines and stages as labels.
+import { searchAlternatives } from './record-filter.ts';
 import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
 import type { CrmSettings } from '../../sync/connection-settings.ts';
 import type { ConnectionSecrets } from '../../sync/connection-settings.ts';
@@ -243,7 +244,8 @@ export function createHubSpotConnector(
 
     async *changedSince(object, options) {
       const start = options.afterId === undefined ? { time: new Date(options.since.getTime() - lookbackMs) } : { time: options.since, afterId: options.afterId };
-      for await (const page of search.changed(await api(object), start, options.until, options.fields, options.pageSize ?? 200)) yield await fromWire(object, page);
+      const narrow = options.narrow && searchAlternatives(options.narrow);
+      for await (const page of search.changed(await api(object), start, options.until, options.fields, options.pageSize ?? 200, undefined, narrow)) yield await fromWire(object, page);
     },
 
     async getById(object, id, fields = []) {

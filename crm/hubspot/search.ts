@@ -13,7 +13,7 @@ export const SEARCH_PAGE = 200;
 export const SEARCH_CEILING = 10_000;
 const IN_VALUES = 100;
 
-type Filter = { propertyName: string; operator: string; value?: string; values?: string[]; highValue?: string };
+export type Filter = { propertyName: string; operator: string; value?: string; values?: string[]; highValue?: string };
 type SearchAnswer = { total: number; results: { id: string; properties: Record<string, string | null> }[]; paging?: { next?: { after: string } } };
 
 export const STAMP = 'hs_lastmodifieddate';
@@ -66,7 +66,7 @@ export function createSearch(transport: HubSpotTransport) {
      * out in this read are skipped). When a whole page shares one modified time, that time is read by
      * hs_object_id, a total order (`= time AND hs_object_id > last id`), then the read goes on after it.
      */
-    async *changed(object: string, start: Cursor, until: Date | undefined, properties: string[], pageSize: number, signal?: AbortSignal): AsyncGenerator<Found[]> {
+    async *changed(object: string, start: Cursor, until: Date | undefined, properties: string[], pageSize: number, signal?: AbortSignal, narrow?: Filter[][]): AsyncGenerator<Found[]> {
       const limit = Math.min(SEARCH_PAGE, Math.max(1, pageSize));
       const wanted = [...new Set([...properties, STAMP, ID])];
       let position = start;
@@ -79,7 +79,7 @@ export function createSearch(transport: HubSpotTransport) {
         for (const [id, time] of ahead) if (time < next.time.getTime()) ahead.delete(id);
       };
       for (;;) {
-        const answer = await search(object, windowGroups(position, until), wanted, limit, 0, STAMP, signal);
+        const answer = await search(object, narrowed(windowGroups(position, until), narrow), wanted, limit, 0, STAMP, signal);
         const found = [...(answer.results ?? [])].sort(byStampThenId);
         if (found.length === 0) return;
         if (!answer.paging?.next?.after) {
@@ -103,7 +103,7 @@ export function createSearch(transport: HubSpotTransport) {
         let afterId = position.time.getTime() === edge ? position.afterId : undefined;
         for (;;) {
           const filters: Filter[] = [{ propertyName: STAMP, operator: 'EQ', value: String(edge) }, ...(afterId === undefined ? [] : [{ propertyName: ID, operator: 'GT', value: afterId }])];
-          const drained = await search(object, [{ filters }], wanted, limit, 0, ID, signal);
+          const drained = await search(object, narrowed([{ filters }], narrow), wanted, limit, 0, ID, signal);
           const page = [...(drained.results ?? [])].sort((a, b) => Number(idOf(a)) - Number(idOf(b)));
           if (page.length) afterId = idOf(page.at(-1)!);
           const unread = fresh(page);
@@ -136,6 +136,25 @@ export function createSearch(transport: HubSpotTransport) {
 }
 
 type Found = { id: string; properties: Record<string, string | null> };
+
+/** Search's filter limits, the stricter of HubSpot's two statements (docs/crm-wire-behaviour.md). */
+const MAX_GROUPS = 5;
+const MAX_FILTERS_IN_GROUP = 6;
+const MAX_FILTERS = 18;
+
+/**
+ * A window's groups, each ANDed with every alternative of a narrowing (crm/hubspot/record-filter.ts):
+ * (window AND alternative 1) OR (window AND alternative 2) ... When that passes search's limits (a
+ * position's two window groups times three alternatives is six groups), the window is read unnarrowed:
+ * the flows still decide record by record.
+ */
+export function narrowed(groups: { filters: Filter[] }[], alternatives: Filter[][] | undefined): { filters: Filter[] }[] {
+  if (!alternatives?.length) return groups;
+  const crossed = groups.flatMap((group) => alternatives.map((alternative) => ({ filters: [...group.filters, ...alternative] })));
+  const total = crossed.reduce((sum, group) => sum + group.filters.length, 0);
+  const fits = crossed.length <= MAX_GROUPS && total <= MAX_FILTERS && crossed.every((group) => group.filters.length <= MAX_FILTERS_IN_GROUP);
+  return fits ? crossed : groups;
+}
 
 /** hs_lastmodifieddate as epoch milliseconds: HubSpot answers ISO 8601 text with milliseconds. */
 function stampOf(record: Found): number {

@@ -18,7 +18,9 @@ export type WindowCalls = {
 
 /** A narrowing declared by a flow, as SOQL: the field checked as an identifier, every value escaped. */
 export function filterSoql(filter: RecordFilter): string {
+  if ('anyOf' in filter) return `(${filter.anyOf.map(filterSoql).join(' OR ')})`;
   const field = soqlIdentifier(filter.field);
+  if ('present' in filter) return `${field} != null`;
   if ('oneOf' in filter) return `${field} IN ${soqlIn(filter.oneOf)}`;
   return `${field} = ${typeof filter.equals === 'boolean' ? String(filter.equals) : soqlString(filter.equals)}`;
 }

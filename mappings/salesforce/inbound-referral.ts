@@ -11,8 +11,7 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
   object: 'Opportunity',
   externalIdField: 'Commerce_Referral_Id__c',
   picklists: {},
-  // CurrencyIsoCode too: Salesforce refuses to change the currency of an Opportunity with products.
-  createOnly: ['StageName', 'CurrencyIsoCode'],
+  createOnly: ['StageName'],
   optionalFields: ['CurrencyIsoCode'],
   describe: {
     Name: 'referral.name (else "Referral <id>")',

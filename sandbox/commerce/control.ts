@@ -61,6 +61,8 @@ export function handleControl(state: SandboxState, method: string, pathname: str
     case 'POST /_sandbox/calls/reset':
       state.calls.reset();
       return { status: 200, body: state.calls.snapshot() };
+    case 'GET /_sandbox/late-commits':
+      return { status: 200, body: { ...state.faults.lateCommits } };
     case 'GET /_sandbox/faults':
       return { status: 200, body: state.faults.list() };
     case 'POST /_sandbox/faults': {

@@ -17,6 +17,13 @@ export type FaultRule = {
   truncatedRate: number;
   /** A 500 answered after the handler ran: the call took effect, the caller is told it failed. */
   rate500After: number;
+  /**
+   * A share of calls whose answer is lost at once (the connection drops, nothing is answered) while the
+   * service carries the request out `lateCommitMs` later: what a client that gave up on a slow service,
+   * or lost its connection through a proxy, lives with. The write lands after the caller saw the failure.
+   */
+  lateCommitRate: number;
+  lateCommitMs: number;
   /** A share of answers that come `slowMs` later than the others (slow, not failed). */
   slowRate: number;
   slowMs: number;
@@ -40,14 +47,16 @@ export type FaultDecision = {
   /** A gateway's plain-text answer instead of the service's (the handler does not run). */
   gateway?: { status: number; body: string; contentType: GatewayContentType };
   corrupt?: 'malformed' | 'truncated' | 'error500';
+  /** The answer is lost now; the handler runs this many ms later. */
+  lateCommitMs?: number;
 };
 
-const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500After', 'slowRate'] as const;
+const RATES = ['rate429', 'rate500', 'malformedRate', 'truncatedRate', 'rate500After', 'lateCommitRate', 'slowRate'] as const;
 
 /** Parses the body of POST /_sandbox/faults; unknown fields and out-of-range values are 400s. */
 export function parseFaultRule(body: unknown): { operation: string; rule: FaultRule } {
   if (!isPlainObject(body)) throw badRequest('the body must be a JSON object');
-  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', 'slowMs', ...REFUSAL_FIELDS, 'gateway']);
+  const known = new Set(['operation', ...RATES, 'retryAfterSeconds', 'latencyMs', 'slowMs', 'lateCommitMs', ...REFUSAL_FIELDS, 'gateway']);
   for (const key of Object.keys(body)) if (!known.has(key)) throw badRequest(`unknown field ${key}; expected ${[...known].join(', ')}`);
   const operation = body.operation ?? '*';
   if (typeof operation !== 'string' || (operation !== '*' && !/^[A-Z]+ \//.test(operation))) {
@@ -66,6 +75,8 @@ export function parseFaultRule(body: unknown): { operation: string; rule: FaultR
       malformedRate: number('malformedRate', 0, 1),
       truncatedRate: number('truncatedRate', 0, 1),
       rate500After: number('rate500After', 0, 1),
+      lateCommitRate: number('lateCommitRate', 0, 1),
+      lateCommitMs: number('lateCommitMs', 1_000, 120_000),
       retryAfterSeconds: Math.round(number('retryAfterSeconds', 1, 86_400)),
       latencyMs: number('latencyMs', 0, 60_000),
       slowRate: number('slowRate', 0, 1),
@@ -140,6 +151,8 @@ function parseRefusal(body: Record<string, unknown>, operation: string, number: 
 }
 
 export class Faults {
+  /** Late commits under way (answered as lost, not yet carried out) and carried out so far: GET /_sandbox/late-commits. */
+  readonly lateCommits = { pending: 0, landed: 0 };
   readonly #seed: number;
   #random: Random;
   #rules = new Map<string, FaultRule>();
@@ -187,6 +200,8 @@ export class Faults {
     else if (draw(rule.truncatedRate)) decision.corrupt = 'truncated';
     // Drawn last, and only when set, so rules without it see the same faults as before it existed.
     else if (draw(rule.rate500After)) decision.corrupt = 'error500';
+    // Likewise drawn only when set.
+    else if (draw(rule.lateCommitRate)) decision.lateCommitMs = rule.lateCommitMs;
     if (draw(rule.slowRate)) decision.latencyMs += rule.slowMs;
     return decision;
   }

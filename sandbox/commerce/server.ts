@@ -79,6 +79,25 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
   const handler = HANDLERS.get(match.key);
   if (!handler) throw notImplemented(match.key);
   const body = method === 'POST' || method === 'PATCH' ? parseJsonBody(request, raw) : undefined;
+  if (fault?.lateCommitMs !== undefined) {
+    // The answer is lost now (the connection drops); the service still carries the request out, later.
+    const params = match.params;
+    const query = url.searchParams;
+    state.faults.lateCommits.pending += 1;
+    setTimeout(() => {
+      try {
+        settleReviews(state);
+        handler({ state, params, query, body, clientId });
+      } catch {
+        // What the late write would have answered (a refusal) reaches no one.
+      } finally {
+        state.faults.lateCommits.pending -= 1;
+        state.faults.lateCommits.landed += 1;
+      }
+    }, fault.lateCommitMs);
+    response.destroy();
+    return;
+  }
   const reply = handler({ state, params: match.params, query: url.searchParams, body, clientId });
   const status = reply.status ?? 200;
   const text = reply.text ?? JSON.stringify(reply.body) ?? 'null';

@@ -114,3 +114,43 @@ describe('commerce sandbox: a 500 after the create ran (rate500After)', () => {
     expect(bad.json.message).toBe('rate500After must be a number from 0 to 1');
   });
 });
+
+describe('commerce sandbox: the answer lost at once, the create committed later (lateCommitRate, issue #24 item 6)', () => {
+  /** Polls until `check` holds (no fixed sleep decides anything): the late commit has no answer to wait for. */
+  async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
+    for (let tries = 0; ; tries += 1) {
+      const value = await read();
+      if (check(value)) return value;
+      if (tries > 400) throw new Error('the late commit never landed');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it('drops the connection, finds nothing right after, then the referral exists once', async () => {
+    await probe.control('POST', '/faults', { operation: REFERRAL_CREATE, lateCommitRate: 1, lateCommitMs: 400 });
+    await expect(post('/org/org-1/cosell/referral', referral('006LATECOMMIT00001'))).rejects.toThrow();
+    // A client looking at once (as a retry a second later might) sees nothing yet.
+    expect(await referralsWith('006LATECOMMIT00001')).toEqual([]);
+    await probe.control('DELETE', '/faults');
+    const found = await eventually(() => referralsWith('006LATECOMMIT00001'), (rows) => rows.length > 0);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ ...referral('006LATECOMMIT00001'), status: 'DRAFT' });
+    expect((await probe.control('GET', '/late-commits')).json).toMatchObject({ pending: 0 });
+  });
+
+  it('commits every valid item of a batch later', async () => {
+    await probe.control('POST', '/faults', { operation: BATCH_CREATE, lateCommitRate: 1, lateCommitMs: 200 });
+    await expect(post('/org/org-1/cosell/referral/batchCreate', { referrals: [referral('006LATEBATCH000001'), referral('006LATEBATCH000002')] })).rejects.toThrow();
+    expect(await referralsWith('006LATEBATCH000001')).toEqual([]);
+    await eventually(() => referralsWith('006LATEBATCH000002'), (rows) => rows.length === 1);
+    expect(await referralsWith('006LATEBATCH000001')).toHaveLength(1);
+  });
+
+  it('is listed with the rule and refused out of range', async () => {
+    const set = await probe.control('POST', '/faults', { operation: REFERRAL_CREATE, lateCommitRate: 0.5, lateCommitMs: 2500 });
+    expect(set.json[REFERRAL_CREATE]).toMatchObject({ lateCommitRate: 0.5, lateCommitMs: 2500, rate500After: 0 });
+    const bad = await probe.control('POST', '/faults', { operation: REFERRAL_CREATE, lateCommitRate: 1, lateCommitMs: 200_000 });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toBe('lateCommitMs must be a number from 0 to 120000');
+  });
+});
