@@ -7,6 +7,26 @@ export type CrmKind = (typeof CRM_KINDS)[number];
 /** How a person names each CRM (crmA, crmB and crmC in the contract). */
 export const CRM_NAMES: Record<CrmKind, string> = { salesforce: 'Salesforce', hubspot: 'HubSpot', dynamics: 'Dynamics 365' };
 
+/** One thing the connection's CRM user may not do on, or see of, an object (CrmConnector.checkAccess). */
+export type AccessProblem = {
+  object: string;
+  field?: string;
+  /** not-granted: it exists but the user is not given it; missing: the CRM has no such thing; privilege: the user's role lacks one. */
+  kind: 'not-granted' | 'missing' | 'privilege';
+  /** The sentence for a person, in the CRM's own terms. */
+  message: string;
+};
+
+/**
+ * Where a connection's renewable secret lives between renewals (a rotating Salesforce refresh token,
+ * crm/salesforce/refresh-tokens.ts). `exclusive` runs `work` alone among the renewals of the connection;
+ * `read` gives the secret as stored now (undefined: none stored); `save(used, next)` stores `next` in place
+ * of `used`, only if the stored one is still `used` (one saved meanwhile by a person, e.g. `crm-sync edit`, wins).
+ */
+export type SecretsVault = {
+  exclusive<T>(work: (tokens: { read(): Promise<string | undefined>; save(used: string, next: string): Promise<void> }) => Promise<T>): Promise<T>;
+};
+
 /** A CRM record as field API name -> value. */
 export type CrmRecord = Record<string, unknown>;
 
@@ -100,12 +120,10 @@ export type ChangedSinceOptions = {
 
 /**
  * Which records of a window a flow can use, declared as data (never a query string): a field equal to a
- * value, holding one of some values, holding any value at all, or any of several such filters (one read
- * serving several passes, issue #24 item 9). Salesforce turns it into escaped SOQL, HubSpot into search
- * filter groups, Dynamics 365 into an OData $filter; a CRM that cannot express one reads the whole
- * window (the flow still decides record by record).
+ * value, or holding one of some values. Salesforce turns it into escaped SOQL; HubSpot and Dynamics 365
+ * read the whole window (the flow still decides record by record).
  */
-export type RecordFilter = { field: string; equals: boolean | string } | { field: string; oneOf: string[] } | { field: string; present: true } | { anyOf: RecordFilter[] };
+export type RecordFilter = { field: string; equals: boolean | string } | { field: string; oneOf: string[] };
 
 export interface CrmConnector {
   readonly kind: CrmKind;
@@ -117,13 +135,13 @@ export interface CrmConnector {
   verify(): Promise<{ organizationId?: string; userId?: string; instanceUrl?: string }>;
   describe(object: string): Promise<ObjectSchema>;
   /**
-   * What the connection's CRM user may not do on these objects (missing privileges), each as a sentence
-   * saying what to grant; empty when nothing is missing. Optional: Dataverse (privileges of the security
+   * What the connection's CRM user may not do on, or see of, these objects, each with a sentence saying
+   * what to grant; empty when nothing is missing. Optional: Dataverse (privileges of the security
    * role) and Salesforce (field-level security: a field not granted told from a missing one) check it.
    */
-  checkAccess?(objects: string[]): Promise<string[]>;
+  checkAccess?(objects: string[]): Promise<AccessProblem[]>;
   /** What doctor tells a person to do about one of checkAccess's problems, for the connection `name`. */
-  accessFix?(name: string, problem: string): string;
+  accessFix?(name: string, problem: AccessProblem): string;
   /**
    * One result per item, in input order; a rejected record never fails the others. The connector cuts
    * the items into the CRM's own batches (Salesforce: collections of 200, or one Bulk API 2.0 job).

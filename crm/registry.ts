@@ -4,15 +4,14 @@
 import { FLOWS } from '../flows/index.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSecrets, ConnectionSettings, CrmSettings } from '../sync/connection-settings.ts';
-import type { CrmConnector, CrmKind } from './connector.ts';
+import type { CrmConnector, CrmKind, SecretsVault } from './connector.ts';
 import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
 import { createDynamicsConnector } from './dynamics/connector.ts';
 import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
-import type { RefreshTokenVault } from './salesforce/refresh-tokens.ts';
 
 /** `refreshTokens`: where a rotated Salesforce refresh token goes (sync/refresh-token-handover.ts). */
-type Tuning = { lookbackSeconds?: number; refreshTokens?: RefreshTokenVault };
+type Tuning = { lookbackSeconds?: number; refreshTokens?: SecretsVault };
 type Factory<K extends CrmSettings['kind']> = (settings: Extract<CrmSettings, { kind: K }>, secrets: ConnectionSecrets, tuning: Tuning) => CrmConnector;
 
 const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {

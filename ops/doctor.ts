@@ -6,9 +6,8 @@
 import type { Client } from '@temporalio/client';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type pg from 'pg';
-import { CRM_NAMES } from '../crm/connector.ts';
+import { CRM_NAMES, type AccessProblem, type SecretsVault } from '../crm/connector.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
-import type { RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
@@ -77,37 +76,46 @@ async function checkSchedules(client: Client | undefined, connectionId: string, 
   return { check, ok: true, message: 'all four present and running' };
 }
 
+type AccessOutcome = { checks: Check[]; problems: AccessProblem[] };
+
 /**
  * What the CRM user may not do on, or see of, the objects the connection writes, where the connector can
  * tell (Dataverse: privileges; Salesforce: field-level security). The fix is the connector's own.
  */
-async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string, refreshTokens?: RefreshTokenVault): Promise<Check[]> {
+async function checkPrivileges(settings: ConnectionSettings, secrets: ConnectionSecrets, name: string, refreshTokens?: SecretsVault): Promise<AccessOutcome> {
   const crmName = CRM_NAMES[settings.crm.kind];
   const check = `${name}: ${crmName} ${settings.crm.kind === 'salesforce' ? 'field access' : 'privileges'}`;
   let crm: ReturnType<typeof createConnector>;
   try {
     crm = createConnector(settings, secrets, { refreshTokens });
   } catch {
-    return []; // the credentials check above already says what is wrong
+    return { checks: [], problems: [] }; // the credentials check above already says what is wrong
   }
-  if (!crm.checkAccess) return [];
+  if (!crm.checkAccess) return { checks: [], problems: [] };
   try {
     const mappings = mappingsFor(settings.crm.kind, settings.crm);
     const objects = [...new Set(settings.entities.flatMap((entity) => (mappings[entity] ? [mappings[entity].object] : [])))];
     const problems = await crm.checkAccess(objects);
-    if (problems.length === 0) return [{ check, ok: true, message: `the ${settings.crm.kind === 'salesforce' ? 'integration' : 'app'} user may create, read and write ${objects.join(', ')}` }];
-    return problems.map((message) => ({ check, ok: false, message, fix: crm.accessFix?.(name, message) ?? 'grant what is named, then crm-sync doctor again' }));
+    if (problems.length === 0) return { checks: [{ check, ok: true, message: `the ${settings.crm.kind === 'salesforce' ? 'integration' : 'app'} user may create, read and write ${objects.join(', ')}` }], problems };
+    const checks = problems.map((problem) => ({ check, ok: false, message: problem.message, fix: crm.accessFix?.(name, problem) ?? 'grant what is named, then crm-sync doctor again' }));
+    return { checks, problems };
   } catch (error) {
-    return [{ check, ok: false, message: `not checked: ${(error as Error).message}` }];
+    return { checks: [{ check, ok: false, message: `not checked: ${(error as Error).message}` }], problems: [] };
   }
 }
 
 /** The access check after the mapping check failed: its problems only (unreadable settings are the mapping line's to report). */
-async function accessChecks(storedSettings: unknown, storedSecrets: unknown, name: string, refreshTokens: RefreshTokenVault): Promise<Check[]> {
+async function accessChecks(storedSettings: unknown, storedSecrets: unknown, name: string, refreshTokens: SecretsVault): Promise<AccessOutcome> {
   const settings = connectionSettingsSchema.safeParse(storedSettings);
   const secrets = connectionSecretsSchema.safeParse(storedSecrets);
-  if (!settings.success || !secrets.success) return [];
-  return (await checkPrivileges(settings.data, secrets.data, name, refreshTokens)).filter((check) => !check.ok && !check.message.startsWith('not checked'));
+  if (!settings.success || !secrets.success) return { checks: [], problems: [] };
+  const outcome = await checkPrivileges(settings.data, secrets.data, name, refreshTokens);
+  return { checks: outcome.checks.filter((check) => !check.ok && !check.message.startsWith('not checked')), problems: outcome.problems };
+}
+
+/** A mapping-check sentence an access problem explains: the field or object is there, the user is not given it. */
+function explainedByAccess(problem: string, access: AccessProblem[]): boolean {
+  return access.some(({ kind, object, field }) => kind === 'not-granted' && (field ? problem.includes(`${object} has no field '${field}'`) : problem.includes(`${object} does not exist`)));
 }
 
 export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
@@ -128,20 +136,14 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
       const refreshTokens = storedRefreshTokenVault(deps.connections, connection.id); // a rotated refresh token goes back into the connection
       await verify(settings, secrets, { refreshTokens });
       checks.push({ check: `${name}: credentials and mapping`, ok: true, message: `commerce and ${crmName} accept the credentials; the mappings fit the ${crmName} schema` });
-      checks.push(...(await checkPrivileges(settings, secrets, name, refreshTokens)));
+      checks.push(...(await checkPrivileges(settings, secrets, name, refreshTokens)).checks);
     } catch (error) {
       // A Salesforce field or object the integration user is not granted looks missing to the mapping
       // check: the access check tells which, and its line replaces the mapping's for it.
       const looksMissing = ((error as { problems?: string[] }).problems ?? []).some((problem) => /has no field|does not exist/.test(problem));
-      const access = connection.crmKind === 'salesforce' && looksMissing ? await accessChecks(stored!.settings, stored!.secrets, name, storedRefreshTokenVault(deps.connections, connection.id)) : [];
-      const notGranted = access.flatMap((check) => {
-        const match = /^(\w+?)(?:\.(\w+))? exists but/.exec(check.message);
-        return match ? [{ object: match[1]!, field: match[2] }] : [];
-      });
-      const explained = (problem: string) =>
-        notGranted.some(({ object, field }) => (field ? problem.includes(`${object} has no field '${field}'`) : problem.includes(`${object} does not exist`)));
-      checks.push(...access);
-      const problems = ((error as { problems?: string[] }).problems ?? [(error as Error).message]).filter((problem) => !explained(problem));
+      const access = looksMissing ? await accessChecks(stored!.settings, stored!.secrets, name, storedRefreshTokenVault(deps.connections, connection.id)) : { checks: [], problems: [] };
+      checks.push(...access.checks);
+      const problems = ((error as { problems?: string[] }).problems ?? [(error as Error).message]).filter((problem) => !explainedByAccess(problem, access.problems));
       for (const problem of problems) {
         const fix = SETUP_FIXES.test(problem)
           ? `crm-sync setup ${name} creates what the mappings need (or change the mapping: crm-sync mapping ${name} --edit FILE)`

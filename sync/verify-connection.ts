@@ -1,9 +1,8 @@
 // Before a connection is saved: prove both sides' credentials work and that the mappings fit the CRM.
 // Every problem found is reported at once, in words a revenue-ops person can act on.
 import { createCommerceClient } from '../commerce/index.ts';
-import { CRM_NAMES, type CrmConnector } from '../crm/connector.ts';
+import { CRM_NAMES, type CrmConnector, type SecretsVault } from '../crm/connector.ts';
 import { createConnector, mappingsFor } from '../crm/registry.ts';
-import type { RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import { checkMappings } from '../mappings/check.ts';
 import type { ConnectionSecrets, ConnectionSettings } from './connection-settings.ts';
 import { commerceOrganizationKey } from './write-back-owner.ts';
@@ -31,7 +30,7 @@ export async function checkConnectionMappings(crm: CrmConnector, settings: Conne
 export async function verifyConnection(
   settings: ConnectionSettings,
   secrets: ConnectionSecrets,
-  options: { refreshTokens?: RefreshTokenVault } = {},
+  options: { refreshTokens?: SecretsVault } = {},
 ): Promise<{ crmOrganizationId?: string; commerceOrganization: string }> {
   const problems: string[] = [];
   const commerce = createCommerceClient({ ...settings.commerce, clientSecret: secrets.commerceClientSecret, retries: 2 });

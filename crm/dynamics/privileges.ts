@@ -3,6 +3,7 @@
 // operation whose privilege no role of the user grants (0x80040220 "Principal user ... is missing
 // prvWrite... privilege"). `WhoAmI` names the user, and `systemusers(<id>)/Microsoft.Dynamics.CRM.
 // RetrieveUserPrivileges()` lists what its roles and teams grant; a missing one is said with the role to give.
+import type { AccessProblem } from '../connector.ts';
 import type { DynamicsTransport } from './transport.ts';
 
 /** What writing a table needs: create and update rows, read them back, set lookups on them and point lookups at them. */
@@ -19,24 +20,33 @@ export function lacking(held: Iterable<string>, table: string, rights: readonly 
 
 /** One sentence per table with privileges missing, naming them and the role to give. */
 export function privilegeProblems(held: Iterable<string>, tables: string[]): string[] {
+  return privilegeAccessProblems(held, tables).map((problem) => problem.message);
+}
+
+/** The same, as the connector's access problems (kind 'privilege', by table). */
+export function privilegeAccessProblems(held: Iterable<string>, tables: string[]): AccessProblem[] {
   const heldOnce = [...held];
-  return [...new Set(tables)].flatMap((table) => {
+  return [...new Set(tables)].flatMap((table): AccessProblem[] => {
     const missing = lacking(heldOnce, table);
     if (missing.length === 0) return [];
     const rights = WRITE_RIGHTS.map((right) => SPOKEN[right]);
     return [
-      `the application user lacks ${missing.join(', ')} on the ${table} table, so Dataverse refuses the sync's ${table} writes: give it a security role with ${rights.slice(0, -1).join(', ')} and ${rights.at(-1)} on ${table} at Organization level (Power Platform admin center > Environments > this environment > Settings > Users + permissions > Application users > the app > Edit security roles), then run crm-sync doctor again`,
+      {
+        object: table,
+        kind: 'privilege',
+        message: `the application user lacks ${missing.join(', ')} on the ${table} table, so Dataverse refuses the sync's ${table} writes: give it a security role with ${rights.slice(0, -1).join(', ')} and ${rights.at(-1)} on ${table} at Organization level (Power Platform admin center > Environments > this environment > Settings > Users + permissions > Application users > the app > Edit security roles), then run crm-sync doctor again`,
+      },
     ];
   });
 }
 
 /** Asks Dataverse what the connection's application user holds and says what it lacks on `tables`. */
-export async function missingPrivileges(transport: DynamicsTransport, tables: string[]): Promise<string[]> {
+export async function missingPrivileges(transport: DynamicsTransport, tables: string[]): Promise<AccessProblem[]> {
   const whoAmI = (await transport.call('asking who the app is (WhoAmI)', (client) => client.callFunction({ name: 'WhoAmI' }))) as { UserId?: string };
-  if (!whoAmI.UserId) return ['Dataverse did not say which user the app is (WhoAmI gave no UserId): its privileges could not be checked'];
+  if (!whoAmI.UserId) return [{ object: tables.join(', '), kind: 'privilege', message: 'Dataverse did not say which user the app is (WhoAmI gave no UserId): its privileges could not be checked' }];
   const answer = (await transport.call("reading the app user's privileges (RetrieveUserPrivileges)", (client) =>
     client.callFunction({ collection: 'systemusers', key: whoAmI.UserId, name: 'Microsoft.Dynamics.CRM.RetrieveUserPrivileges' }),
   )) as { RolePrivileges?: RolePrivilege[] };
   const held = (answer.RolePrivileges ?? []).map((privilege) => privilege.PrivilegeName ?? '').filter(Boolean);
-  return privilegeProblems(held, tables);
+  return privilegeAccessProblems(held, tables);
 }

@@ -128,7 +128,7 @@ export async function setUpDynamics(target: { orgUrl: string; apiVersion?: strin
   // The app user must be able to write every table the sync writes (a role with the table's privileges).
   const present = tables.filter((table) => !report.problems.some((problem) => problem.startsWith(`table ${table.logicalName} is missing`)));
   try {
-    report.problems.push(...(await missingPrivileges(transport, present.map((table) => table.logicalName))));
+    report.problems.push(...(await missingPrivileges(transport, present.map((table) => table.logicalName))).map((problem) => problem.message));
   } catch (error) {
     if (!(error instanceof DynamicsCallError)) throw error;
     report.problems.push(`the application user's privileges could not be read (${error.info.message}): check that its security role can read users and roles`);

@@ -3,6 +3,7 @@
 // metadata, read through the Tooling API (FieldDefinition, EntityDefinition; the user needs View Setup),
 // still lists a field or object that exists, granted or not.
 import type { Connection } from 'jsforce';
+import type { AccessProblem } from '../connector.ts';
 import { soqlIdentifier } from './soql.ts';
 
 export type Wanted = { object: string; fields: string[] };
@@ -26,11 +27,11 @@ export async function existingFields(connection: Connection, object: string): Pr
 const isNotFound = (error: unknown) => (error as { errorCode?: string }).errorCode === 'NOT_FOUND' || (error as { name?: string }).name === 'NOT_FOUND';
 
 /**
- * One sentence per wanted object or field the integration user cannot see: "exists but ... not granted"
- * or "does not exist", told apart by the Tooling API. Empty when the user sees all of them.
+ * One problem per wanted object or field the integration user cannot see: not granted (it exists) or
+ * missing, told apart by the Tooling API, each with its sentence. Empty when the user sees all of them.
  */
-export async function fieldAccessProblems(connection: Connection, wanted: Wanted[]): Promise<string[]> {
-  const problems: string[] = [];
+export async function fieldAccessProblems(connection: Connection, wanted: Wanted[]): Promise<AccessProblem[]> {
+  const problems: AccessProblem[] = [];
   const hiddenObjects: string[] = [];
   const visible = new Map<string, Set<string>>();
   for (const { object } of wanted) {
@@ -45,8 +46,8 @@ export async function fieldAccessProblems(connection: Connection, wanted: Wanted
   for (const object of hiddenObjects) {
     problems.push(
       existing.has(object)
-        ? `${object} exists but the integration user is not granted it (no permission set gives it Read)`
-        : `${object} does not exist`,
+        ? { object, kind: 'not-granted', message: `${object} exists but the integration user is not granted it (no permission set gives it Read)` }
+        : { object, kind: 'missing', message: `${object} does not exist` },
     );
   }
   for (const { object, fields } of wanted) {
@@ -58,17 +59,17 @@ export async function fieldAccessProblems(connection: Connection, wanted: Wanted
     for (const field of unseen) {
       problems.push(
         inOrg.has(field.toLowerCase())
-          ? `${object}.${field} exists but the integration user is not granted it (field-level security)`
-          : `${object}.${field} does not exist`,
+          ? { object, field, kind: 'not-granted', message: `${object}.${field} exists but the integration user is not granted it (field-level security)` }
+          : { object, field, kind: 'missing', message: `${object}.${field} does not exist` },
       );
     }
   }
   return problems;
 }
 
-/** What doctor tells a person to do about one of fieldAccessProblems' sentences. */
-export function fieldAccessFix(connectionName: string, problem: string): string {
-  return /does not exist$/.test(problem)
+/** What doctor tells a person to do about one of fieldAccessProblems' problems. */
+export function fieldAccessFix(connectionName: string, problem: AccessProblem): string {
+  return problem.kind === 'missing'
     ? `crm-sync setup ${connectionName} creates it and grants it to the integration user`
     : `crm-sync setup ${connectionName} grants it (permission set Commerce_CRM_Sync), or add it to a permission set assigned to the integration user`;
 }

@@ -5,17 +5,13 @@
 // else can renew, and never run beside another renewal of the same connection: a vault runs renewals
 // one at a time (in one process or across processes) and stores what they hand back.
 
+import type { SecretsVault } from '../connector.ts';
+
 /** The refresh_token grant's answer, as far as the session needs it. */
 export type RefreshAnswer = { access_token: string; instance_url: string; id: string; refresh_token?: string };
 
-export type RefreshTokenVault = {
-  /**
-   * Runs `work` alone among the renewals of this connection. `read` gives the refresh token as stored
-   * now (undefined: none stored); `save(used, next)` stores `next` in place of `used`, and only if the
-   * stored token is still `used` (a token saved meanwhile by a person, e.g. `crm-sync edit`, wins).
-   */
-  exclusive<T>(work: (tokens: { read(): Promise<string | undefined>; save(used: string, next: string): Promise<void> }) => Promise<T>): Promise<T>;
-};
+/** The refresh token's vault: the CRM-neutral secrets vault (crm/connector.ts). */
+export type RefreshTokenVault = SecretsVault;
 
 /** OAuth's code for a refresh token Salesforce no longer accepts (jsforce names the error after it). */
 const isInvalidGrant = (error: unknown) => (error as { name?: string }).name === 'invalid_grant';

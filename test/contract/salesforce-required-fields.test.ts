@@ -41,8 +41,8 @@ describe('Salesforce: required fields and field access the mapping needs', () =>
       const { conn } = await clientCredentialsConnection(bare);
       await conn.tooling.create('CustomField', { FullName: 'Account.Commerce_Buyer_Id__c', Metadata: { label: 'Commerce Buyer Id', type: 'Text', length: 64, externalId: true, unique: true } } as never);
       const problems = await createSalesforceConnector({ loginUrl: bare.loginUrl }, { clientId: bare.clientId, clientSecret: bare.clientSecret }).checkAccess!(['Account']);
-      expect(problems).toContain('Account.Commerce_Buyer_Id__c exists but the integration user is not granted it (field-level security)');
-      expect(problems).toContain('Account.Marketplace__c does not exist');
+      expect(problems).toContainEqual({ object: 'Account', field: 'Commerce_Buyer_Id__c', kind: 'not-granted', message: 'Account.Commerce_Buyer_Id__c exists but the integration user is not granted it (field-level security)' });
+      expect(problems).toContainEqual({ object: 'Account', field: 'Marketplace__c', kind: 'missing', message: 'Account.Marketplace__c does not exist' });
     } finally {
       await bare.stop();
     }

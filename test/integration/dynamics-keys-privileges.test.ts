@@ -118,7 +118,7 @@ describe("the application user's privileges", () => {
     const report = await env.setUp();
     expect(report.problems).toEqual([expected]);
     const crm = env.connect();
-    expect(await crm.checkAccess!(['account', 'opportunity', 'ccs_marketplaceentitlement'])).toEqual([expected]);
+    expect(await crm.checkAccess!(['account', 'opportunity', 'ccs_marketplaceentitlement'])).toEqual([{ object: 'ccs_marketplaceentitlement', kind: 'privilege', message: expected }]);
 
     const entitlement = { sourceId: 'E-1', externalIdField: 'ccs_entitlementid', externalId: 'E-1', fields: { ccs_name: 'Entitlement 1' } };
     const [created] = await crm.upsert('ccs_marketplaceentitlement', [entitlement]); // Create is granted
