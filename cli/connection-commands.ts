@@ -10,7 +10,7 @@ import { withTransaction } from '../store/transaction.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSecrets, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { organizationChanges, OrganizationChangedError, verifyConnection } from '../sync/verify-connection.ts';
 import { otherWriters } from '../sync/write-back-owner.ts';
-import { unsavedSecretsVault, withNewestRefreshToken } from '../sync/refresh-token-handover.ts';
+import { explainSpentRefreshToken, storedRefreshTokenVault, unsavedSecretsVault, withNewestRefreshToken } from '../sync/refresh-token-handover.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
@@ -230,23 +230,35 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
           schedule: { every: options.every, ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }) },
         });
         const typed = connectionSecretsSchema.parse({ commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET, ...crmSecretsFromEnvironment(crm) });
-        // The check signs in, which rotates a Salesforce refresh token: the newest one is saved, not the one typed.
-        const refreshTokens = unsavedSecretsVault(typed);
-        const verified = await verifyConnection(settings, typed, { refreshTokens });
-        const secrets = withNewestRefreshToken(typed, refreshTokens);
         const context = await openCommandContext(config, logger);
         try {
           const existing = (await context.connections.list()).find((connection) => connection.name === options.name);
-          const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
-            command: 'connect',
-            name: options.name,
-            existing,
-            settings,
-            secrets,
-            crmOrganizationId: verified.crmOrganizationId,
-            startAfresh: Boolean(options.startAfresh),
-            writeBack: options.writeBack,
-            paused: Boolean(options.paused),
+          // The check signs in, which rotates a Salesforce refresh token. The connection's own saved token
+          // goes through its vault (a rotation is saved at once, whatever fails later); a token saved
+          // nowhere yet through one in memory, its newest saved with the connection.
+          const savedToken = existing && (await context.connections.getWithSecrets(existing.id))?.secrets.crmRefreshToken;
+          const keepsSavedToken = Boolean(typed.crmRefreshToken) && savedToken === typed.crmRefreshToken;
+          const unsaved = keepsSavedToken ? undefined : unsavedSecretsVault(typed);
+          const checkAndSave = async () => {
+            const verified = await verifyConnection(settings, typed, { refreshTokens: unsaved ?? storedRefreshTokenVault(context.connections, existing!.id) });
+            const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
+              command: 'connect',
+              name: options.name,
+              existing,
+              settings,
+              secrets: unsaved ? withNewestRefreshToken(typed, unsaved) : typed,
+              keepStoredRefreshToken: !unsaved,
+              crmOrganizationId: verified.crmOrganizationId,
+              startAfresh: Boolean(options.startAfresh),
+              writeBack: options.writeBack,
+              paused: Boolean(options.paused),
+            });
+            return { summary, verified };
+          };
+          const { summary, verified } = await checkAndSave().catch(async (error: unknown) => {
+            if (!unsaved) throw error;
+            const found = (await context.connections.list()).find((connection) => connection.name === options.name);
+            throw await explainSpentRefreshToken(error, typed.crmRefreshToken, unsaved, { connections: context.connections, id: found?.id, existed: Boolean(existing) });
           });
           printResult({ ...summary, verified }, savedSentence);
         } finally {
@@ -275,7 +287,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .command('dead-letters <connection>')
     .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now (the same as crm-sync errors and crm-sync retry)")
     .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, notification for feed events set aside, or opportunity-referral / opportunity-draft-offer for co-sell outcomes the CRM refused)`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification for feed events set aside)`)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
     .option('--payload', 'show the mapped payload of each record too')
     .action((connection: string, options: { retry?: boolean; entity?: string; id?: string; payload?: boolean }) =>

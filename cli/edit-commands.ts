@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { connectionSecretsSchema, connectionSettingsSchema, type ConnectionSettings } from '../sync/connection-settings.ts';
 import { verifyConnection } from '../sync/verify-connection.ts';
-import { storedRefreshTokenVault, unsavedSecretsVault, withNewestRefreshToken } from '../sync/refresh-token-handover.ts';
+import { storedRefreshTokenVault, unsavedSecretsVault, withNewestRefreshToken, explainSpentRefreshToken } from '../sync/refresh-token-handover.ts';
 import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
@@ -98,17 +98,24 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
           // connection's vault (workers may renew it meanwhile), a new one in memory, its newest saved.
           const newRefreshToken = secrets.crmRefreshToken !== found!.secrets.crmRefreshToken;
           const unsaved = newRefreshToken ? unsavedSecretsVault(secrets) : undefined;
-          const verified = await verifyConnection(settings, secrets, { refreshTokens: unsaved ?? storedRefreshTokenVault(context.connections, found!.id) });
-          const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
-            command: 'edit',
-            name: found!.name,
-            existing: found,
-            settings,
-            secrets: unsaved ? withNewestRefreshToken(secrets, unsaved) : secrets,
-            keepStoredRefreshToken: !unsaved,
-            crmOrganizationId: verified.crmOrganizationId,
-            startAfresh: Boolean(options.startAfresh),
-            writeBack: options.writeBack,
+          const checkAndSave = async () => {
+            const verified = await verifyConnection(settings, secrets, { refreshTokens: unsaved ?? storedRefreshTokenVault(context.connections, found!.id) });
+            const { summary } = await saveAndSchedule(context, config.temporal.taskQueue, {
+              command: 'edit',
+              name: found!.name,
+              existing: found,
+              settings,
+              secrets: unsaved ? withNewestRefreshToken(secrets, unsaved) : secrets,
+              keepStoredRefreshToken: !unsaved,
+              crmOrganizationId: verified.crmOrganizationId,
+              startAfresh: Boolean(options.startAfresh),
+              writeBack: options.writeBack,
+            });
+            return { summary, verified };
+          };
+          const { summary, verified } = await checkAndSave().catch(async (error: unknown) => {
+            if (!unsaved) throw error;
+            throw await explainSpentRefreshToken(error, secrets.crmRefreshToken, unsaved, { connections: context.connections, id: found!.id, existed: true });
           });
           printResult({ ...summary, verified, settings }, savedSentence);
         } finally {

@@ -4,7 +4,8 @@
 // passes one of these vaults: the stored connection's (the worker's runtimes, setup, doctor, edit
 // re-checking saved secrets), or one in memory for secrets not saved yet (connect, edit with new ones),
 // whose newest token is what gets saved, not the one typed.
-import { memoryRefreshTokenVault, type RefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
+import type { SecretsVault } from '../crm/connector.ts';
+import { memoryRefreshTokenVault } from '../crm/salesforce/refresh-tokens.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import type { ConnectionSecrets } from './connection-settings.ts';
 
@@ -15,7 +16,7 @@ const REFRESH_TOKEN = 'crmRefreshToken';
  * (a PostgreSQL advisory lock), each reading the stored token first and sealing a rotated one before the
  * lock is let go.
  */
-export function storedRefreshTokenVault(connections: Pick<ConnectionStore, 'withSecretsLock'>, connectionId: string): RefreshTokenVault {
+export function storedRefreshTokenVault(connections: Pick<ConnectionStore, 'withSecretsLock'>, connectionId: string): SecretsVault {
   return {
     exclusive: (work) =>
       connections.withSecretsLock(connectionId, (secrets) =>
@@ -38,4 +39,33 @@ export function unsavedSecretsVault(secrets: ConnectionSecrets): ReturnType<type
 export function withNewestRefreshToken(secrets: ConnectionSecrets, vault: ReturnType<typeof memoryRefreshTokenVault>): ConnectionSecrets {
   const newest = vault.current();
   return secrets.crmRefreshToken && newest ? { ...secrets, crmRefreshToken: newest } : secrets;
+}
+
+/**
+ * A check of a typed refresh token (held in memory, `vault`) that failed after Salesforce rotated it: the
+ * typed token is now spent, and presenting it again makes Salesforce revoke every token of its
+ * authorisation, while its successor is saved nowhere (nothing is saved after a failed check, and a
+ * token is never printed). The error says so plainly, with nothing secret, so the person authorises again
+ * instead of re-running with a dead token. Unchanged when nothing rotated, or when the successor did get
+ * saved (the failure came after the save). A saved connection keeps its own token and goes on working.
+ */
+export async function explainSpentRefreshToken(
+  error: unknown,
+  typed: string | undefined,
+  vault: ReturnType<typeof memoryRefreshTokenVault>,
+  connection: { connections: Pick<ConnectionStore, 'getWithSecrets'>; id: string | undefined; existed: boolean },
+): Promise<unknown> {
+  const newest = vault.current();
+  if (typed === undefined || newest === undefined || newest === typed || !(error instanceof Error)) return error;
+  const saved = connection.id ? (await connection.connections.getWithSecrets(connection.id))?.secrets[REFRESH_TOKEN] : undefined;
+  if (saved === newest) return error;
+  const note =
+    'Salesforce rotated the refresh token given in SALESFORCE_REFRESH_TOKEN while checking it (refresh token rotation is on for this connected app): ' +
+    'that token no longer works, and presenting it again makes Salesforce revoke every token of that authorisation. Nothing was saved. ' +
+    'Fix the problem above, authorise the connected app again for a new refresh token, and run the command with it' +
+    (connection.existed ? '; the saved connection keeps its own token and goes on working meanwhile.' : '.');
+  const problems = (error as { problems?: unknown }).problems;
+  if (Array.isArray(problems)) problems.push(note);
+  error.message = `${error.message}\n${note}`;
+  return error;
 }

@@ -68,4 +68,28 @@ describe('commands against a Salesforce org that rotates refresh tokens (real Po
     expect(current).not.toBe(fresh);
     expect(await savedToken()).toBe(current);
   });
+
+  // Last: presenting a spent token makes the org revoke the authorisation's tokens.
+  it('connect with a new token that fails on the mapping says the typed token is spent (nothing secret printed, nothing saved); connecting again with it says why', async () => {
+    const { current: fresh } = await control(salesforce, 'POST', '/oauth/refresh-tokens', { authorize: true });
+    const args = ['connect', '--name', 'refused', '--paused',
+      '--commerce-url', commerce.apiUrl, '--commerce-auth-url', commerce.authUrl, '--commerce-client-id', commerce.clientId, '--commerce-org', commerce.organizationId,
+      '--salesforce-login-url', salesforce.loginUrl, '--salesforce-client-id', salesforce.clientId,
+      '--overrides', JSON.stringify({ buyer: { rename: { Name: 'No_Such_Field__c' } } })];
+    const failed = async () => cli(args, { SALESFORCE_REFRESH_TOKEN: fresh }).then(() => ({ stdout: 'exited 0', stderr: '' }), (error: { stdout: string; stderr: string }) => error);
+    const first = await failed();
+    const { current } = await orgTokens();
+    expect(current).not.toBe(fresh); // the check rotated it
+    expect(first.stderr).toContain('No_Such_Field__c');
+    expect(first.stderr).toContain('Salesforce rotated the refresh token given in SALESFORCE_REFRESH_TOKEN while checking it');
+    expect(first.stderr).toContain('authorise the connected app again for a new refresh token');
+    for (const secret of [fresh, current]) expect(`${first.stdout}${first.stderr}`).not.toContain(secret);
+    expect((await createConnectionStore(database.pool, new SecretBox(key)).list()).map((connection) => connection.name)).not.toContain('refused');
+
+    const second = await failed();
+    expect(second.stdout).not.toBe('exited 0');
+    expect(second.stderr).not.toContain('No_Such_Field__c'); // refused at sign-in, before the mapping
+    expect(second.stderr).toMatch(/refresh token/i);
+    expect((await orgTokens()).reuses).toBe(1);
+  });
 });
