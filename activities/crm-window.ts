@@ -6,6 +6,7 @@
 import { recordId, recordStamp, type CrmConnector, type CrmRecord, type RecordFilter } from '../crm/connector.ts';
 import { DEFAULT_COSELL_START_HORIZON_DAYS } from '../sync/connection-settings.ts';
 import { guard } from './failures.ts';
+import { settleWindowPage } from './window-page-order.ts';
 import type { WireCursor } from './sync.ts';
 
 export type WindowPageInput = { cursor: WireCursor; until: string; pageSize: number; fields: string[]; narrow?: RecordFilter };
@@ -30,12 +31,16 @@ export async function readWindowPage(crm: CrmConnector, object: string, input: W
     [Symbol.asyncIterator]();
   const first = await guard(() => pages.next());
   await pages.return?.(undefined);
-  const page: CrmRecord[] = first.done ? [] : first.value;
+  const read: CrmRecord[] = first.done ? [] : first.value;
+  // Never a cursor past `until`, nor one taken from a record out of order (window-page-order.ts).
+  const { kept: page, restartAt } = settleWindowPage(read, (record) => recordStamp(crm, record), input.cursor, new Date(input.until), input.cursor.locator !== undefined);
+  if (restartAt) return { page, nextCursor: restartAt, done: false };
   const last = page.at(-1);
-  const nextCursor: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last), ...(locator && { locator }) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
+  const position: WireCursor = last ? { time: recordStamp(crm, last)!.toISOString(), afterId: recordId(crm, last) } : { time: input.cursor.time, ...(input.cursor.afterId !== undefined && { afterId: input.cursor.afterId }) };
+  const nextCursor: WireCursor = { ...position, ...(locator && { locator }) };
   // A CRM that hands out locators says itself whether more follows: Salesforce treats the batch size as
   // a suggestion and may answer fewer records with more to come, and a full last page needs no empty read.
-  const done = told ? locator === undefined : page.length < input.pageSize;
+  const done = told ? locator === undefined : read.length < input.pageSize;
   return { page, nextCursor, done };
 }
 

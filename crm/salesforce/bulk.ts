@@ -8,7 +8,7 @@
 // the sync), never a second job.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from 'jsforce';
-import type { UpsertItem, UpsertOptions, UpsertResult } from '../connector.ts';
+import type { ObjectSchema, UpsertItem, UpsertOptions, UpsertResult } from '../connector.ts';
 import { bulkJobFailure, bulkRecordError, cancelledError, SalesforceBulkJobError, withBulkJobId } from './errors.ts';
 
 type Call = <T>(work: (connection: Connection) => Promise<T>) => Promise<T>;
@@ -176,25 +176,36 @@ const formatDuration = (ms: number) => (ms >= 60_000 && ms % 60_000 === 0 ? `${m
  * Items with their parents' children side by side: Bulk API 2.0 processes a job in parallel batches,
  * and children of one parent in two batches contend for its lock [doc: Organize Data to Minimize Lock
  * Contention: "sort main records based on their parent record"]. A parent is what a row names by a
- * relationship ({Account: {Commerce_Buyer_Id__c: 'b-1'}}) or by a record id in a lookup field; rows
- * naming none keep their place at the end. Stable: equal parents keep their input order.
+ * relationship ({Account: {Commerce_Buyer_Id__c: 'b-1'}}) or by a record id in a field the describe
+ * calls a reference (`references`: AccountId, Opportunity__c); rows naming none keep their place at the
+ * end. Stable: equal parents keep their input order.
  */
-export function orderByParent(items: UpsertItem[]): UpsertItem[] {
-  const keyed = items.map((item, index) => ({ item, index, key: parentKey(item.fields) }));
+export function orderByParent(items: UpsertItem[], references: ReadonlySet<string>): UpsertItem[] {
+  const keyed = items.map((item, index) => ({ item, index, key: parentKey(item.fields, references) }));
   keyed.sort((a, b) => (a.key === b.key ? a.index - b.index : a.key === '' ? 1 : b.key === '' ? -1 : a.key < b.key ? -1 : 1));
   return keyed.map(({ item }) => item);
 }
 
-const RECORD_ID = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
+/** The fields of `schema` that name a parent record by id (the describe's reference fields). */
+export function parentReferences(schema: ObjectSchema): Set<string> {
+  const names = new Set<string>();
+  for (const field of schema.fields.values()) {
+    if (field.type === 'reference' && field.referenceTo?.length) names.add(field.name);
+  }
+  return names;
+}
 
-/** The parents a row names, in field order, as one sortable text ('' for none). */
-export function parentKey(fields: Record<string, unknown>): string {
+/**
+ * The parents a row names, in field order, as one sortable text ('' for none): relationship objects and
+ * reference fields only. A text field whose value merely looks like a record id (Product_Id__c) is none.
+ */
+export function parentKey(fields: Record<string, unknown>, references: ReadonlySet<string>): string {
   const parents: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     if (value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)) {
       const entries = Object.entries(value as Record<string, unknown>);
       if (entries.length === 1 && entries[0]![1] !== null && entries[0]![1] !== undefined) parents.push(`${name}.${entries[0]![0]}=${String(entries[0]![1])}`);
-    } else if (typeof value === 'string' && name !== 'Id' && (name.endsWith('Id') || name.endsWith('__c')) && RECORD_ID.test(value)) {
+    } else if (typeof value === 'string' && value !== '' && references.has(name)) {
       parents.push(`${name}=${value}`);
     }
   }

@@ -8,10 +8,10 @@ import type { Connection } from 'jsforce';
 import pRetry, { AbortError } from 'p-retry';
 import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
 import { createBudgetGuard } from './budget.ts';
-import { orderByParent, runBulkUpsert, type BulkKey } from './bulk.ts';
+import { orderByParent, parentReferences, runBulkUpsert, type BulkKey } from './bulk.ts';
 import { bulkCsv, type BulkRow } from './bulk-csv.ts';
 import { callError, cancelledError, recordError } from './errors.ts';
-import { isLocked, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type LockRetrySettings } from './lock-retry.ts';
+import { lockedJobRows, lockRetryDelay, retryLockedRows, DEFAULT_LOCK_RETRY, type LockRetrySettings } from './lock-retry.ts';
 import { openSalesforceSession, type SalesforceSecrets, type SalesforceSettings } from './session.ts';
 import { soqlIdentifier, soqlIn } from './soql.ts';
 import { fieldAccessFix, fieldAccessProblems } from './field-access.ts';
@@ -198,7 +198,7 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
   async function bulkWrite(object: string, key: BulkKey, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     // A parent's children side by side, so Salesforce's parallel batches do not contend for its lock
     // (results are matched to items by key, not by row).
-    const rows = orderByParent(items).map((item) => flattenForCsv({ ...item.fields, [item.externalIdField]: item.externalId, ...(key.operation === 'update' && { Id: item.crmId }) }));
+    const rows = orderByParent(items, parentReferences(await describe(object))).map((item) => flattenForCsv({ ...item.fields, [item.externalIdField]: item.externalId, ...(key.operation === 'update' && { Id: item.crmId }) }));
     const csv = bulkCsv(bulkColumns(rows), rows);
     const outcome = await runBulkUpsert(
       {
@@ -221,15 +221,15 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
     const rest = await (key.operation === 'update' ? updateById : upsertByExternalId)(object, outcome.notInJob, { ...options, bulkJob: { onCreated: options.bulkJob?.onCreated } });
     const restBySource = new Map(rest.map((result) => [result.sourceId, result]));
     const results = items.map((item, index) => outcome.results[index] ?? restBySource.get(item.sourceId)!);
-    return resendLockedAfterJob(object, key, items, results, options.signal);
+    // Only the job's own rows: those written afterwards by collections were lock-retried there already.
+    return resendLockedAfterJob(object, key, items, results, lockedJobRows(outcome.results, items.length), options.signal);
   }
 
   /**
-   * A job's rows Salesforce could not lock go again by sObject Collections (a few, not a second job),
-   * after a backoff, and are retried there like any collection's locked rows.
+   * A job's rows Salesforce could not lock (`locked`: their indexes) go again by sObject Collections (a
+   * few, not a second job), after a backoff, and are retried there like any collection's locked rows.
    */
-  async function resendLockedAfterJob(object: string, key: BulkKey, items: UpsertItem[], results: UpsertResult[], signal: AbortSignal | undefined): Promise<UpsertResult[]> {
-    const locked = results.flatMap((result, index) => (isLocked(result) ? [index] : []));
+  async function resendLockedAfterJob(object: string, key: BulkKey, items: UpsertItem[], results: UpsertResult[], locked: number[], signal: AbortSignal | undefined): Promise<UpsertResult[]> {
     if (locked.length === 0) return results;
     try {
       await sleep(lockRetryDelay(lockRetry, 1), undefined, { signal });

@@ -31,14 +31,24 @@ export function inSlices(values: string[], build: (slice: string[]) => string, f
   const budget = (options.budget ?? QUERY_URI_BUDGET) - PATH_ALLOWANCE;
   const maxValues = options.maxValues ?? MAX_IN_VALUES;
   if (values.length === 0) return [];
+  // A lone UTF-16 surrogate is no text a URI can carry (encodeURIComponent throws URIError): refused by name.
+  const encodedValue = (value: string): number => {
+    try {
+      return encodedLength(soqlString(value));
+    } catch (error) {
+      if (!(error instanceof URIError)) throw error;
+      throw new Error(`A ${field} value cannot be looked up in Salesforce: it is not valid text (it holds a lone UTF-16 surrogate, which no URL can carry). The value begins ${JSON.stringify(value.slice(0, 40))}.`);
+    }
+  };
   // Encoding is per character, so a query's length is its frame plus each value and separator.
   const separator = encodedLength(', ');
-  const frame = encodedLength(build([values[0]!])) - encodedLength(soqlString(values[0]!));
+  const firstCost = encodedValue(values[0]!);
+  const frame = encodedLength(build([values[0]!])) - firstCost;
   const slices: string[][] = [];
   let slice: string[] = [];
   let length = frame;
   for (const value of values) {
-    const cost = encodedLength(soqlString(value));
+    const cost = encodedValue(value);
     if (frame + cost > budget) {
       throw new Error(`A ${field} value is too long to look up in Salesforce: its query would pass the ${SALESFORCE_URI_AND_HEADERS_LIMIT.toLocaleString('en')}-byte limit on a request's URI (${(frame + cost).toLocaleString('en')} bytes URL-encoded). The value begins ${JSON.stringify(value.slice(0, 40))}.`);
     }

@@ -83,3 +83,14 @@ function definedOnly(options: Partial<LockRetrySettings>): Partial<LockRetrySett
   const { attempts, minDelayMs, maxDelayMs } = options;
   return Object.fromEntries(Object.entries({ attempts, minDelayMs, maxDelayMs }).filter(([, value]) => value !== undefined));
 }
+
+/**
+ * The indexes of a Bulk job's own rows Salesforce could not lock. `jobResults[i]` is undefined for a row
+ * the job did not hold (a resumed job): that row went by sObject Collections, whose locked rows were
+ * retried there already; sending it again would double its retries (and its explanation).
+ */
+export function lockedJobRows(jobResults: readonly (UpsertResult | undefined)[], rows: number): number[] {
+  const locked: number[] = [];
+  for (let index = 0; index < rows; index += 1) if (isLocked(jobResults[index])) locked.push(index);
+  return locked;
+}

@@ -12,6 +12,7 @@ import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { OPPORTUNITY_FIELDS } from '../../mappings/salesforce/opportunity-referral.ts';
 import { existingFields, existingObjects } from './field-access.ts';
 import { grantAccess, refusal, type Grant } from './permission-set.ts';
+import { soqlIdentifier } from './soql.ts';
 
 export type SalesforceSetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[] };
 
@@ -97,11 +98,11 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
     const existing = fields.some((field) => !described.has(field.name.toLowerCase())) ? await existingFields(connection, objectName) : new Set<string>();
     for (const field of fields) {
       const seen = described.get(field.name.toLowerCase());
-      // A field every create must fill takes no field permission (Salesforce refuses one): it is always visible.
-      const required = seen && !seen.nillable && !seen.defaultedOnCreate && seen.createable;
       if (seen || existing.has(field.name.toLowerCase())) {
         report.present.push(`${objectName}.${field.name}`);
-        if (!required) grants.push({ object: objectName, field: field.name, edit: seen ? seen.updateable : true });
+        // Describe says whether Salesforce takes a field permission for it (not for a required field, which
+        // is always visible); a field that exists but is hidden is not required, so it takes one.
+        if (!seen || seen.permissionable) grants.push({ object: objectName, field: field.name, edit: seen ? seen.updateable : true });
         continue;
       }
       try {
@@ -136,7 +137,7 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
   for (const [objectName, fields] of byObject) {
     if (!objects.has(objectName) && !standardObjects.includes(objectName)) continue;
     try {
-      await connection.query(`SELECT Id, ${fields.map((field) => field.name).join(', ')} FROM ${objectName} LIMIT 1`);
+      await connection.query(`SELECT Id, ${fields.map((field) => soqlIdentifier(field.name)).join(', ')} FROM ${soqlIdentifier(objectName)} LIMIT 1`);
     } catch (error) {
       report.problems.push(`the integration user still cannot read ${objectName}'s fields: ${refusal(error)}`);
       continue;

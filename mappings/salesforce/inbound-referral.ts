@@ -11,7 +11,8 @@ export const inboundReferralToOpportunity: EntityMapping<Referral> = {
   object: 'Opportunity',
   externalIdField: 'Commerce_Referral_Id__c',
   picklists: {},
-  createOnly: ['StageName'],
+  // CurrencyIsoCode too: Salesforce refuses to change the currency of an Opportunity with products.
+  createOnly: ['StageName', 'CurrencyIsoCode'],
   optionalFields: ['CurrencyIsoCode'],
   describe: {
     Name: 'referral.name (else "Referral <id>")',

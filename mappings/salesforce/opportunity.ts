@@ -23,6 +23,9 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   externalIdField: 'Commerce_Offer_Id__c',
   picklists: { StageName: OFFER_STATUS_TO_STAGE },
   optionalFields: ['CurrencyIsoCode'],
+  // Salesforce refuses to change the currency of an Opportunity with products (their price book entries
+  // are in its currency): set when the sync makes it, never changed after (docs/crm-wire-behaviour.md).
+  createOnly: ['CurrencyIsoCode'],
   describe: {
     Name: 'offer.name (else "Offer <id>")',
     StageName: 'offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...)',

@@ -4,7 +4,7 @@
 // object) has CurrencyIsoCode: a restricted picklist of the org's active currencies, filled on create
 // with the integration user's own currency when the create leaves it out. Amounts are stored as sent:
 // they are in the record's currency, and nothing converts them.
-import type { SandboxField, SandboxObject } from './schema.ts';
+import { field, type SandboxField, type SandboxObject } from './schema.ts';
 
 export type MultiCurrency = {
   /** The corporate currency (CurrencyType.IsCorporate): one of the active ones. */
@@ -39,28 +39,10 @@ export const carriesCurrency = (object: SandboxObject): boolean => object.custom
 
 /** Salesforce's CurrencyIsoCode on `object`, as describe shows it in a multi-currency org. */
 export function currencyField(object: SandboxObject, settings: Required<MultiCurrency>): SandboxField {
-  return {
-    name: 'CurrencyIsoCode',
-    // "Opportunity Currency", "Account Currency"; "Currency ISO Code" on custom objects [inf].
-    label: object.custom ? 'Currency ISO Code' : `${object.label} Currency`,
-    type: 'picklist',
-    length: 3,
-    precision: 0,
-    scale: 0,
-    required: false,
-    externalId: false,
-    unique: false,
-    idLookup: false,
-    picklistValues: [...settings.active],
-    restrictedPicklist: true,
-    referenceTo: [],
-    relationshipName: null,
-    system: false,
-    createOnly: false,
-    custom: false,
-    // Defaulted on create, never null: a create without it stores the user's currency.
-    defaultValue: settings.userCurrency,
-  };
+  // "Opportunity Currency", "Account Currency"; "Currency ISO Code" on custom objects [inf].
+  const label = object.custom ? 'Currency ISO Code' : `${object.label} Currency`;
+  // Defaulted on create, never null: a create without it stores the user's currency.
+  return field('CurrencyIsoCode', label, 'picklist', { length: 3, picklistValues: [...settings.active], restrictedPicklist: true, defaultValue: settings.userCurrency });
 }
 
 /**

@@ -22,7 +22,8 @@ function page(ctx: Ctx, cursorId: string | undefined, records: Record<string, un
     if (cursorId) ctx.state.cursors.close(cursorId);
     return json(200, { totalSize, done: true, records: slice });
   }
-  const id = cursorId ?? ctx.state.cursors.open(records, size);
+  if (cursorId) ctx.state.cursors.handOut(cursorId, nextOffset);
+  const id = cursorId ?? ctx.state.cursors.open(records, size, nextOffset);
   return json(200, { totalSize, done: false, nextRecordsUrl: `/services/data/v${ctx.version}/query/${id}-${nextOffset}`, records: slice });
 }
 
@@ -43,7 +44,8 @@ export const queryAll = (ctx: Ctx) => runQuery(ctx, { includeDeleted: true });
 export function queryMore(ctx: Ctx): Reply {
   const m = /^(01g[A-Za-z0-9]{15})-(\d+)$/.exec(ctx.params.locator ?? '');
   const cursor = m ? ctx.state.cursors.get(m[1]!) : undefined;
-  if (!m || !cursor || Number(m[2]) > cursor.records.length) throw new RequestError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
+  // Only the locator handed out last: one already used (an activity retried after its page was read) is spent.
+  if (!m || !cursor || Number(m[2]) !== cursor.next) throw new RequestError(400, 'INVALID_QUERY_LOCATOR', 'invalid query locator');
   const size = batchSize(ctx) ?? cursor.batchSize;
   return page(ctx, cursor.id, cursor.records, Number(m[2]), size, cursor.records.length);
 }

@@ -18,6 +18,7 @@ import type { RecordError } from './errors.ts';
 import { canonicalId } from './ids.ts';
 import type { SandboxObject } from './schema.ts';
 import type { StoredRecord } from './store.ts';
+import { createRandom } from '../commerce/prng.ts';
 
 export type RowLockSettings = {
   /** Share of rows that lock a parent which fail as if it were held by other work: 0 (never) to 1. */
@@ -61,17 +62,8 @@ export function parentsOf(object: SandboxObject, existing: StoredRecord | undefi
   return ids;
 }
 
-/** mulberry32, as faults.ts: a reproducible sequence from a seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A reproducible sequence from a seed (the sandboxes' shared mulberry32). */
+const seeded = (seed: number): (() => number) => createRandom(seed).next;
 
 /** Checked settings; a bad value names itself and what it expects. */
 export function rowLockSettings(input: Partial<Record<keyof RowLockSettings, unknown>>, base: RowLockSettings = DEFAULT_ROW_LOCKS): RowLockSettings {

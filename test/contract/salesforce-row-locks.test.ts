@@ -117,4 +117,26 @@ describe('Salesforce connector: rows Salesforce could not lock are sent again', 
     expect(await rowLocks()).toMatchObject({ failed: 30, failedContended: 30 });
     expect(sf.stats.lockRetriedRecords).toBe(30);
   });
+
+  it("a resumed Bulk job's rows written by collections are lock-retried there only, not sent again after the job", async () => {
+    await control(sandbox, 'POST', '/row-locks', { failureRate: 0 });
+    const sf = connector({ bulkThreshold: 100, attempts: 2 });
+    await sf.upsert('Account', accounts());
+    const people = contacts(150, BUYERS);
+    const created: string[] = [];
+    expect(failures(await sf.upsert('Contact', people, { bulkJob: { onCreated: (id) => created.push(id) } }))).toEqual([]);
+    expect(created).toHaveLength(1);
+
+    // The activity died before recording the job's results; its next attempt resumes the job with three
+    // more contacts, which go by collections while every child row meets a lock.
+    await control(sandbox, 'POST', '/row-locks', { failureRate: 1 });
+    const late = contacts(153, BUYERS).slice(150);
+    const results = await sf.upsert('Contact', [...people, ...late], { bulkJob: { resumeId: created[0], onCreated: (id) => created.push(id) } });
+    expect(created).toHaveLength(1);
+    expect(failures(results).map((result) => result.sourceId)).toEqual(['c-150', 'c-151', 'c-152']);
+    // Collections sent each of them twice more (2 attempts): 3 first refusals + 6 re-sends refused.
+    expect(sf.stats.lockRetriedRecords).toBe(6);
+    expect((await rowLocks()).failed).toBe(9);
+    for (const result of failures(results) as Extract<UpsertResult, { ok: false }>[]) expect(result.error.message.match(/Salesforce could not lock/g)).toHaveLength(1);
+  });
 });

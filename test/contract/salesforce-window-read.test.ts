@@ -5,7 +5,9 @@
 // position without losing or repeating a record, a flow's narrowing becomes a SOQL filter, and a new
 // connection's window from 1970 times out where one from the co-sell horizon does not.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChangedSinceOptions, CrmRecord } from '../../crm/connector.ts';
+import { readWindowPage, type WindowPageInput } from '../../activities/crm-window.ts';
+import type { WireCursor } from '../../activities/sync.ts';
+import type { CrmRecord } from '../../crm/connector.ts';
 import { createSalesforceConnector } from '../../crm/salesforce/connector.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
 import { callCounts, clientCredentialsConnection, control } from '../../sandbox/salesforce/testing.ts';
@@ -17,38 +19,20 @@ const RECENT_UNSHARED = 300;
 const RECENT_SHARED = 150;
 const TOTAL = OLD + RECENT_UNSHARED + RECENT_SHARED;
 
-type Cursor = { time: string; afterId?: string; locator?: string };
+type Cursor = WireCursor;
+type ReadOptions = Partial<Pick<WindowPageInput, 'narrow'>>;
 
 const connector = () =>
   createSalesforceConnector({ loginUrl: sandbox.loginUrl, lookbackSeconds: 0, retries: 0 }, { clientId: sandbox.clientId, clientSecret: sandbox.clientSecret });
 
-/** One activity's read: the first page of the window from `cursor`, and the cursor the next activity gets. */
-async function readPage(sf: ReturnType<typeof connector>, cursor: Cursor, options: Partial<ChangedSinceOptions> = {}) {
-  let locator: string | undefined;
-  const pages = sf
-    .changedSince('Opportunity', {
-      since: new Date(cursor.time),
-      afterId: cursor.afterId,
-      locator: cursor.locator,
-      onLocator: (next) => {
-        locator = next;
-      },
-      until: new Date('2026-03-02T00:00:00Z'),
-      fields: ['Name', 'Cosell_Share__c'],
-      pageSize: 200,
-      ...options,
-    })
-    [Symbol.asyncIterator]();
-  const first = await pages.next();
-  await pages.return?.(undefined);
-  const page: CrmRecord[] = first.done ? [] : first.value;
-  const last = page.at(-1);
-  const next: Cursor = last ? { time: new Date(String(last.SystemModstamp).replace(/\+0000$/, 'Z')).toISOString(), afterId: String(last.Id), ...(locator && { locator }) } : cursor;
-  return { page, next, done: page.length < 200 };
+/** One activity's read, by the activities' own page logic (activities/crm-window.ts). */
+async function readPage(sf: ReturnType<typeof connector>, cursor: Cursor, options: ReadOptions = {}) {
+  const { page, nextCursor, done } = await readWindowPage(sf, 'Opportunity', { cursor, until: '2026-03-02T00:00:00.000Z', fields: ['Name', 'Cosell_Share__c'], pageSize: 200, ...options });
+  return { page, next: nextCursor, done };
 }
 
 /** Every page of the window, one "activity" after another. */
-async function readWindow(start: Cursor, options: Partial<ChangedSinceOptions> = {}, between?: (pageNumber: number) => Promise<void>) {
+async function readWindow(start: Cursor, options: ReadOptions = {}, between?: (pageNumber: number) => Promise<void>) {
   const sf = connector();
   const records: CrmRecord[] = [];
   let cursor = start;
@@ -103,6 +87,18 @@ describe('Salesforce window reads at scale', () => {
     expect(await callCounts(sandbox)).toMatchObject({ query: 12, 'query-more': 2 });
   });
 
+  it('an activity retried after its page was read presents a spent locator: read again from its position, the same records', async () => {
+    const sf = connector();
+    const first = await readPage(sf, { time: '2026-02-01T00:00:00.000Z' });
+    const second = await readPage(sf, first.next);
+    await control(sandbox, 'POST', '/calls/reset');
+    // The same cursor again, as a retried activity would present it: Salesforce takes a locator once.
+    const retried = await readPage(sf, first.next);
+    expect(retried.page.map((record) => record.Id)).toEqual(second.page.map((record) => record.Id));
+    expect(retried.page).toHaveLength(200);
+    expect((await callCounts(sandbox)).query).toBe(1);
+  });
+
   it("narrows by a flow's declaration: only the 150 shared Opportunities are read", async () => {
     const records = await readWindow({ time: '2026-02-01T00:00:00.000Z' }, { narrow: { field: 'Cosell_Share__c', equals: true } });
     expect(records.map((record) => record.Name).sort()).toEqual(Array.from({ length: RECENT_SHARED }, (_, i) => `shared ${i}`).sort());
@@ -118,7 +114,8 @@ describe('Salesforce window reads at scale', () => {
   it("a new connection's window from 1970 scans every Opportunity and times out; one from the horizon is read through the index", async () => {
     // 20 s a 1,000 rows: a scan of all 10,450 would take 209 s, past Salesforce's 120 s.
     await control(sandbox, 'POST', '/query-cost', { msPerThousandRows: 20_000, timeoutMs: 120_000 });
-    await expect(readWindow({ time: new Date(0).toISOString() })).rejects.toMatchObject({ code: 'QUERY_TIMEOUT' });
+    // The activity's failure carries Salesforce's code as its type (activities/failures.ts).
+    await expect(readWindow({ time: new Date(0).toISOString() })).rejects.toMatchObject({ type: 'QUERY_TIMEOUT' });
     const recent = await readWindow({ time: '2025-12-01T09:00:00.000Z' });
     expect(recent).toHaveLength(RECENT_UNSHARED + RECENT_SHARED);
     expect((await control(sandbox, 'GET', '/query-cost')).last).toMatchObject({ leadingOperationType: 'Index', rowsScanned: RECENT_UNSHARED + RECENT_SHARED });

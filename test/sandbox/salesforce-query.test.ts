@@ -72,6 +72,21 @@ describe('Salesforce sandbox: query paging', () => {
     expect(whole.done).toBe(true);
   });
 
+  it('takes each locator once ("Use each queryLocator value only one time"): a used one, or one never handed out, is INVALID_QUERY_LOCATOR', async () => {
+    await seedAccounts(650);
+    const more = { headers: { 'Sforce-Query-Options': 'batchSize=200' }, autoFetch: false, maxFetch: 10_000, scanAll: false, responseTarget: 'QueryResult' as const };
+    const first = await conn.query('SELECT Name FROM Account', more);
+    const second = await conn.queryMore(first.nextRecordsUrl!, more);
+    expect(second.records).toHaveLength(200);
+    // The locator just used, again (an activity retried after its page was read): spent.
+    await expect(conn.queryMore(first.nextRecordsUrl!, more)).rejects.toMatchObject({ errorCode: 'INVALID_QUERY_LOCATOR' });
+    // An offset of the same cursor never handed out.
+    await expect(conn.queryMore(second.nextRecordsUrl!.replace(/-400$/, '-300'), more)).rejects.toMatchObject({ errorCode: 'INVALID_QUERY_LOCATOR' });
+    // The newest locator still reads on.
+    const third = await conn.queryMore(second.nextRecordsUrl!, more);
+    expect(third.records).toHaveLength(200);
+  });
+
   it('counts with COUNT(), slices with LIMIT and OFFSET, and sorts with nulls first or last', async () => {
     await seedAccounts(5);
     await conn.sobject('Account').update([{ Id: (await conn.query<{ Id: string }>("SELECT Id FROM Account WHERE Name = 'Buyer 001'")).records[0]!.Id, BillingCountry: 'DE' }]);

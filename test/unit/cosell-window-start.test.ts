@@ -101,4 +101,35 @@ describe('one page of a window, as the activities read it', () => {
     expect(short.nextCursor.locator).toBeUndefined();
     expect((await readWindowPage(crm(records(200), null).connector, 'Opportunity', input)).done).toBe(false);
   });
+
+  // If queryMore answers fields as they are now, a record edited during the read comes back stamped
+  // after the window's end, out of its place in the order.
+  const stamped = (id: string, stamp: string): CrmRecord => ({ Id: id, SystemModstamp: stamp });
+
+  it('leaves a record stamped after the window end to the next window: not handed on, never the cursor', async () => {
+    const page = [stamped('006A', '2026-03-01T09:00:00.000+0000'), stamped('006B', '2026-03-05T10:00:00.000+0000'), stamped('006C', '2026-03-01T09:00:05.000+0000')];
+    const read = await readWindowPage(crm(page, '01gAAA-400').connector, 'Opportunity', input);
+    expect(read.page.map((record) => record.Id)).toEqual(['006A', '006C']);
+    expect(read.nextCursor).toEqual({ time: '2026-03-01T09:00:05.000Z', afterId: '006C', locator: '01gAAA-400' });
+    const lateLast = await readWindowPage(crm(page.slice(0, 2), '01gAAA-400').connector, 'Opportunity', input);
+    expect(lateLast.nextCursor).toEqual({ time: '2026-03-01T09:00:00.000Z', afterId: '006A', locator: '01gAAA-400' });
+  });
+
+  it('a locator page whose stamps go backwards ends the locator: a fresh query starts at the stamp found out of order', async () => {
+    const page = [stamped('006A', '2026-03-01T09:00:00.000+0000'), stamped('006B', '2026-03-01T11:00:00.000+0000'), stamped('006C', '2026-03-01T09:30:00.000+0000'), stamped('006D', '2026-03-01T09:40:00.000+0000')];
+    const read = await readWindowPage(crm(page, '01gAAA-400').connector, 'Opportunity', input);
+    expect(read.page.map((record) => record.Id)).toEqual(['006A', '006B']);
+    expect(read.nextCursor).toEqual({ time: '2026-03-01T09:30:00.000Z' });
+    expect(read.done).toBe(false);
+    // Behind the cursor it came with counts too: the previous page's last record moved forward.
+    const behind = await readWindowPage(crm([stamped('006E', '2026-01-31T23:59:59.000+0000')], '01gAAA-400').connector, 'Opportunity', input);
+    expect(behind).toEqual({ page: [], nextCursor: { time: '2026-01-31T23:59:59.000Z' }, done: false });
+  });
+
+  it("a fresh query's page (no locator given) is the CRM's own order and is not checked", async () => {
+    const page = [stamped('006B', '2026-03-01T11:00:00.000+0000'), stamped('006C', '2026-03-01T09:30:00.000+0000')];
+    const read = await readWindowPage(crm(page, null).connector, 'Opportunity', { ...input, cursor: { time: input.cursor.time, afterId: input.cursor.afterId } });
+    expect(read.page.map((record) => record.Id)).toEqual(['006B', '006C']);
+    expect(read.nextCursor).toEqual({ time: '2026-03-01T09:30:00.000Z', afterId: '006C' });
+  });
 });

@@ -1,7 +1,10 @@
 // A create-only field (the stage of an Opportunity made for an inbound referral) is written when the CRM
 // record is made and never on an update; changing it alone is no change to write.
 import { describe, expect, it } from 'vitest';
+import { inboundReferralToOpportunity } from '../../mappings/salesforce/inbound-referral.ts';
+import { offerToOpportunity } from '../../mappings/salesforce/opportunity.ts';
 import { ok, type EntityMapping } from '../../mappings/types.ts';
+import { MARKETPLACE_FIXTURES } from '../fixtures/commerce/marketplaces.ts';
 import type { RecordLink } from '../../store/record-links.ts';
 import { planPage } from '../../sync/plan.ts';
 
@@ -28,5 +31,23 @@ describe('create-only fields', () => {
     const renamed = plan([{ id: 'r1', name: 'Bigger deal', stage: 'Qualification' }], new Map([['r1', link]]));
     expect(renamed.writes[0]!.item).toMatchObject({ crmId: '006X', fields: { Name: 'Bigger deal' } });
     expect(renamed.writes[0]!.item.fields).not.toHaveProperty('StageName');
+  });
+
+  // Salesforce refuses to change the currency of an Opportunity that has products: its currency is set
+  // when the sync makes it and never sent again (review of issue #23 item 5).
+  it("an Opportunity's CurrencyIsoCode goes out when the sync makes it, never on an update", () => {
+    const cases: [EntityMapping<any, any>, { id: string; [field: string]: unknown }][] = [
+      // Without the Opportunity ids the fixtures carry (such an Opportunity is the seller's, not made by the sync).
+      [offerToOpportunity, { ...MARKETPLACE_FIXTURES.A.offer, metaInfo: undefined, info: { ...MARKETPLACE_FIXTURES.A.offer.info, currency: 'EUR' } }],
+      [inboundReferralToOpportunity, { ...MARKETPLACE_FIXTURES.A.referral, crmAOpportunityId: undefined, currency: 'EUR' }],
+    ];
+    for (const [mapping, source] of cases) {
+      const made = planPage({ records: [source], related: () => undefined, mapping, links: new Map() });
+      expect(made.writes[0]!.item.fields).toMatchObject({ CurrencyIsoCode: 'EUR' });
+      const link: RecordLink = { sourceId: source.id, crmObject: 'Opportunity', crmId: '006X', contentHash: 'an older version' };
+      const updated = planPage({ records: [source], related: () => undefined, mapping, links: new Map([[source.id, link]]) });
+      expect(updated.writes[0]!.item.crmId).toBe('006X');
+      expect(updated.writes[0]!.item.fields).not.toHaveProperty('CurrencyIsoCode');
+    }
   });
 });

@@ -25,4 +25,17 @@ describe('IN-list slices', () => {
     expect(inSlices(Array.from({ length: 450 }, (_, index) => `v${index}`), build, 'Account.Name').map((slice) => slice.length)).toEqual([200, 200, 50]);
     expect(() => inSlices(['é'.repeat(2500)], build, 'Contact.Email')).toThrow(/A Contact\.Email value is too long to look up in Salesforce/);
   });
+
+  it('refuses a value holding a lone surrogate by the field, in words, not as a bare URIError', () => {
+    for (const values of [['\ud800x'], ['ok', 'bad \udc00']]) {
+      let thrown: unknown;
+      try {
+        inSlices(values, build, 'Contact.Email');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).not.toBeInstanceOf(URIError);
+      expect((thrown as Error).message).toMatch(/^A Contact\.Email value cannot be looked up in Salesforce: it is not valid text \(it holds a lone UTF-16 surrogate/);
+    }
+  });
 });

@@ -1,9 +1,9 @@
 // The lock re-send rules on their own: only locked rows go again, with growing, jittered waits, and a
 // row still locked keeps Salesforce's words; Bulk rows are ordered so a parent's children sit together.
 import { describe, expect, it } from 'vitest';
-import type { UpsertItem, UpsertResult } from '../../crm/connector.ts';
-import { orderByParent, parentKey } from '../../crm/salesforce/bulk.ts';
-import { lockRetryDelay, retryLockedRows } from '../../crm/salesforce/lock-retry.ts';
+import type { FieldSchema, ObjectSchema, UpsertItem, UpsertResult } from '../../crm/connector.ts';
+import { orderByParent, parentKey, parentReferences } from '../../crm/salesforce/bulk.ts';
+import { lockedJobRows, lockRetryDelay, retryLockedRows } from '../../crm/salesforce/lock-retry.ts';
 
 const item = (id: string, fields: Record<string, unknown> = {}): UpsertItem => ({ sourceId: id, externalIdField: 'Ext__c', externalId: id, fields });
 const ok = (sourceId: string): UpsertResult => ({ sourceId, ok: true, crmId: `id-${sourceId}`, created: true });
@@ -60,10 +60,38 @@ describe('Salesforce lock re-sends', () => {
       item('c4', { AccountId: '001Sb000000000AIAQ' }),
       item('c5', { Account: { Commerce_Buyer_Id__c: 'b-1' } }),
     ];
-    expect(orderByParent(rows).map((row) => row.sourceId)).toEqual(['c2', 'c5', 'c1', 'c3', 'c4', 'x']);
+    expect(orderByParent(rows, new Set(['AccountId'])).map((row) => row.sourceId)).toEqual(['c2', 'c5', 'c1', 'c3', 'c4', 'x']);
     // Both parents of an entitlement, in field order; text that only looks like an id in a plain field is no parent.
-    expect(parentKey({ Account__r: { Commerce_Buyer_Id__c: 'b-1' }, Opportunity__r: { Commerce_Offer_Id__c: 'o-1' }, Name: '001Sb000000000AIAQ' })).toBe(
+    expect(parentKey({ Account__r: { Commerce_Buyer_Id__c: 'b-1' }, Opportunity__r: { Commerce_Offer_Id__c: 'o-1' }, Name: '001Sb000000000AIAQ' }, new Set())).toBe(
       'Account__r.Commerce_Buyer_Id__c=b-1\u0000Opportunity__r.Commerce_Offer_Id__c=o-1',
     );
+  });
+
+  it('keys a row by the reference fields the describe names, never by a custom text field holding an id-shaped value', () => {
+    const schema: ObjectSchema = {
+      name: 'Marketplace_Entitlement__c',
+      fields: new Map(
+        [
+          { name: 'Opportunity__c', type: 'reference', referenceTo: ['Opportunity'] },
+          { name: 'Product_Id__c', type: 'string' },
+          { name: 'Name', type: 'string' },
+        ].map((field) => [field.name, { required: false, createable: true, updateable: true, externalId: false, ...field } as FieldSchema]),
+      ),
+    };
+    const references = parentReferences(schema);
+    expect([...references]).toEqual(['Opportunity__c']);
+    // Product_Id__c holds an 18-character id-shaped product code: no parent (it used to be the first key).
+    expect(parentKey({ Product_Id__c: 'a0BSb000000000AIAQ', Opportunity__c: '006Sb000000000AIAQ' }, references)).toBe('Opportunity__c=006Sb000000000AIAQ');
+    const rows = [
+      item('e1', { Product_Id__c: 'a0BSb000000000BBBB', Opportunity__c: '006Sb00000000002AA' }),
+      item('e2', { Product_Id__c: 'a0BSb000000000AAAA', Opportunity__c: '006Sb00000000001AA' }),
+      item('e3', { Product_Id__c: 'a0BSb000000000AAAA', Opportunity__c: '006Sb00000000002AA' }),
+    ];
+    expect(orderByParent(rows, references).map((row) => row.sourceId)).toEqual(['e2', 'e1', 'e3']);
+  });
+
+  it("re-sends after a Bulk job only the job's own locked rows, not those collections wrote (and lock-retried) for a resumed job", () => {
+    // Rows 1 and 3 were not in the resumed job (undefined): collections already retried their locks.
+    expect(lockedJobRows([locked('a'), undefined, ok('c'), undefined, locked('e')], 5)).toEqual([0, 4]);
   });
 });
