@@ -287,7 +287,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .command('dead-letters <connection>')
     .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now (the same as crm-sync errors and crm-sync retry)")
     .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification for feed events set aside)`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, notification for feed events set aside, or opportunity-referral / opportunity-draft-offer for co-sell outcomes the CRM refused)`)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
     .option('--payload', 'show the mapped payload of each record too')
     .action((connection: string, options: { retry?: boolean; entity?: string; id?: string; payload?: boolean }) =>

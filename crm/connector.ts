@@ -120,10 +120,12 @@ export type ChangedSinceOptions = {
 
 /**
  * Which records of a window a flow can use, declared as data (never a query string): a field equal to a
- * value, or holding one of some values. Salesforce turns it into escaped SOQL; HubSpot and Dynamics 365
- * read the whole window (the flow still decides record by record).
+ * value, holding one of some values, holding any value at all, or any of several such filters (one read
+ * serving several passes, issue #24 item 9). Salesforce turns it into escaped SOQL, HubSpot into search
+ * filter groups, Dynamics 365 into an OData $filter; a CRM that cannot express one reads the whole
+ * window (the flow still decides record by record).
  */
-export type RecordFilter = { field: string; equals: boolean | string } | { field: string; oneOf: string[] };
+export type RecordFilter = { field: string; equals: boolean | string } | { field: string; oneOf: string[] } | { field: string; present: true } | { anyOf: RecordFilter[] };
 
 export interface CrmConnector {
   readonly kind: CrmKind;
