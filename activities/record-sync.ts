@@ -13,6 +13,7 @@ import { withEntityLock } from '../store/entity-locks.ts';
 import { inTransaction } from '../store/transaction.ts';
 import { redactSecrets } from '../store/redact.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
+import { madeFromSellersRecords } from '../store/sellers-records.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import { parentReferences, referencedRecords } from '../sync/parents.ts';
 import { planPage, type PlannedWrite } from '../sync/plan.ts';
@@ -75,6 +76,9 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
 
   return withEntityLock(deps.pool, connectionId, entity, { signal: deps.signal, onWait: (waitedMs) => deps.beat({ entity, phase: 'waiting for another writer', waitedMs }) }, async (client) => {
     const known = await links.get(connectionId, entity, records.map((record) => record.id), client);
+    // CRM records that are the seller's own (a draft offer's Opportunity): their seller-kept fields stay the seller's.
+    const sellersFlow = FLOWS[entity].sellersRecordsFrom;
+    const sellersRecords = sellersFlow && mapping.sellerKeeps?.length ? await madeFromSellersRecords(client, connectionId, sellersFlow, records.map((record) => record.id)) : undefined;
     const plan = planPage({
       records,
       related: (record: { id: string }) => related?.byRecord.get(record.id),
@@ -83,6 +87,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       links: known,
       version,
       followCarriedIds: rt.writesBack !== false,
+      sellersRecords,
     });
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
     plan.writes = await withReferences(plan.writes, client);

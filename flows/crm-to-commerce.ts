@@ -16,8 +16,13 @@ export type CrmSide<Request> = {
   object: string;
   /** Fields read from each record (relationship paths such as Account.Commerce_Buyer_Id__c allowed). */
   fields(settings: ConnectionSettings): string[];
-  /** Fields that need not exist in the org (read when they do). */
+  /** Fields that need not exist in the org: read, and written back, only where they do (flows/fit-write-back.ts). */
   optionalFields?: string[];
+  /**
+   * The write-back as an org without some of `optionalFields` takes it (`has` says which the org has),
+   * before those it lacks are left out: an org set up before a field was added keeps working as it did.
+   */
+  fitWrite?(fields: CrmRecord, has: (field: string) => boolean): CrmRecord;
   /** What asking needs besides the record, read for a whole page (a draft's contacts, by their roles). */
   related?(crm: CrmConnector, records: CrmRecord[]): Promise<Map<string, unknown>>;
   ask(record: CrmRecord, settings: ConnectionSettings, related?: unknown): Ask<Request>;

@@ -22,4 +22,8 @@ export const offerFlow = {
     dynamics: async ({ crmId }) => ({ crmCOpportunityId: dynamicsGuid(crmId) }),
   },
   deletes: 'reflect-status',
+  // A private offer drafted from a seller's own Opportunity (deal) updates that record, whose stage and
+  // close date stay the seller's (each mapping's sellerKeeps): the stage sync keeps that stage in step with
+  // the Opportunity's referral, and an offer status written over it would move the referral back.
+  sellersRecordsFrom: 'opportunity-draft-offer',
 } satisfies CommerceToCrmFlow<'buyer' | 'offer'>;

@@ -17,7 +17,11 @@ export const referralFlow = {
   events: ['REFERRAL'],
   parents: ['buyer', 'offer'],
   mappings: { salesforce: referralToCosellReferral, hubspot: referralToDeal, dynamics: referralToDynamicsReferral },
-  // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId).
-  writeBack: { hubspot: async ({ crmId }) => ({ crmBDealId: crmId }) },
+  // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId). Not onto an
+  // INBOUND one: that id is the inbound flow's to write (flows/inbound-referral.ts), once it has made the
+  // seller's opportunity in whichever CRM takes the referral first, with its contacts and its stage pair;
+  // written here, it would tell every connection's inbound flow (Salesforce's and Dynamics' too) that the
+  // referral is taken, and none would take it.
+  writeBack: { hubspot: async ({ crmId, current }) => (current?.direction === 'INBOUND' ? undefined : { crmBDealId: crmId }) },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer' | 'offer' | 'referral'>;

@@ -33,8 +33,11 @@ export type RelatedRead = {
 
 export type RelatedReader = (commerce: CommerceClient, orgId: string, records: any[], options: ReadOptions) => Promise<RelatedRead>;
 
-/** The CRM ids a written record sends back onto its commerce record, for one CRM kind. */
-export type WriteBackRule = (written: { crmId: string; accountId?: string }, recordUrl: (crmId: string) => Promise<string>) => Promise<Record<string, string> | undefined>;
+/**
+ * The CRM ids a written record sends back onto its commerce record, for one CRM kind (none: undefined).
+ * `current` is what the commerce record holds (CommerceReader.current): a rule may leave some records alone.
+ */
+export type WriteBackRule = (written: { crmId: string; accountId?: string; current?: Record<string, unknown> }, recordUrl: (crmId: string) => Promise<string>) => Promise<Record<string, string> | undefined>;
 
 /** What a flow may do after its records reached the CRM (link related records), with what it needs. */
 export type AfterWriteContext = {
@@ -62,6 +65,11 @@ export type CommerceToCrmFlow<Name extends string = string> = {
   writeBack?: Partial<Record<CrmKind, WriteBackRule>>;
   /** Soft deletes on the commerce side change the CRM record's status; nothing is ever deleted. */
   deletes: 'reflect-status';
+  /**
+   * The CRM-to-commerce flow (flows/crm-to-commerce.ts) that made some of this flow's records from a
+   * seller's own CRM record: on that record the mapping's `sellerKeeps` fields stay the seller's.
+   */
+  sellersRecordsFrom?: string;
   /**
    * The parent records each record names, by parent flow, that must be in the CRM before it (a parent
    * never synced is made first, by id). Flows that run apart from their parents' pass declare it.

@@ -48,6 +48,13 @@ export type EntityMapping<Source, Related = unknown> = {
    */
   createOnly?: string[];
   /**
+   * Fields that stay the seller's on a seller's own CRM record: one the seller made in the CRM, from which
+   * a CRM-to-commerce flow made the commerce record (CommerceToCrmFlow.sellersRecordsFrom), e.g. the
+   * Opportunity a private offer was drafted from keeps its stage and close date. Never written onto such
+   * a record (as createOnly: the sync never makes it); written as usual onto records the sync made.
+   */
+  sellerKeeps?: string[];
+  /**
    * Fields not every org has (Salesforce's CurrencyIsoCode exists only where multi-currency is on):
    * written where the described object has them, left out of the record (and its content hash) where it
    * does not, so such an org sees exactly what it saw before the field was mapped (mappings/fit-to-schema.ts).

@@ -42,6 +42,8 @@ export function planPage<S extends { id: string }, R>(input: {
    * connection (UAT beside production) keys its records by external id alone.
    */
   followCarriedIds?: boolean;
+  /** Source ids whose CRM record is the seller's own (mapping.sellerKeeps stay as the seller keeps them). */
+  sellersRecords?: ReadonlySet<string>;
 }): PagePlan {
   const plan: PagePlan = { writes: [], unchanged: [], rejected: [], superseded: [] };
   const followCarried = input.followCarriedIds ?? true;
@@ -57,7 +59,7 @@ export function planPage<S extends { id: string }, R>(input: {
       plan.rejected.push({ sourceId: source.id, reason: mapped.reason });
       continue;
     }
-    const createOnly = input.mapping.createOnly ?? [];
+    const createOnly = [...(input.mapping.createOnly ?? []), ...(input.sellersRecords?.has(source.id) ? (input.mapping.sellerKeeps ?? []) : [])];
     const hash = contentHash(createOnly.length ? { ...mapped.record, fields: without(mapped.record.fields, createOnly) } : mapped.record);
     const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;
     // The commerce side now names another CRM record than the one we linked and than the one it named

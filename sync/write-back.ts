@@ -14,8 +14,8 @@ export { dynamicsGuid } from '../mappings/values.ts';
 export type WriteBack = { sourceId: string; crmId: string; /** The buyer's CRM account, when linked. */ accountId?: string; current?: Record<string, unknown> };
 
 /** The metaInfo fields a write of `entity` to a CRM of `kind` leaves on the commerce record (pure but for the URL). */
-export async function writeBackPatch(kind: CrmKind, entity: Entity, item: Pick<WriteBack, 'crmId' | 'accountId'>, recordUrl: (crmId: string) => Promise<string>): Promise<Record<string, string> | undefined> {
-  return FLOWS[entity].writeBack?.[kind]?.({ crmId: item.crmId, accountId: item.accountId }, recordUrl);
+export async function writeBackPatch(kind: CrmKind, entity: Entity, item: Pick<WriteBack, 'crmId' | 'accountId' | 'current'>, recordUrl: (crmId: string) => Promise<string>): Promise<Record<string, string> | undefined> {
+  return FLOWS[entity].writeBack?.[kind]?.({ crmId: item.crmId, accountId: item.accountId, current: item.current }, recordUrl);
 }
 
 export type WriteBackOutcome = { sent: number; refused: { sourceId: string; reason: string }[] };

@@ -6,11 +6,13 @@
 // contacts linked to the opportunity by ccs_opportunitycontact rows. Both name the opportunity by its
 // GUID, lowercased and without braces (crmCOpportunityId, contract §2.6). The answers go back onto the
 // opportunity: ccs_commercereferralid / ccs_commerceofferid, ccs_cosellstatus, ccs_cosellstage, and the
-// reasons of a refusal in ccs_cosellerrors, worded for the person who fixes them in Dynamics.
+// reasons of a refusal in ccs_cosellerrors (a draft's in ccs_coselldrafterrors), worded for the person who
+// fixes them in Dynamics.
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
 import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { draftErrorsWriteBack } from '../draft-errors.ts';
 import { dynamicsGuid } from '../values.ts';
 
 /** The Co-sell Errors column is a Memo of this many characters (schema.ts). */
@@ -49,7 +51,9 @@ export type CosellAsk<Request> = { asks: false } | { asks: true; request: Reques
 /** Columns the referral flow reads from each opportunity (beside those the share rule names). */
 export const REFERRAL_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalue', 'estimatedclosedate', 'stepname', 'ccs_cosellpartner', 'ccs_commercereferralid', 'ccs_cosellstatus', 'ccs_cosellstage', 'ccs_cosellerrors'];
 /** Columns the draft flow reads from each opportunity. */
-export const DRAFT_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalue', 'estimatedclosedate', 'ccs_privateofferrequested', 'ccs_commerceproductid', 'ccs_commerceofferid', 'ccs_cosellerrors'];
+export const DRAFT_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalue', 'estimatedclosedate', 'ccs_privateofferrequested', 'ccs_commerceproductid', 'ccs_commerceofferid'];
+/** The draft's reasons have a column of their own; an environment set up before it had one uses ccs_cosellerrors (mappings/draft-errors.ts). */
+const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'ccs_coselldrafterrors', shared: 'ccs_cosellerrors' }, ERRORS_LIMIT);
 
 const NO_ACCOUNT = "buyerID: the opportunity has no Account; choose in its Account field an account synced from the marketplace (one with a Commerce Buyer Id), then save the opportunity again";
 const NOT_LINKED = 'buyerID: the opportunity\'s Account is not linked to a marketplace buyer (its Commerce Buyer Id is empty); choose an account synced from the marketplace, then save the opportunity again';
@@ -183,10 +187,13 @@ export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
 export const opportunityDraftOfferSide: CrmSide<DynamicsDraftOfferRequest> = {
   object: 'opportunity',
   fields: () => DRAFT_FIELDS,
+  // Only environments set up since the column was added have it.
+  optionalFields: ['ccs_coselldrafterrors'],
   // Only the opportunities asking for a draft need their contacts read.
   related: (crm, records) => opportunityRelations(crm, records.filter((record) => isCrmTrue(record.ccs_privateofferrequested)), { contacts: true }),
   ask: (record, _settings, related) => opportunityToDraftOffer(record, related as OpportunityRelations | undefined),
   madeField: 'ccs_commerceofferid',
-  made: (offer) => ({ ccs_commerceofferid: offer.id }),
-  refused: (message) => ({ ccs_cosellerrors: `Private offer draft: ${message}`.slice(0, ERRORS_LIMIT) }),
+  made: (offer) => ({ ccs_commerceofferid: offer.id, ...DRAFT_ERRORS.cleared }),
+  refused: DRAFT_ERRORS.refused,
+  fitWrite: DRAFT_ERRORS.fitWrite,
 };

@@ -47,11 +47,13 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   picklists: { stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE },
   // The state moves the opportunity (a close, a re-open): a status the state map lacks moves it nowhere.
   unmappedLeavesAlone: ['statecode'],
+  // On the seller's own opportunity (a private offer drafted from it) the stage, state and close date are the seller's.
+  sellerKeeps: ['stepname', 'statecode', 'estimatedclosedate'],
   describe: {
     name: 'offer.name (else "Offer <id>")',
-    stepname: 'offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...)',
-    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; the other statuses of the contract Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH; a status the map lacks leaves the state as it is (nothing written, the record is not refused)',
-    estimatedclosedate: 'offer.expireTime, else the acceptance date, else the creation date (date only)',
+    stepname: "offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...); the seller's own on an opportunity the offer was drafted from",
+    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; the other statuses of the contract Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH; a status the map lacks leaves the state as it is (nothing written, the record is not refused); the seller\'s own on an opportunity the offer was drafted from',
+    estimatedclosedate: "offer.expireTime, else the acceptance date, else the creation date (date only); the seller's own on an opportunity the offer was drafted from",
     estimatedvalue: 'offer.info.commitAmount',
     parentaccountid: "the buyer's account, by ccs_commercebuyerid = offer.buyerID",
     ccs_marketplace: 'offer.partner as "Marketplace A".."Marketplace F"',

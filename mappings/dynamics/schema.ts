@@ -96,6 +96,7 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       text('ccs_cosellstatus', 'Co-sell Status'),
       text('ccs_cosellstage', 'Co-sell Stage'),
       { logicalName: 'ccs_cosellerrors', label: 'Co-sell Errors', type: 'Memo', maxLength: ERRORS_LENGTH },
+      { logicalName: 'ccs_coselldrafterrors', label: 'Co-sell Draft Errors', type: 'Memo', maxLength: ERRORS_LENGTH },
       yesNo('ccs_privateofferrequested', 'Private Offer Requested'),
       text('ccs_commerceproductid', 'Commerce Product Id'),
       text('ccs_referraldirection', 'Referral Direction'),

@@ -6,6 +6,7 @@ import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
 import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { draftErrorsWriteBack } from '../draft-errors.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
 const TEXT_LIMIT = 65_536;
@@ -35,7 +36,9 @@ export type HubSpotDraftOfferRequest = {
 };
 
 const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
-const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id', 'cosell_errors'];
+const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id'];
+/** The draft's reasons have a property of their own; an account set up before it had one uses cosell_errors (mappings/draft-errors.ts). */
+const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'cosell_draft_errors', shared: 'cosell_errors' }, TEXT_LIMIT);
 const NOT_LINKED = 'buyerID: the deal is not associated to a company synced from the marketplace (it has a Commerce Buyer Id); associate one, then save the deal again';
 /** Whether the connection's share rule shares this deal (a stage rule reads dealstage). */
 export function isDealShared(deal: CrmRecord, rule: ShareRule): boolean {
@@ -128,9 +131,12 @@ export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
 export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {
   object: 'deals',
   fields: () => DRAFT_FIELDS,
+  // Only accounts set up since the property was added have it.
+  optionalFields: ['cosell_draft_errors'],
   related: dealRelations,
   ask: (record, _settings, related) => dealToDraftOffer(record, related as DealRelations | undefined),
   madeField: 'commerce_offer_id',
-  made: (offer) => ({ commerce_offer_id: offer.id }),
-  refused: (message) => ({ cosell_errors: `Private offer draft: ${message}`.slice(0, TEXT_LIMIT) }),
+  made: (offer) => ({ commerce_offer_id: offer.id, ...DRAFT_ERRORS.cleared }),
+  refused: DRAFT_ERRORS.refused,
+  fitWrite: DRAFT_ERRORS.fitWrite,
 };

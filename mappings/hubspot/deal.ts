@@ -1,7 +1,8 @@
 // Private offer -> HubSpot deal in the "Marketplace offers" pipeline, keyed by commerce_offer_id,
 // associated to its buyer's company and its contacts. The stage comes from the offer status when the deal
 // is made (a connection may override the table); an offer made from a seller's deal carries its id
-// (metaInfo.crmBDealId) and updates that deal.
+// (metaInfo.crmBDealId) and updates that deal, whose stage and close date stay the seller's when the
+// offer was drafted from it (sellerKeeps).
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
 import { amount, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
@@ -27,11 +28,13 @@ export const offerToDeal: EntityMapping<Offer> = {
   picklists: { dealstage: OFFER_STATUS_TO_DEAL_STAGE },
   // A seller's deal made before its offer stays in the seller's pipeline.
   createOnly: ['pipeline'],
+  // On the seller's own deal (a private offer drafted from it) the stage and close date are the seller's.
+  sellerKeeps: ['dealstage', 'closedate'],
   describe: {
     dealname: 'offer.name (else "Offer <id>")',
     pipeline: '"Marketplace offers" (when the deal is made)',
-    dealstage: 'offer.status through the stage map (ACCEPTED -> Accepted, EXPIRED -> Lost, ...)',
-    closedate: 'offer.expireTime, else the acceptance date, else the creation date',
+    dealstage: "offer.status through the stage map (ACCEPTED -> Accepted, EXPIRED -> Lost, ...); the seller's own on a deal the offer was drafted from",
+    closedate: "offer.expireTime, else the acceptance date, else the creation date; the seller's own on a deal the offer was drafted from",
     amount: 'offer.info.commitAmount',
     marketplace: 'offer.partner as "Marketplace A".."Marketplace F"',
     offer_type: 'offer.offerType',

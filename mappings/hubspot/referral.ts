@@ -1,7 +1,10 @@
 // Co-sell referral -> HubSpot deal in the "Co-sell referrals" pipeline, keyed by commerce_referral_id and
 // associated to its buyer's company. A referral made from a seller's deal carries that deal's id
-// (crmBDealId) and updates it: its pipeline and stage stay the seller's (createOnly), the co-sell fields
-// show the referral's status and stage. Inbound referrals (sent by a partner) become such deals too.
+// (crmBDealId) and updates it: the co-sell fields show the referral's status and stage, and the rest of the
+// deal stays the seller's (createOnly): its pipeline and stage (kept in step both ways by the stage sync),
+// and its name, amount and close date, which the referral only took from the deal when it was shared (a
+// referral change must not put them back over the seller's edits). Inbound referrals (sent by a partner)
+// become such deals too: made with the partner's name, value and date, then worked by the seller alike.
 import type { Referral } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
 import { amount, defined, isoDate, marketplaceName, UnparseableTimeError } from '../values.ts';
@@ -14,13 +17,13 @@ function referralDeal(entity: 'referral' | 'inbound-referral'): EntityMapping<Re
     object: 'deals',
     externalIdField: 'commerce_referral_id',
     picklists: {},
-    createOnly: ['pipeline', 'dealstage'],
+    createOnly: ['pipeline', 'dealstage', 'dealname', 'amount', 'closedate'],
     describe: {
-      dealname: 'referral.name (else "Referral <id>")',
+      dealname: 'referral.name (else "Referral <id>") (when the deal is made; then the seller\'s)',
       pipeline: '"Co-sell referrals" (when the deal is made)',
       dealstage: 'referral.stage through the co-sell -> HubSpot stage table (when made; then kept in step both ways)',
-      amount: 'referral.dealValue',
-      closedate: 'referral.expectedCloseDate',
+      amount: "referral.dealValue (when the deal is made; then the seller's)",
+      closedate: "referral.expectedCloseDate (when the deal is made; then the seller's)",
       cosell_partner: 'referral.partner as "Marketplace A".."Marketplace F"',
       cosell_status: 'referral.status',
       cosell_stage: 'referral.stage',

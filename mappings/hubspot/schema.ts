@@ -55,6 +55,7 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     text('cosell_status', 'Co-sell Status'),
     text('cosell_stage', 'Co-sell Stage'),
     text('cosell_errors', 'Co-sell Errors', { fieldType: 'textarea' }),
+    text('cosell_draft_errors', 'Co-sell Draft Errors', { fieldType: 'textarea' }),
     checkbox('private_offer_requested', 'Private Offer Requested'),
     text('commerce_product_id', 'Commerce Product Id'),
     text('referral_direction', 'Referral Direction'),

@@ -5,6 +5,7 @@
 import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import { dateOnly, isCrmTrue, nonNegativeAmount } from '../cosell-values.ts';
+import { draftErrorsWriteBack } from '../draft-errors.ts';
 
 export type DraftOfferRequest = {
   name: string;
@@ -18,7 +19,9 @@ export type DraftOfferRequest = {
   metaInfo: { crmAOpportunityId: string };
 };
 
-const FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Private_Offer_Requested__c', 'Commerce_Product_Id__c', 'Commerce_Offer_Id__c', 'Cosell_Errors__c'];
+const FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Private_Offer_Requested__c', 'Commerce_Product_Id__c', 'Commerce_Offer_Id__c'];
+/** The draft's reasons have a field of their own; an org set up before it had one uses Cosell_Errors__c (mappings/draft-errors.ts). */
+const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'Cosell_Draft_Errors__c', shared: 'Cosell_Errors__c' }, 32_000);
 
 export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: string[] = []): { asks: false } | { asks: true; request: DraftOfferRequest } | { asks: true; refused: string } {
   if (!isCrmTrue(opportunity.Private_Offer_Requested__c)) return { asks: false };
@@ -50,8 +53,8 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: stri
 export const opportunityDraftOfferSide: CrmSide<DraftOfferRequest> = {
   object: 'Opportunity',
   fields: () => FIELDS,
-  // Only multi-currency orgs have it.
-  optionalFields: ['CurrencyIsoCode'],
+  // Only multi-currency orgs have CurrencyIsoCode; only orgs set up since the field was added have Cosell_Draft_Errors__c.
+  optionalFields: ['CurrencyIsoCode', 'Cosell_Draft_Errors__c'],
   // The Opportunity's contacts: its contact roles' Contacts that came from the commerce side.
   async related(crm, records) {
     const asking = records.filter((record) => record.Private_Offer_Requested__c === true).map((record) => String(record.Id));
@@ -71,6 +74,7 @@ export const opportunityDraftOfferSide: CrmSide<DraftOfferRequest> = {
   },
   ask: (record, _settings, contactIds) => opportunityToDraftOffer(record, contactIds as string[] | undefined),
   madeField: 'Commerce_Offer_Id__c',
-  made: (offer) => ({ Commerce_Offer_Id__c: offer.id }),
-  refused: (message) => ({ Cosell_Errors__c: `Private offer draft: ${message}`.slice(0, 32_000) }),
+  made: (offer) => ({ Commerce_Offer_Id__c: offer.id, ...DRAFT_ERRORS.cleared }),
+  refused: DRAFT_ERRORS.refused,
+  fitWrite: DRAFT_ERRORS.fitWrite,
 };

@@ -1,5 +1,6 @@
 // Private offer -> Opportunity. An offer made from an existing Opportunity carries its id
-// (metaInfo.crmAOpportunityId), so that Opportunity is updated instead of a second one created.
+// (metaInfo.crmAOpportunityId), so that Opportunity is updated instead of a second one created; one the
+// seller drafted it from keeps its own stage and close date (sellerKeeps).
 import type { Offer } from '../../commerce/models.ts';
 import { fail, ok, type EntityMapping } from '../types.ts';
 import { amount, commerceCurrency, defined, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
@@ -26,10 +27,12 @@ export const offerToOpportunity: EntityMapping<Offer> = {
   // Salesforce refuses to change the currency of an Opportunity with products (their price book entries
   // are in its currency): set when the sync makes it, never changed after (docs/crm-wire-behaviour.md).
   createOnly: ['CurrencyIsoCode'],
+  // On the seller's own Opportunity (a private offer drafted from it) the stage and close date are the seller's.
+  sellerKeeps: ['StageName', 'CloseDate'],
   describe: {
     Name: 'offer.name (else "Offer <id>")',
-    StageName: 'offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...)',
-    CloseDate: 'offer.expireTime, else the acceptance date, else the creation date (Salesforce requires one)',
+    StageName: "offer.status through the stage map (ACCEPTED -> Closed Won, EXPIRED -> Closed Lost, ...); the seller's own on an Opportunity the offer was drafted from",
+    CloseDate: "offer.expireTime, else the acceptance date, else the creation date (Salesforce requires one); the seller's own on an Opportunity the offer was drafted from",
     Amount: 'offer.info.commitAmount',
     CurrencyIsoCode: 'offer.info.currency (USD when absent): the currency of Amount; multi-currency orgs only',
     Account: "the buyer's Account, by Commerce_Buyer_Id__c = offer.buyerID",

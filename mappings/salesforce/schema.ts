@@ -60,6 +60,8 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   text('Opportunity', 'Cosell_Status__c', 'Cosell Status', 40),
   text('Opportunity', 'Cosell_Stage__c', 'Cosell Stage', 80),
   { object: 'Opportunity', name: 'Cosell_Errors__c', label: 'Cosell Errors', type: 'LongTextArea', length: 32768 },
+  // The private-offer draft's own reasons, so the referral's (Cosell_Errors__c) and the draft's never erase each other.
+  { object: 'Opportunity', name: 'Cosell_Draft_Errors__c', label: 'Cosell Draft Errors', type: 'LongTextArea', length: 32768 },
   { object: 'Opportunity', name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'Checkbox' },
   text('Opportunity', 'Commerce_Product_Id__c', 'Commerce Product Id', 255),
 

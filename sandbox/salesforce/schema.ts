@@ -195,6 +195,7 @@ const objects: SandboxObject[] = [
       text('Cosell_Status__c', 'Cosell Status', 40),
       text('Cosell_Stage__c', 'Cosell Stage', 80),
       longText('Cosell_Errors__c', 'Cosell Errors', 32768),
+      longText('Cosell_Draft_Errors__c', 'Cosell Draft Errors', 32768),
       checkbox('Private_Offer_Requested__c', 'Private Offer Requested'),
       text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
     ]),

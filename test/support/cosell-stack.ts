@@ -4,13 +4,16 @@ import { Client } from '@temporalio/client';
 import type { Entity } from '../../mappings/types.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createTestDatabase } from './database.ts';
-import { createCrmConnection, startSandboxesFor, type CrmUnderTestKind } from './crm-sandbox.ts';
+import { createCrmConnection, startSandboxesFor, type CrmSandboxOptions, type CrmUnderTestKind } from './crm-sandbox.ts';
 import { startProductionWorker } from './sync-harness.ts';
 
-/** `crm`: which CRM the seller works in (default Salesforce); `sandboxes.crm` drives it, `sandboxes.salesforce` is set for Salesforce. */
-export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind }) {
+/**
+ * `crm`: which CRM the seller works in (default Salesforce); `sandboxes.crm` drives it, `sandboxes.salesforce` is set for Salesforce.
+ * `crmOptions`: how that CRM's sandbox starts and what its admin did before (an org set up by an older release).
+ */
+export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions }) {
   const database = await createTestDatabase();
-  const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed });
+  const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed }, options.crmOptions);
   const sandboxes = { ...started, salesforce: started.crm.salesforce! };
   const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'] })).id;
   const taskQueue = `${options.name}-${Date.now()}`;

@@ -48,6 +48,8 @@ export type OpportunityView = {
   cosellStatus?: string;
   cosellStage?: string;
   cosellErrors?: string;
+  /** The private-offer draft's own reasons (issue #24 item 8: apart from the referral's). */
+  draftErrors?: string;
   privateOfferRequested?: boolean;
   productId?: string;
   offerId?: string;
@@ -231,6 +233,7 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
         cosellStatus: row.Cosell_Status__c ?? undefined,
         cosellStage: row.Cosell_Stage__c ?? undefined,
         cosellErrors: row.Cosell_Errors__c ?? undefined,
+        draftErrors: row.Cosell_Draft_Errors__c ?? undefined,
         privateOfferRequested: row.Private_Offer_Requested__c === true,
         productId: row.Commerce_Product_Id__c ?? undefined,
         offerId: row.Commerce_Offer_Id__c ?? undefined,
@@ -379,6 +382,7 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
           cosellStatus: p.cosell_status || undefined,
           cosellStage: p.cosell_stage || undefined,
           cosellErrors: p.cosell_errors || undefined,
+          draftErrors: p.cosell_draft_errors || undefined,
           privateOfferRequested: flag(p.private_offer_requested),
           productId: p.commerce_product_id || undefined,
           offerId: p.commerce_offer_id || undefined,
@@ -511,6 +515,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; read
         cosellStatus: row.ccs_cosellstatus || undefined,
         cosellStage: row.ccs_cosellstage || undefined,
         cosellErrors: row.ccs_cosellerrors || undefined,
+        draftErrors: row.ccs_coselldrafterrors || undefined,
         privateOfferRequested: row.ccs_privateofferrequested === true,
         productId: row.ccs_commerceproductid || undefined,
         offerId: row.ccs_commerceofferid || undefined,
@@ -528,7 +533,7 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; read
 }
 
 /** The commerce sandbox and one CRM sandbox, as a sync test starts them. */
-export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}, crmOptions: Pick<CrmSandboxOptions, 'auth' | 'sandbox'> = {}) {
+export async function startSandboxesFor(kind: CrmUnderTestKind, commerceOptions: CommerceSandboxOptions = {}, crmOptions: CrmSandboxOptions = {}) {
   const commerce = await startCommerceSandbox(commerceOptions);
   const crm = await startCrmSandbox(kind, crmOptions);
   return { commerce, crm, stop: async () => { await commerce.stop(); await crm.stop(); } };

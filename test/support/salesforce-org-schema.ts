@@ -86,6 +86,7 @@ export const ORG_OBJECTS: Record<string, { keyPrefix: string; fields: OrgField[]
       text('Cosell_Status__c', 'Cosell Status', 40),
       text('Cosell_Stage__c', 'Cosell Stage', 80),
       { name: 'Cosell_Errors__c', label: 'Cosell Errors', type: 'textarea', length: 32768 },
+      { name: 'Cosell_Draft_Errors__c', label: 'Cosell Draft Errors', type: 'textarea', length: 32768 },
       { name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'boolean' },
       text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
     ], 'Opportunity ID'),

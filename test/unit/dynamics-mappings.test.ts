@@ -379,8 +379,8 @@ describe('Dynamics opportunities asking the commerce side', () => {
     expect(opportunityReferralSide.refused('partner: no')).toEqual({ ccs_cosellstatus: 'Not shared', ccs_cosellerrors: 'partner: no' });
     expect((opportunityReferralSide.refused('x'.repeat(200_000)).ccs_cosellerrors as string).length).toBe(100_000);
     expect(opportunityDraftOfferSide.madeField).toBe('ccs_commerceofferid');
-    expect(opportunityDraftOfferSide.made({ id: 'offer-9' })).toEqual({ ccs_commerceofferid: 'offer-9' });
-    expect(opportunityDraftOfferSide.refused('productID: none')).toEqual({ ccs_cosellerrors: 'Private offer draft: productID: none' });
+    expect(opportunityDraftOfferSide.made({ id: 'offer-9' })).toEqual({ ccs_commerceofferid: 'offer-9', ccs_coselldrafterrors: null });
+    expect(opportunityDraftOfferSide.refused('productID: none')).toEqual({ ccs_coselldrafterrors: 'productID: none' });
     expect(opportunityReferralSide.object).toBe('opportunity');
     expect(opportunityDraftOfferSide.object).toBe('opportunity');
   });
