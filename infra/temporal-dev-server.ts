@@ -26,6 +26,8 @@ export type DevServerOptions = {
   namespace?: string;
   logger: Logger;
   readyTimeoutMs?: number;
+  /** Dynamic config values (`--dynamic-config-value`), e.g. a low `limit.historyCount.suggestContinueAsNew` for a test. */
+  dynamicConfig?: Record<string, string | number | boolean>;
 };
 
 export async function startTemporalDevServer(options: DevServerOptions): Promise<TemporalDevServer> {
@@ -52,6 +54,7 @@ async function spawnDevServer(executable: string, origin: string, options: DevSe
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
@@ -135,6 +138,7 @@ async function startWithSdkDownload(options: DevServerOptions): Promise<Temporal
       ui: Boolean(options.uiPort),
       uiPort: options.uiPort,
       namespace: options.namespace,
+      extraArgs: Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     },
   });
   return {
