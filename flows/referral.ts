@@ -17,11 +17,12 @@ export const referralFlow = {
   events: ['REFERRAL'],
   parents: ['buyer', 'offer'],
   mappings: { salesforce: referralToCosellReferral, hubspot: referralToDeal, dynamics: referralToDynamicsReferral },
-  // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId). Not onto an
-  // INBOUND one: that id is the inbound flow's to write (flows/inbound-referral.ts), once it has made the
-  // seller's opportunity in whichever CRM takes the referral first, with its contacts and its stage pair;
-  // written here, it would tell every connection's inbound flow (Salesforce's and Dynamics' too) that the
-  // referral is taken, and none would take it.
-  writeBack: { hubspot: async ({ crmId, current }) => (current?.direction === 'INBOUND' ? undefined : { crmBDealId: crmId }) },
+  // HubSpot makes a deal of each referral: its id goes back onto the referral (crmBDealId). Never onto an
+  // INBOUND one that carries none: taking an inbound referral is the inbound flow's (flows/inbound-referral.ts),
+  // which makes the seller's opportunity in whichever CRM takes it first, with its contacts and its stage
+  // pair; written here, the id would tell every connection's inbound flow (Salesforce's and Dynamics' too)
+  // that the referral is taken, and none would take it. One that already carries a deal id is taken:
+  // that id is kept right, as for any referral.
+  writeBack: { hubspot: async ({ crmId, current }) => (current?.direction === 'INBOUND' && !current.crmBDealId ? undefined : { crmBDealId: crmId }) },
   deletes: 'reflect-status',
 } satisfies CommerceToCrmFlow<'buyer' | 'offer' | 'referral'>;

@@ -315,9 +315,9 @@ export function hubspotRejections(view: HubSpotView): string[] {
 }
 
 /**
- * Write-back: every offer with a deal carries the deal's id in crmBDealId, and so does every OUTBOUND
- * referral. An INBOUND referral's id goes back only from the inbound flow (co-sell), which may give the
- * referral to another CRM: the ordinary sync leaves it, and any id it carries is its deal's.
+ * Write-back: every offer with a deal carries the deal's id in crmBDealId, and so does every referral,
+ * but an INBOUND one that carried none: taking it is the inbound flow's (co-sell), which may give the
+ * referral to another CRM, so the ordinary sync leaves it.
  */
 export async function expectDealWriteBack(commerce: Commerce, hubspot: HubSpot): Promise<void> {
   const account = await accountDump(hubspot);

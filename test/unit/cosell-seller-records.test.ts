@@ -73,10 +73,14 @@ describe("HubSpot: a referral's deal keeps the seller's name, amount and close d
   });
 });
 
-describe("the referral feed writes HubSpot's deal id back onto OUTBOUND referrals only", () => {
-  it('an INBOUND referral is left to the inbound flow', async () => {
+describe("the referral feed never takes an INBOUND referral for HubSpot", () => {
+  it('an INBOUND referral carrying no deal id is left to the inbound flow', async () => {
     expect(await writeBackPatch('hubspot', 'referral', { crmId: '9003', current: { id: 'ref-5', direction: 'OUTBOUND' } }, url)).toEqual({ crmBDealId: '9003' });
     expect(await writeBackPatch('hubspot', 'referral', { crmId: '9004', current: { id: 'ref-6', direction: 'INBOUND' } }, url)).toBeUndefined();
+    // One already taken by a HubSpot deal keeps that id right (a stale or another portal's id is replaced).
+    expect(await writeBackPatch('hubspot', 'referral', { crmId: '9005', current: { id: 'ref-7', direction: 'INBOUND', crmBDealId: '70662941756' } }, url)).toEqual({ crmBDealId: '9005' });
+    // One taken by another CRM (Salesforce here) is left to it.
+    expect(await writeBackPatch('hubspot', 'referral', { crmId: '9006', current: { id: 'ref-8', direction: 'INBOUND', crmAOpportunityId: '006X' } }, url)).toBeUndefined();
     // The inbound flow writes it.
     expect(await writeBackPatch('hubspot', 'inbound-referral', { crmId: '9004', current: { id: 'ref-6', direction: 'INBOUND' } }, url)).toEqual({ crmBDealId: '9004' });
   });
