@@ -23,6 +23,7 @@ import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
 import { claimThenCreate, currentClaimant } from './claimed-creates.ts';
 import { retryFlowWriteBacks, type WriteBackRetryCounts } from './cosell-write-back-retry.ts';
+import { fitWriteBack } from '../flows/fit-write-back.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
@@ -181,7 +182,9 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       counts.refused = refusals.length;
 
       // One call per page back onto the CRM records; a record the CRM refuses is a dead letter.
-      const items = [...writeBack].map(([crmId, fieldsToSet]) => ({ sourceId: crmId, crmId, fields: fieldsToSet }));
+      // As this org takes them: an optional field it lacks is left out (flows/fit-write-back.ts; the describe is the connector's, kept).
+      const schema = writeBack.size ? await guard(() => rt.crm.describe(side.object)) : undefined;
+      const items = [...writeBack].map(([crmId, fieldsToSet]) => ({ sourceId: crmId, crmId, fields: fitWriteBack(side, schema!, fieldsToSet) }));
       const results = items.length ? await guard(() => rt.crm.update(side.object, items, { signal })) : [];
       counts.writeBacks = results.filter((result) => result.ok).length;
       const failed = results.flatMap((result) => (result.ok ? [] : [{ sourceId: result.sourceId, reason: `the outcome could not be written onto ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, crmError: result.error }]));
