@@ -25,7 +25,9 @@ export type StageDecision =
 
 export function decideStage(input: { owner: StageOwner; tables: StageTables; commerce: Side; crm: Side; agreed?: Agreement; origin: 'commerce' | 'crm' }): StageDecision {
   const { owner, tables, commerce, crm, agreed } = input;
-  const inStep = (commerceStage: string | null, crmStage: string | null) => commerceStage !== null && crmStage !== null && tables.toCommerce[crmStage] === commerceStage;
+  // Equivalent either way through the tables: a toCrm entry that is not the inverse of toCommerce (saved before
+  // tables were checked) then leaves the pair alone instead of writing the same CRM stage at every run.
+  const inStep = (commerceStage: string | null, crmStage: string | null) => commerceStage !== null && crmStage !== null && (tables.toCommerce[crmStage] === commerceStage || tables.toCrm[commerceStage] === crmStage);
   if (inStep(commerce.stage, crm.stage) || (commerce.stage === null && crm.stage === null)) return { action: 'none', agreed: { commerceStage: commerce.stage, crmStage: crm.stage } };
 
   const commerceChanged = !agreed || commerce.stage !== agreed.commerceStage;

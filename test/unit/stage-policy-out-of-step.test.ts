@@ -24,4 +24,10 @@ describe('neither side changed, yet out of step', () => {
   it('a declared owner still decides', () => {
     expect(decideStage({ owner: 'crm', tables, origin: 'commerce', agreed, commerce: { stage: 'Committed', stamp: at(0) }, crm: { stage: 'Appointment Scheduled', stamp: at(0) } })).toMatchObject({ action: 'write-commerce', stage: 'Prospect' });
   });
+
+  it('a CRM stage the table writes for the commerce one is in step, even where the table does not map it back', () => {
+    // Committed is written as Closed Won, which toCommerce reads as Launched: left alone, not written again at every run, never flipped.
+    const skewed = { toCommerce: tables.toCommerce, toCrm: { ...tables.toCrm, Committed: 'Closed Won' } };
+    expect(decideStage({ owner: 'latest', tables: skewed, origin: 'crm', agreed, commerce: { stage: 'Committed', stamp: at(0) }, crm: { stage: 'Closed Won', stamp: at(30) } })).toEqual({ action: 'none', agreed: { commerceStage: 'Committed', crmStage: 'Closed Won' } });
+  });
 });
