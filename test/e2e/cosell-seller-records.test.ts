@@ -9,6 +9,7 @@ import type { Connection } from 'jsforce';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommerceClient } from '../../commerce/index.ts';
 import { grantAccess } from '../../crm/salesforce/permission-set.ts';
+import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
 import { customFieldMetadata, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS } from '../../mappings/salesforce/schema.ts';
 import type { SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
@@ -167,5 +168,21 @@ describe('a Salesforce org set up before the draft errors field existed', () => 
     expect(second.flows['opportunity-draft-offer']).toMatchObject({ created: 1, writeBacks: 1 });
     expect((await stack.sandboxes.crm.opportunities()).find((opportunity) => opportunity.id === made)!.offerId).toBeDefined();
     expect(await createDeadLetterStore(stack.database.pool).listOpen(stack.connectionId, 'opportunity-draft-offer')).toEqual([]);
+  }, 240_000);
+
+  it("crm-sync setup adds the field and grants it; read again, the draft's reasons go there", async () => {
+    const salesforce = stack.sandboxes.salesforce;
+    const { conn } = await clientCredentialsConnection(salesforce);
+    const report = await setUpSalesforce(conn, (await conn.identity()).user_id);
+    expect(report.problems).toEqual([]);
+    expect(report.created).toEqual(expect.arrayContaining(['Opportunity.Cosell_Draft_Errors__c (LongTextArea(32768))', 'Commerce_CRM_Sync: Opportunity.Cosell_Draft_Errors__c (read, edit)']));
+    // A worker reads an org's fields once per connection runtime: a changed connection (as a restart) reads them again.
+    await stack.database.pool.query('UPDATE connections SET updated_at = now() WHERE id = $1', [stack.connectionId]);
+
+    const [account] = await stack.sandboxes.crm.accounts();
+    const [made] = await stack.sandboxes.crm.createOpportunities([{ name: 'Draft asked after setup', accountId: account!.id, stage: 'Prospecting', closeDate: '2027-07-31', amount: 8000, privateOfferRequested: true }]);
+    await stack.run(WORKFLOW_TYPES.cosell);
+    const row = (await salesforceDump(salesforce, 'Opportunity')).find((opportunity) => opportunity.Id === made)!;
+    expect(row).toMatchObject({ Cosell_Draft_Errors__c: NO_PRODUCT, Cosell_Errors__c: null });
   }, 240_000);
 });
