@@ -187,6 +187,15 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const items = [...writeBack].map(([crmId, fieldsToSet]) => ({ sourceId: crmId, crmId, fields: fitWriteBack(side, schema!, fieldsToSet) }));
       const results = items.length ? await guard(() => rt.crm.update(side.object, items, { signal })) : [];
       counts.writeBacks = results.filter((result) => result.ok).length;
+      // A page shared with the passes after this one shows what was written, so they do not write it again.
+      if (input.shared) {
+        const written = new Map(items.map((item) => [item.crmId, item.fields]));
+        const taken = new Set(results.filter((result) => result.ok).map((result) => result.sourceId));
+        for (const record of page) {
+          const id = recordId(rt.crm, record);
+          if (taken.has(id)) Object.assign(record, written.get(id));
+        }
+      }
       const failed = results.flatMap((result) => (result.ok ? [] : [{ sourceId: result.sourceId, reason: `the outcome could not be written onto ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, crmError: result.error }]));
 
       await withTransaction(deps.pool, async (client) => {

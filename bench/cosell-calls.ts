@@ -16,7 +16,7 @@ const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(','
 const sum = (counts: Record<string, number>) => Object.entries(counts).filter(([name]) => name !== 'total').reduce((total, [, count]) => total + count, 0);
 
 async function measure(kind: CrmKind, services: { postgresUrl: string; temporalAddress: string }) {
-  const stack = await startInProcessStack(kind, services, { name: 'cosell-calls', entitlements: 400, seed: 29 });
+  const stack = await startInProcessStack(kind, services, { name: 'cosell_calls', entitlements: 400, seed: 29 });
   const { commerce, crm } = stack;
   const counted = async () => {
     const commerceCalls = (await (await fetch(`${commerce.apiUrl}/_sandbox/calls`)).json()) as { total?: number; operations?: Record<string, number> };
@@ -45,12 +45,15 @@ async function measure(kind: CrmKind, services: { postgresUrl: string; temporalA
     await stack.run(WORKFLOW_TYPES.cosell);
     const quietTick = await counted();
     return { bench: 'cosell-calls', crm: kind, shared, referralsMade: made.created, sharing, quietTick };
+  } catch (error) {
+    console.error(`cosell-calls on ${kind} failed:`, error);
+    throw error;
   } finally {
     await stack.stop();
   }
 }
 
-const services = await startServices('cosell-calls');
+const services = await startServices('cosell_calls');
 try {
   for (const kind of crms) console.log(JSON.stringify(await measure(kind, services)));
 } finally {
