@@ -212,15 +212,17 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
   });
 
   it('backfill: Ctrl-C detaches and leaves it running, the same command attaches again, --cancel stops it', async () => {
-    // Salesforce answers slowly, so the backfill is still running when we look.
-    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 4000 }) });
+    // Salesforce answers slowly, so the backfill is still running when we look: the offers' one write
+    // takes 20 s, longer than detaching, attaching and cancelling take (at 4 s a call the whole backfill,
+    // three Salesforce calls, could end before the cancel arrived).
+    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 20_000 }) });
     try {
       const args = ['backfill', 'acme', '--entities', 'buyer,offer', '--forget-links'];
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const lines: string[] = [];
       readline.createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      await waitFor(`progress lines (so far: ${lines.join(' / ')})`, () => lines.some((line) => /^\[\w+ page \d+\] pages \d+, read [1-9]/.test(line)), 60_000, 100);
+      await waitFor(`progress lines (so far: ${lines.join(' / ')})`, () => lines.some((line) => /^\[\w+ page \d+\] pages \d+, read [1-9]/.test(line)), 150_000, 100);
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(lines.join('\n')).toContain('Detached: the backfill goes on');
@@ -239,7 +241,7 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     } finally {
       await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
     }
-  }, 300_000);
+  }, 420_000);
 
   it('connect on a terminal asks for what is missing and never shows the secret typed', async () => {
     // `script` gives the command a pseudo-terminal, as a person's shell would.
