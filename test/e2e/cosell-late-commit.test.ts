@@ -9,6 +9,7 @@ import { createOutboundIntentStore } from '../../store/outbound-intents.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { CRMS_UNDER_TEST } from '../support/crm-sandbox.ts';
+import { waitFor } from '../support/start-process.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -34,17 +35,11 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s against late commits', (kind) =>
     const client = new Client({ connection: stack.worker.connection });
     const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue: stack.taskQueue, workflowId: `cosell-late-${kind}-${Date.now()}`, args: [{ connectionId }] });
     // The first create's answer is lost and its referrals land 3 s later; then the service answers again.
-    for (let tries = 0; (await referralsOf()).length === 0; tries += 1) {
-      expect(tries).toBeLessThan(600);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor('the late-committed referrals', async () => (await referralsOf()).length > 0, 60_000, 100);
     await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { method: 'DELETE' });
     const totals = await handle.result();
     // Every create the service took late has landed before anything is counted (a duplicate may land last).
-    for (let tries = 0; ((await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/late-commits`)).json()) as { pending: number }).pending > 0; tries += 1) {
-      expect(tries).toBeLessThan(600);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor('no late commit pending', async () => ((await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/late-commits`)).json()) as { pending: number }).pending === 0, 60_000, 100);
 
     const referrals = await referralsOf();
     expect(referrals.map((referral) => referral[field]).sort()).toEqual([...ids].sort());

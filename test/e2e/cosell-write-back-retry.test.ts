@@ -15,6 +15,7 @@ import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { startCosellStack, type CosellStack } from '../support/cosell-stack.ts';
 import { CRMS_UNDER_TEST } from '../support/crm-sandbox.ts';
+import { waitFor } from '../support/start-process.ts';
 import { commerceDump } from '../support/sync-harness.ts';
 
 const REFUSING = CRMS_UNDER_TEST.filter((kind) => kind === 'salesforce' || kind === 'dynamics');
@@ -46,10 +47,7 @@ describe.each(REFUSING)('refused co-sell write-backs on %s are retried', (kind) 
     const handle = await new Client({ connection: stack.worker.connection }).workflow.start(WORKFLOW_TYPES.cosell, { taskQueue: stack.taskQueue, workflowId: `cosell-wb-${kind}-${Date.now()}`, args: [{ connectionId }] });
     // The CRM takes saves again once the outcomes were refused (other writes of the run may wait for it).
     const open = () => createDeadLetterStore(database.pool).listOpen(connectionId, 'opportunity-referral');
-    for (let tries = 0; (await open()).length < 3; tries += 1) {
-      expect(tries).toBeLessThan(1200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor('the three refused write-backs kept as dead letters', async () => (await open()).length >= 3, 120_000, 100);
     await takeSaves();
     const first = await handle.result();
     expect(first.created).toBe(3);

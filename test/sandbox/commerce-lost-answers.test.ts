@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { manualClock, probeSandbox, type SandboxProbe } from '../../sandbox/commerce/testing.ts';
+import { waitFor } from '../support/start-process.ts';
 
 const REFERRAL_CREATE = 'POST /org/{orgId}/cosell/referral';
 const BATCH_CREATE = 'POST /org/{orgId}/cosell/referral/batchCreate';
@@ -117,14 +118,11 @@ describe('commerce sandbox: a 500 after the create ran (rate500After)', () => {
 
 describe('commerce sandbox: the answer lost at once, the create committed later (lateCommitRate, issue #24 item 6)', () => {
   /** Polls until `check` holds (no fixed sleep decides anything): the late commit has no answer to wait for. */
-  async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-    for (let tries = 0; ; tries += 1) {
+  const eventually = <T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> =>
+    waitFor('the late commit to land', async () => {
       const value = await read();
-      if (check(value)) return value;
-      if (tries > 400) throw new Error('the late commit never landed');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
+      return check(value) ? value : undefined;
+    }, 10_000, 25);
 
   it('drops the connection, finds nothing right after, then the referral exists once', async () => {
     await probe.control('POST', '/faults', { operation: REFERRAL_CREATE, lateCommitRate: 1, lateCommitMs: 400 });
