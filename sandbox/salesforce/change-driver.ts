@@ -1,6 +1,7 @@
 // Makes the org move like sellers at work on co-sell: an Opportunity's stage moves, a new shared
 // Opportunity is opened on a buyer's Account, a private-offer draft is requested, an existing
-// Opportunity is shared. Every change is a save through the same engine as API writes (validation,
+// Opportunity is shared, an inbound referral's Opportunity gets the seller's decision (Accept, or Reject
+// with a reason), a shared deal is closed won or lost. Every change is a save through the same engine as API writes (validation,
 // SystemModstamp, the journal). Picks come from the driver's seeded PRNG, so a seed and the same
 // org give the same changes. Runs on demand (POST /_sandbox/changes) and on a timer (change-timer.ts).
 import { createRandom, type Random } from '../commerce/prng.ts';
@@ -9,7 +10,7 @@ import type { Store, StoredRecord } from './store.ts';
 import { coerceJson } from './values.ts';
 import { emptyInput, saveRecords, type WriteMode } from './writes.ts';
 
-export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting'] as const;
+export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** What one change did, to which record, and the SystemModstamp it left. */
@@ -21,6 +22,19 @@ const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
   ['newShared', 15],
   ['draftRequest', 15],
   ['shareExisting', 20],
+  ['inboundDecision', 15],
+  ['closeDeal', 8],
+];
+
+/** How often a seller accepts a partner's referral; the rest are rejected with one of SELLER_REJECT_REASONS. */
+export const SELLER_ACCEPTS = 0.8;
+/** Why a seller turns a partner's referral down (Cosell_Decision_Reason__c), in a seller's words. */
+export const SELLER_REJECT_REASONS: readonly string[] = [
+  'Customer is already working with another partner on this project.',
+  'Duplicate of an opportunity we are already working.',
+  'Outside our territory; the customer is served by another region.',
+  'Customer has no budget for this before next fiscal year.',
+  'Not a fit for our product line.',
 ];
 
 export const DEFAULT_PRODUCT_IDS: readonly string[] = Array.from({ length: 8 }, (_, i) => `prod-${String(i + 1).padStart(6, '0')}`);
@@ -59,6 +73,12 @@ const DAY_MS = 86_400_000;
 const live = (store: Store, object: SandboxObject) => [...store.table(object).all()].filter((record) => !record.IsDeleted);
 const isOpen = (opportunity: StoredRecord) => !CLOSED.has(String(opportunity.StageName));
 const hasText = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+/**
+ * An Opportunity the referral flow made for a partner's (INBOUND) referral: it carries the referral's id
+ * (mappings/salesforce/inbound-referral.ts) but was never shared by a seller (an OUTBOUND referral's
+ * Opportunity is the shared one its id was written back to). Opportunity has no direction field.
+ */
+const isInbound = (opportunity: StoredRecord) => hasText(opportunity.Commerce_Referral_Id__c) && opportunity.Cosell_Share__c !== true;
 
 /** An Account a seller can co-sell with: it carries a commerce buyer id, and the buyer is not deleted. */
 const isBuyerAccount = (account: StoredRecord | undefined) => account !== undefined && !account.IsDeleted && hasText(account.Commerce_Buyer_Id__c) && account.Marketplace_Status__c !== 'Deleted';
@@ -162,13 +182,36 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
       return changeOf(kind, saved, `private offer draft requested for ${product}`);
     }
     case 'shareExisting': {
-      const candidates = opportunities.filter((o) => o.Cosell_Share__c !== true);
+      // A partner's referral is already co-sell: its Opportunity is decided (inboundDecision), not shared.
+      const candidates = opportunities.filter((o) => o.Cosell_Share__c !== true && !isInbound(o));
       const open = candidates.filter(isOpen);
       const opportunity = pickFromTiers(random, [open.filter(onBuyer), open, candidates]);
       if (!opportunity) return undefined;
       const partner = hasText(opportunity.Cosell_Partner__c) ? String(opportunity.Cosell_Partner__c) : partnerFor(random, accountOf(opportunity));
       const saved = save(env, OPPORTUNITY, { Cosell_Share__c: true, Cosell_Partner__c: partner }, { kind: 'update', id: opportunity.Id });
       return changeOf(kind, saved, `shared with ${partner}`);
+    }
+    case 'inboundDecision': {
+      // Only a referral waiting for the seller (SUBMITTED) and not decided yet: a decision is asked once.
+      const waiting = opportunities.filter((o) => isInbound(o) && isOpen(o) && o.Cosell_Status__c === 'SUBMITTED' && !hasText(o.Cosell_Decision__c));
+      const opportunity = pickFromTiers(random, [waiting]);
+      if (!opportunity) return undefined;
+      const values = random.chance(SELLER_ACCEPTS)
+        ? { Cosell_Decision__c: 'Accept' }
+        : { Cosell_Decision__c: 'Reject', Cosell_Decision_Reason__c: random.pick(SELLER_REJECT_REASONS) };
+      const saved = save(env, OPPORTUNITY, values, { kind: 'update', id: opportunity.Id });
+      const summary = values.Cosell_Decision__c === 'Accept' ? 'inbound referral accepted' : `inbound referral rejected: ${values.Cosell_Decision_Reason__c}`;
+      return changeOf(kind, saved, summary);
+    }
+    case 'closeDeal': {
+      // A shared deal the partner took on (ACCEPTED) is the likeliest to close; then any shared open one.
+      const sharedOpen = opportunities.filter((o) => o.Cosell_Share__c === true && isOpen(o));
+      const opportunity = pickFromTiers(random, [sharedOpen.filter((o) => o.Cosell_Status__c === 'ACCEPTED'), sharedOpen]);
+      if (!opportunity) return undefined;
+      const previous = String(opportunity.StageName);
+      const stage = random.chance(0.7) ? 'Closed Won' : 'Closed Lost';
+      const saved = save(env, OPPORTUNITY, { StageName: stage }, { kind: 'update', id: opportunity.Id });
+      return changeOf(kind, saved, `closed: ${previous} -> ${stage}`);
     }
   }
 }

@@ -69,7 +69,7 @@ describe('Salesforce sandbox: change driver kinds', () => {
   it('changes nothing, without an error, while the org has nothing to change', async () => {
     const { sandbox, conn } = await start();
     expect(await changes(sandbox, { count: 5 })).toEqual([]);
-    for (const kind of ['stageMove', 'newShared', 'draftRequest', 'shareExisting']) expect(await changes(sandbox, { count: 2, kinds: [kind] })).toEqual([]);
+    for (const kind of ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal']) expect(await changes(sandbox, { count: 2, kinds: [kind] })).toEqual([]);
     // An Account without a buyer id gives newShared nothing to open a deal on.
     await conn.sobject('Account').create({ Name: 'No Buyer' });
     expect(await changes(sandbox, { count: 3, kinds: ['newShared'] })).toEqual([]);
@@ -155,13 +155,83 @@ describe('Salesforce sandbox: change driver kinds', () => {
     expect(await changes(sandbox, { count: 1, kinds: ['shareExisting'] })).toEqual([]);
   });
 
+  it('shareExisting leaves an inbound referral\'s Opportunity alone', async () => {
+    const { sandbox, conn } = await start();
+    const { acme } = await seedOrg(conn);
+    const inbound = (await conn.sobject('Opportunity').create({ Name: 'From partner', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Commerce_Referral_Id__c: 'ref-in-1', Cosell_Status__c: 'SUBMITTED' })) as any;
+    const made = await changes(sandbox, { count: 10, kinds: ['shareExisting'] });
+    expect(made).toHaveLength(3); // the three seeded ones, then nothing left
+    expect(made.map((c) => c.id)).not.toContain(inbound.id);
+  });
+
+  it('inboundDecision decides each waiting inbound referral once: Accept, or Reject with a seller\'s reason', async () => {
+    const { sandbox, conn } = await start({ seed: 3 });
+    const { acme, globex } = await seedOrg(conn);
+    const inbound = (await conn.sobject('Opportunity').create(
+      Array.from({ length: 12 }, (_, i) => ({ Name: `Partner deal ${i}`, StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: i % 2 ? acme : globex, Commerce_Referral_Id__c: `ref-in-${i}`, Cosell_Status__c: 'SUBMITTED' })),
+    )) as any[];
+    // Not waiting for the seller: already ACCEPTED, already decided, an outbound (shared) one, a closed one.
+    const others = (await conn.sobject('Opportunity').create([
+      { Name: 'Taken', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Commerce_Referral_Id__c: 'ref-in-x1', Cosell_Status__c: 'ACCEPTED' },
+      { Name: 'Decided', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Commerce_Referral_Id__c: 'ref-in-x2', Cosell_Status__c: 'SUBMITTED', Cosell_Decision__c: 'Accept' },
+      { Name: 'Ours', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Commerce_Referral_Id__c: 'ref-out-1', Cosell_Status__c: 'SUBMITTED', Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace C' },
+      { Name: 'Over', StageName: 'Closed Lost', CloseDate: '2026-09-30', AccountId: acme, Commerce_Referral_Id__c: 'ref-in-x3', Cosell_Status__c: 'SUBMITTED' },
+    ])) as any[];
+    clockMs += 60_000;
+    const made = await changes(sandbox, { count: 20, kinds: ['inboundDecision'] });
+    expect(made.map((c) => c.id).sort()).toEqual(inbound.map((o) => o.id).sort());
+    const found = await conn.query<any>(`SELECT Id, Cosell_Decision__c, Cosell_Decision_Reason__c, SystemModstamp FROM Opportunity WHERE Commerce_Referral_Id__c != null`);
+    const byIdMap = new Map(found.records.map((r) => [r.Id as string, r]));
+    const decisions = inbound.map((o) => byIdMap.get(o.id));
+    for (const d of decisions) {
+      expect(['Accept', 'Reject']).toContain(d.Cosell_Decision__c);
+      if (d.Cosell_Decision__c === 'Accept') expect(d.Cosell_Decision_Reason__c).toBeNull();
+      else expect(d.Cosell_Decision_Reason__c).toMatch(/\w.{10,}/);
+      expect(d.SystemModstamp).toBe(stampOf(clockMs));
+    }
+    const accepted = decisions.filter((d) => d.Cosell_Decision__c === 'Accept').length;
+    // About four in five accepted: of 12, at least one of each, most of them accepted.
+    expect(accepted).toBeGreaterThanOrEqual(7);
+    expect(accepted).toBeLessThan(12);
+    for (const change of made) expect(change.summary).toMatch(byIdMap.get(change.id).Cosell_Decision__c === 'Accept' ? /^inbound referral accepted$/ : /^inbound referral rejected: /);
+    expect(byIdMap.get(others[1].id).Cosell_Decision__c).toBe('Accept');
+    for (const other of [others[0], others[2], others[3]]) expect(byIdMap.get(other.id).Cosell_Decision__c).toBeNull();
+    expect(await changes(sandbox, { count: 1, kinds: ['inboundDecision'] })).toEqual([]);
+  });
+
+  it('closeDeal closes shared open Opportunities won or lost, the partner\'s accepted ones first', async () => {
+    const { sandbox, conn } = await start({ seed: 5 });
+    const { acme, opportunities } = await seedOrg(conn);
+    const shared = (await conn.sobject('Opportunity').create([
+      { Name: 'Accepted 1', StageName: 'Qualification', CloseDate: '2026-09-30', AccountId: acme, Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace C', Cosell_Status__c: 'ACCEPTED' },
+      { Name: 'Accepted 2', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace C', Cosell_Status__c: 'ACCEPTED' },
+      { Name: 'Submitted', StageName: 'Prospecting', CloseDate: '2026-09-30', AccountId: acme, Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace C', Cosell_Status__c: 'SUBMITTED' },
+      { Name: 'Already won', StageName: 'Closed Won', CloseDate: '2026-09-30', AccountId: acme, Cosell_Share__c: true, Cosell_Partner__c: 'Marketplace C', Cosell_Status__c: 'ACCEPTED' },
+    ])) as any[];
+    const [first, second] = await changes(sandbox, { count: 2, kinds: ['closeDeal'] });
+    expect([first.id, second.id].sort()).toEqual([shared[0].id, shared[1].id].sort());
+    const [third] = await changes(sandbox, { count: 1, kinds: ['closeDeal'] });
+    expect(third.id).toBe(shared[2].id);
+    expect(await changes(sandbox, { count: 1, kinds: ['closeDeal'] })).toEqual([]); // the seeded three are not shared
+    const stored = await byId(conn, [...shared.map((o) => o.id), ...opportunities]);
+    for (const change of [first, second, third]) {
+      expect(['Closed Won', 'Closed Lost']).toContain(stored.get(change.id).StageName);
+      expect(change.summary).toMatch(new RegExp(`-> ${stored.get(change.id).StageName}$`));
+    }
+    expect(stored.get(shared[3].id).StageName).toBe('Closed Won');
+    expect(opportunities.map((id) => stored.get(id).StageName)).toEqual(['Prospecting', 'Negotiation/Review', 'Qualification']);
+  });
+
   it('draws a mix of kinds without kinds, and driver changes are not API calls', async () => {
     const { sandbox, conn } = await start();
     await seedOrg(conn);
     await control(sandbox, 'POST', '/calls/reset');
     const made = await changes(sandbox, { count: 40 });
     expect(made).toHaveLength(40);
-    expect(new Set(made.map((c) => c.kind))).toEqual(new Set(['stageMove', 'newShared', 'draftRequest', 'shareExisting']));
+    const kinds = new Set(made.map((c) => c.kind));
+    for (const kind of ['stageMove', 'newShared', 'draftRequest', 'shareExisting']) expect(kinds).toContain(kind);
+    // The seeded org has no partner's referral, so nothing to decide; closing a shared deal may be drawn.
+    expect([...kinds].filter((kind) => !['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'closeDeal'].includes(kind))).toEqual([]);
     for (const change of made) expect(change.systemModstamp).toMatch(STAMP);
     expect(await callCounts(sandbox)).toEqual({ total: 0 });
   });
@@ -190,7 +260,7 @@ describe('Salesforce sandbox: change driver kinds', () => {
     const { sandbox } = await start();
     const cases: [string, unknown, RegExp][] = [
       ['/changes', { count: -1 }, /count must be a whole number from 0 to 10000/],
-      ['/changes', { count: 1, kinds: ['stageMove', 'teleport'] }, /unknown change kind "teleport"; the kinds are stageMove, newShared, draftRequest, shareExisting/],
+      ['/changes', { count: 1, kinds: ['stageMove', 'teleport'] }, /unknown change kind "teleport"; the kinds are stageMove, newShared, draftRequest, shareExisting, inboundDecision, closeDeal/],
       ['/changes', { kinds: [] }, /kinds must be a non-empty list/],
       ['/changes/rate', { changesPerSecond: 'fast' }, /changesPerSecond must be a number from 0 \(stopped\) to 1000/],
       ['/changes/rate', { changesPerSecond: -2 }, /changesPerSecond must be a number/],
