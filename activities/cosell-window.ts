@@ -16,7 +16,7 @@ import { createCrmToCommerceActivities, readableFields, type CrmFlowCounts } fro
 import { readWindowPage } from './crm-window.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials } from './reauthorisation-mark.ts';
-import { createStageSyncActivities, type StageCounts } from './stage-sync.ts';
+import { createStageSyncActivities, stagePassFields, type StageCounts } from './stage-sync.ts';
 import type { WireCursor } from './sync.ts';
 
 export type CosellWindowOutcome = { records: number; flows: Record<string, CrmFlowCounts>; stages?: StageCounts; nextCursor: WireCursor; done: boolean };
@@ -56,7 +56,7 @@ export function createCosellWindowActivities(deps: { pool: pg.Pool; runtimeFor: 
       const fields = new Set<string>();
       for (const side of sides) for (const field of await guard(() => readableFields(rt, side))) fields.add(field);
       const referralIdField = flows[REFERRAL_FLOW]?.crm[kind]?.madeField;
-      if (stage) for (const field of [stage.stageField, stage.mirror.stage, stage.mirror.status, ...(referralIdField ? [referralIdField] : [])]) fields.add(field);
+      if (stage) for (const field of [...(await stagePassFields(rt, stage)).fields, ...(referralIdField ? [referralIdField] : [])]) fields.add(field);
       const narrow = unionFilter([...sides.map((side) => side.narrow?.(rt.settings)), ...(stage ? [referralIdField ? pairedFilter(referralIdField) : undefined] : [])]);
       const read = await readWindowPage(rt.crm, object, { cursor: input.cursor, until: input.until, pageSize: input.pageSize, fields: [...fields], narrow });
 

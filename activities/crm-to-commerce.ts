@@ -29,12 +29,15 @@ import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-m
 import type { WireCursor } from './sync.ts';
 import { readWindowPage, windowStart, type WindowPage } from './crm-window.ts';
 
-export type CrmFlowCounts = { records: number; asking: number; created: number; adopted: number; refused: number; unchanged: number; writeBacks: number };
+/** `advanced`: records already made whose next step the commerce side took (a referral submitted, or submitted again). */
+export type CrmFlowCounts = { records: number; asking: number; created: number; adopted: number; refused: number; unchanged: number; writeBacks: number; advanced?: number };
 export type CrmFlowOutcome = CrmFlowCounts & { nextCursor: WireCursor; done: boolean };
 
 export type CrmToCommerceDeps = { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date; flows?: Record<string, CrmToCommerceFlow<any>> };
 
 type Candidate = { crmId: string; request: unknown; hash: string };
+/** A record already made whose request changed since it was last sent, with what it made. */
+type Advancing = Candidate & { commerceId: string; record: CrmRecord };
 
 export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
   const clock = deps.clock ?? (() => new Date());
@@ -81,7 +84,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const rt = await deps.runtimeFor(input.connectionId);
       const { flow, side } = sideOf(rt, input.flow);
       const orgId = rt.settings.commerce.organizationId;
-      const counts: CrmFlowCounts = { records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 };
+      const counts: CrmFlowCounts = { records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0, advanced: 0 };
 
       const fields = await guard(() => readableFields(rt, side));
       // One page, following the window's query locator when the cursor carries one; only records the flow can use.
@@ -102,10 +105,16 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       const writeBack = new Map<string, CrmRecord>();
       const toCheck: Candidate[] = [];
       const toAdopt: Candidate[] = [];
+      const toAdvance: Advancing[] = [];
       for (const { record, ask } of asking) {
         const crmId = recordId(rt.crm, record);
         const intent = known.get(crmId);
         const hash = digest('request' in ask ? ask.request : { refused: (ask as { refused: string }).refused });
+        if (intent?.state === 'created' && flow.target.advance && 'request' in ask && intent.payloadHash !== hash && intent.commerceId) {
+          // Made before, and asking for something else since it was last sent: the commerce record's next step.
+          toAdvance.push({ crmId, request: ask.request, hash, commerceId: intent.commerceId, record });
+          continue;
+        }
         if (intent?.state === 'created') {
           // Exactly once: never a second create. Our own write-back, read back, is no news.
           if (record[side.madeField] !== intent.commerceId) writeBack.set(crmId, side.made({ id: intent.commerceId! }));
@@ -177,9 +186,33 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
           }),
         ),
       );
+      // Records made before whose request changed: each one's next step, once per change (its hash is kept).
+      const advanced: Intent[] = [];
+      await Promise.all(
+        toAdvance.map((candidate) =>
+          limit(async () => {
+            signal?.throwIfAborted();
+            const result = await guard(() => flow.target.advance!(rt.commerce, orgId, candidate.commerceId, candidate.request));
+            beat({ flow: flow.name, phase: 'advance' });
+            if ('later' in result) return; // not now: kept as it was, tried again at the record's next change
+            advanced.push({ crmId: candidate.crmId, state: 'created', commerceId: candidate.commerceId, payloadHash: candidate.hash, message: 'refused' in result ? result.refused : null });
+            if ('made' in result) {
+              counts.advanced! += 1;
+              writeBack.set(candidate.crmId, side.made(result.made));
+            } else if ('refused' in result) {
+              counts.refused += 1;
+              writeBack.set(candidate.crmId, side.refusedAfterMade?.(result.refused) ?? side.refused(result.refused));
+            } else {
+              counts.unchanged += 1;
+              if (candidate.record[side.madeField] !== candidate.commerceId) writeBack.set(candidate.crmId, side.made({ id: candidate.commerceId }));
+            }
+          }),
+        ),
+      );
+      outcomes.push(...advanced);
       const refusals = outcomes.filter((outcome) => outcome.state === 'refused');
       for (const outcome of refusals) writeBack.set(outcome.crmId, side.refused(outcome.message!));
-      counts.refused = refusals.length;
+      counts.refused += refusals.length;
 
       // One call per page back onto the CRM records; a record the CRM refuses is a dead letter.
       // As this org takes them: an optional field it lacks is left out (flows/fit-write-back.ts; the describe is the connector's, kept).

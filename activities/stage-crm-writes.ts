@@ -6,7 +6,7 @@
 // whole call (the CRM unreachable, its budget spent) still fails the activity, to be retried.
 import type { CrmRecord } from '../crm/connector.ts';
 import { CRM_NAMES, recordId, type CrmConnector } from '../crm/connector.ts';
-import type { StageSide } from '../flows/referral-stage.ts';
+import { stageFields, stageOf, type StageSide } from '../flows/referral-stage.ts';
 import { whileBeating, type Beat } from './activity-context.ts';
 import { guard } from './failures.ts';
 
@@ -32,9 +32,10 @@ export async function writeCrmStages(crm: CrmConnector, side: StageSide, writes:
   if (staged.length) {
     options.beat({ phase: 'read-back', records: staged.length });
     // By id in lower case: Dataverse GUIDs are compared so, and Salesforce and HubSpot ids read back as written.
-    const now = new Map((await guard(() => crm.findWhereIn(side.object, crm.idField, staged.map((write) => write.crmId), [side.stageField]))).map((record) => [recordId(crm, record).toLowerCase(), record]));
+    const now = new Map((await guard(() => crm.findWhereIn(side.object, crm.idField, staged.map((write) => write.crmId), stageFields(side)))).map((record) => [recordId(crm, record).toLowerCase(), record]));
     for (const write of staged) {
-      const kept = now.get(write.crmId.toLowerCase())?.[side.stageField] ?? null;
+      const record = now.get(write.crmId.toLowerCase());
+      const kept = record ? stageOf(side, record) : null;
       if (kept === write.stage) continue;
       outcome.written.delete(write.crmId);
       outcome.refused.set(

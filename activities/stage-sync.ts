@@ -13,7 +13,10 @@ import { q, toDate } from '../commerce/index.ts';
 import type { Referral } from '../commerce/models.ts';
 import type { CrmRecord } from '../crm/connector.ts';
 import { recordId, recordStamp } from '../crm/connector.ts';
-import { referralStageFlow } from '../flows/referral-stage.ts';
+import { referralStageFlow, stageFields, stageOf, stageWrite, type StageSide as StageDeclaration } from '../flows/referral-stage.ts';
+import { lifecycleReadFields } from '../mappings/lifecycle-fields.ts';
+import { decisionOf, decisionPatch, decisionRefusal, referralShown, sameInstant, type Decision } from '../sync/referral-lifecycle.ts';
+import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
@@ -28,11 +31,23 @@ import { readWindowPage, windowStart, type WindowPage } from './crm-window.ts';
 
 export type StageSide = 'crm' | 'commerce';
 /** `queued`: refused now and kept for later (`crmRefused` of them by the CRM); `waiting`: kept earlier, its time not yet come. */
-export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; waiting: number; inStep: number; crmRefused?: number };
+/** `decided`: sellers' decisions on inbound referrals taken by the commerce side (`decisionsRefused`: not taken, shown on the record). */
+export type StageCounts = { changes: number; pairs: number; toCrm: number; toCommerce: number; queued: number; waiting: number; inStep: number; crmRefused?: number; decided?: number; decisionsRefused?: number };
 export type StagePageOutcome = StageCounts & { nextCursor: WireCursor; done: boolean };
 
 /** The cursor rows of the two change feeds the stage sync reads. */
 export const STAGE_CURSOR: Record<StageSide, string> = { crm: 'stage-crm', commerce: 'stage-commerce' };
+
+/**
+ * The fields the stage pass reads from each CRM record: its stage, the fields showing the referral, and
+ * the lifecycle's fields the org has (an org set up before issue #24 lacks them: they are left out).
+ */
+export async function stagePassFields(rt: ConnectionRuntime, side: StageDeclaration): Promise<{ fields: string[]; has: (field: string) => boolean }> {
+  const schema = await guard(() => rt.crm.describe(side.object));
+  const has = (field: string) => schema.fields.has(field);
+  const lifecycle = lifecycleReadFields(side.lifecycle).filter(has);
+  return { fields: [...new Set([...stageFields(side), side.mirror.stage, side.mirror.status, ...lifecycle])], has };
+}
 
 export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date }) {
   const clock = deps.clock ?? (() => new Date());
@@ -69,8 +84,9 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       if (!side) throw ApplicationFailure.nonRetryable(`Stages both ways are not declared for ${rt.crm.kind} (flows/referral-stage.ts)`);
       const orgId = rt.settings.commerce.organizationId;
       const tables: StageTables = { toCommerce: { ...side.tables.toCommerce, ...rt.settings.cosell.stages.toCommerce }, toCrm: { ...side.tables.toCrm, ...rt.settings.cosell.stages.toCrm } };
-      const fields = [side.stageField, side.mirror.stage, side.mirror.status];
-      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 };
+      const { fields, has } = await stagePassFields(rt, side);
+      const lifecycle = side.lifecycle;
+      const counts: StageCounts = { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0, decided: 0, decisionsRefused: 0 };
 
       // One page of changes on this side, and the pairs among them.
       const opportunities = new Map<string, CrmRecord>();
@@ -119,16 +135,20 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       }
       beat({ phase: 'decide', pairs: pairs.length });
 
+      // Sellers' decisions on inbound referrals first (once: only a referral still awaiting the seller is
+      // decided); the stages and what the record shows are then decided on the referral as it now is.
+      const decisionRefusals = await applyDecisions(rt, orgId, pairs, referrals, opportunities, has(lifecycle.decision) ? lifecycle : undefined, counts, signal);
+
       const agreed = await stages.get(input.connectionId, pairs.map((pair) => pair.referralId));
       const crmWrites: (CrmStageWrite & { row: StageRow })[] = [];
       const rows: StageRow[] = [];
-      const toCommerce: { pair: StagePair; stage: string; row: StageRow }[] = [];
+      const toCommerce: { pair: StagePair; stage: string; lossReason?: string; row: StageRow }[] = [];
       for (const pair of pairs) {
         const referral = referrals.get(pair.referralId);
         const opportunity = opportunities.get(pair.crmId);
         if (!referral || !opportunity) continue; // gone on one side: nothing to keep in step
         const commerce = { stage: referral.stage ?? null, stamp: toDate(referral.lastUpdateTime) ?? clock() };
-        const crm = { stage: (opportunity[side.stageField] as string | null) ?? null, stamp: recordStamp(rt.crm, opportunity) ?? clock() };
+        const crm = { stage: stageOf(side, opportunity), stamp: recordStamp(rt.crm, opportunity) ?? clock() };
         const before = agreed.get(pair.referralId);
         const decision = decideStage({
           owner: rt.settings.cosell.owners.stage,
@@ -139,10 +159,9 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
           agreed: before?.commerceStamp && before.crmStamp ? { commerceStage: before.commerceStage, crmStage: before.crmStage, commerceStamp: before.commerceStamp, crmStamp: before.crmStamp } : undefined,
         });
         const row: StageRow = { referralId: pair.referralId, crmId: pair.crmId, commerceStage: commerce.stage, crmStage: crm.stage, commerceStamp: commerce.stamp, crmStamp: crm.stamp, pendingSide: null, pendingStage: null, pendingReason: null, pendingAttempts: 0, nextTryAt: null };
-        // The Opportunity shows the referral's own status and stage (the commerce side's, for a salesperson).
-        const mirror: CrmRecord = {};
-        if (opportunity[side.mirror.status] !== (referral.status ?? null)) mirror[side.mirror.status] = referral.status ?? null;
-        if (opportunity[side.mirror.stage] !== (referral.stage ?? null)) mirror[side.mirror.stage] = referral.stage ?? null;
+        // The Opportunity shows the referral's own status and stage (the commerce side's, for a salesperson),
+        // the partner's review window, a rejection's reasons, and a decision the commerce side did not take.
+        const mirror = shownOnRecord(side, has, referral, opportunity, decisionRefusals.get(pair.crmId));
         // A CRM record that refused its last save waits for its time before it is written again.
         const crmWaiting = before?.pendingSide === 'crm' && before.nextTryAt && before.nextTryAt > clock() && (decision.action !== 'write-crm' || before.pendingStage === decision.stage);
         if (decision.action === 'write-crm') {
@@ -151,7 +170,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
             continue;
           }
           row.crmStage = decision.stage;
-          crmWrites.push({ crmId: pair.crmId, fields: { ...mirror, [side.stageField]: decision.stage }, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          crmWrites.push({ crmId: pair.crmId, fields: { ...mirror, ...stageWrite(side, decision.stage) }, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
           continue;
         } else {
           if (Object.keys(mirror).length && !crmWaiting) crmWrites.push({ crmId: pair.crmId, fields: mirror, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
@@ -161,7 +180,9 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
             counts.waiting += 1; // the same change is already waiting for its time: not sent again before it
             continue;
           }
-          if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          // A loss goes with its reason, where the CRM keeps one (A13: closedLostReason).
+          const lossReason = decision.action === 'write-commerce' && decision.stage === 'Closed Lost' && lifecycle.lossReason?.fields.every(has) ? lifecycle.lossReason.read(opportunity) : undefined;
+          if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, lossReason, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
           else if (decision.action === 'unmapped') {
             row.pendingReason = `the ${decision.side === 'crm' ? 'CRM' : 'commerce'} stage "${decision.stage}" has no counterpart in the connection's stage table`;
             // The agreement stays where it was: the unmapped stage stays news (left alone again), never
@@ -176,11 +197,11 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       // Commerce writes: one PATCH each; a refusal waits with its reason and a growing delay.
       const limit = pLimit(8);
       await Promise.all(
-        toCommerce.map(({ pair, stage, row }) =>
+        toCommerce.map(({ pair, stage, lossReason, row }) =>
           limit(async () => {
             signal?.throwIfAborted();
             try {
-              const updated = await rt.commerce.referrals.update(orgId, pair.referralId, { stage });
+              const updated = await rt.commerce.referrals.update(orgId, pair.referralId, { stage, ...(lossReason && { closedLostReason: lossReason }) });
               counts.toCommerce += 1;
               beat({ phase: 'write-commerce', written: counts.toCommerce });
               rows.push({ ...row, commerceStage: updated.stage ?? stage, commerceStamp: toDate(updated.lastUpdateTime) ?? row.commerceStamp, pendingAttempts: 0 });
@@ -247,3 +268,71 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
 }
 
 export type StageSyncActivities = ReturnType<typeof createStageSyncActivities>;
+
+/** A refusal of the commerce side about one record (it answered, in its words): not worth retrying as it is. */
+function refusedByCommerce(error: unknown): number | undefined {
+  const status = (error as { status?: number }).status;
+  return status && status >= 400 && status < 500 && status !== 429 && status !== 401 ? status : undefined;
+}
+
+/**
+ * The sellers' decisions on the page's inbound referrals, one PATCH each; a referral decided is replaced
+ * by the commerce side's answer. Returns, by CRM id, why a decision was not taken (for the record).
+ */
+async function applyDecisions(
+  rt: ConnectionRuntime,
+  orgId: string,
+  pairs: StagePair[],
+  referrals: Map<string, Referral>,
+  opportunities: Map<string, CrmRecord>,
+  lifecycle: StageDeclaration['lifecycle'] | undefined,
+  counts: StageCounts,
+  signal?: AbortSignal,
+): Promise<Map<string, string>> {
+  const refusals = new Map<string, string>();
+  if (!lifecycle) return refusals;
+  const asked: { pair: StagePair; decision: Decision; patch: Partial<Referral> }[] = [];
+  for (const pair of pairs) {
+    const referral = referrals.get(pair.referralId);
+    const opportunity = opportunities.get(pair.crmId);
+    if (!referral || !opportunity || pair.origin !== 'commerce') continue;
+    const decision = decisionOf(opportunity[lifecycle.decision], opportunity[lifecycle.decisionReason]);
+    const patch = decision && decisionPatch(referral, decision);
+    if (decision && patch) asked.push({ pair, decision, patch });
+  }
+  const limit = pLimit(8);
+  await Promise.all(
+    asked.map(({ pair, decision, patch }) =>
+      limit(async () => {
+        signal?.throwIfAborted();
+        try {
+          referrals.set(pair.referralId, await rt.commerce.referrals.update(orgId, pair.referralId, patch));
+          counts.decided = (counts.decided ?? 0) + 1;
+        } catch (error) {
+          if (!refusedByCommerce(error)) throw error;
+          counts.decisionsRefused = (counts.decisionsRefused ?? 0) + 1;
+          refusals.set(pair.crmId, decisionRefusal(decision, (error as Error).message));
+        }
+      }),
+    ),
+  );
+  return refusals;
+}
+
+/** The fields of the record that differ from what it should show of its referral (only those the org has). */
+function shownOnRecord(side: StageDeclaration, has: (field: string) => boolean, referral: Referral, record: CrmRecord, refusal: string | undefined): CrmRecord {
+  const shown = referralShown(referral);
+  const { lifecycle } = side;
+  const fields: CrmRecord = {};
+  const shownBefore = (record[side.mirror.status] as string | null | undefined) ?? null;
+  if (shownBefore !== shown.status) {
+    fields[side.mirror.status] = shown.status;
+    // A rejection's reasons appear as it happens, and leave with it (a refusal written since stays).
+    if (has(lifecycle.errors) && shown.rejection) fields[lifecycle.errors] = shown.rejection.slice(0, lifecycle.errorsLimit);
+    else if (has(lifecycle.errors) && shownBefore === 'REJECTED' && referral.direction !== 'INBOUND') fields[lifecycle.errors] = null;
+  }
+  if (((record[side.mirror.stage] as string | null | undefined) ?? null) !== shown.stage) fields[side.mirror.stage] = shown.stage;
+  if (has(lifecycle.reviewEnds) && !sameInstant(record[lifecycle.reviewEnds], shown.reviewEnds)) fields[lifecycle.reviewEnds] = shown.reviewEnds;
+  if (refusal && has(lifecycle.errors) && record[lifecycle.errors] !== refusal.slice(0, lifecycle.errorsLimit)) fields[lifecycle.errors] = refusal.slice(0, lifecycle.errorsLimit);
+  return fields;
+}

@@ -37,7 +37,15 @@ export type CrmSide<Request> = {
   /** Written back onto the CRM record: once made, and when refused. */
   made(made: Made): CrmRecord;
   refused(message: string): CrmRecord;
+  /**
+   * Written back when the commerce side refused the next step for a record already made (a re-submit
+   * of a rejected referral): the reasons only, so the record keeps showing what was made.
+   */
+  refusedAfterMade?(message: string): CrmRecord;
 };
+
+/** What the commerce side did with the next step of a record already made. */
+export type Advanced = { made: Made } | { refused: string } | { unchanged: true } | { later: string };
 
 export type CommerceCreate<Request> = {
   /** The commerce side's rules before any create: the problems in its own words (none: fine). */
@@ -48,6 +56,12 @@ export type CommerceCreate<Request> = {
   create(commerce: CommerceClient, orgId: string, requests: Request[]): Promise<({ made: Made } | { refused: string })[]>;
   /** Commerce records already carrying these CRM ids (in the field of this CRM kind), by CRM id. */
   findByCrmIds(commerce: CommerceClient, orgId: string, crmIds: string[], kind: CrmKind): Promise<Map<string, Made>>;
+  /**
+   * A record already made whose request changed since it was last sent: the commerce record's next step
+   * (a referral still a draft, or rejected by the partner, is sent again with the record's fields and
+   * submitted). `unchanged`: nothing to do in the record's state. Not declared: a made record is left as it is.
+   */
+  advance?(commerce: CommerceClient, orgId: string, id: string, request: Request): Promise<Advanced>;
 };
 
 export type CrmToCommerceFlow<Request = unknown> = {

@@ -7,7 +7,8 @@ import { opportunityReferralSide, type ReferralRequest as SalesforceReferralRequ
 
 /** What the referral create takes, with the CRM id field of the CRM that asks. */
 export type ReferralRequest = SalesforceReferralRequest | HubSpotReferralRequest | DynamicsReferralRequest;
-import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
+import { CommerceApiError } from '../commerce/errors.ts';
+import type { Advanced, CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
 import { checkboxShareFilter, sharedFilter } from './narrowing.ts';
 
 export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
@@ -47,8 +48,33 @@ export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
       }
       return found;
     },
+    // Submit (a draft whose second signal came) or submit again (rejected, then fixed by the seller), once
+    // per change of the request: the caller sends only a request that changed since it was last sent.
+    async advance(commerce, orgId, id, request) {
+      if (request.status !== 'SUBMITTED') return { unchanged: true };
+      const referral = await commerce.referrals.get(orgId, id);
+      if (referral.direction === 'INBOUND' || !RESUBMITTABLE.has(String(referral.status))) return { unchanged: true };
+      const verdict = await commerce.referrals.validate(orgId, request);
+      if (!verdict.valid) return { refused: verdict.errors.map((error) => `${error.field}: ${error.message}`).join('\n') };
+      return sent(() => commerce.referrals.update(orgId, id, request));
+    },
   },
 };
+
+/** A referral the seller may (re)submit: a draft, or one the partner rejected (A13). */
+const RESUBMITTABLE = new Set(['DRAFT', 'REJECTED']);
+
+/** An update the commerce side refused in itself (400, 409) is the record's refusal; anything else fails the page to be retried. */
+async function sent(update: () => Promise<Made>): Promise<Advanced> {
+  try {
+    return { made: await update() };
+  } catch (error) {
+    // A 409 is "not now" (A13: the referral moved meanwhile): nothing is recorded, the next change of the record tries again.
+    if (error instanceof CommerceApiError && error.status === 409) return { later: error.message };
+    if (error instanceof CommerceApiError && (error.status === 400 || error.status === 422)) return { refused: `the marketplace refused the submission: ${error.message}` };
+    throw error;
+  }
+}
 
 function describeError(error: unknown): string {
   if (!error) return 'the marketplace refused the referral without saying why';

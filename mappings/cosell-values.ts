@@ -46,3 +46,17 @@ export function isSharedUnder(record: CrmRecord, rule: ShareRule, stageField: st
 export function fieldsReadByShareRule(rule: ShareRule, stageField: string): string[] {
   return rule.by === 'stage' ? [stageField] : [rule.field];
 }
+
+/**
+ * Whether a shared record's referral goes to the partner now: at once when the connection has no
+ * submit rule, else when its second signal is there (a checkbox, a picklist value, a stage). The
+ * request then carries `status: 'SUBMITTED'` (docs/commerce-api-assumptions.md A13).
+ */
+export function submitsNow(record: CrmRecord, rule: ShareRule | undefined, stageField: string): boolean {
+  return rule === undefined || isSharedUnder(record, rule, stageField);
+}
+
+/** The fields a submit rule reads (none when there is no rule). */
+export function fieldsReadBySubmitRule(rule: ShareRule | undefined, stageField: string): string[] {
+  return rule ? fieldsReadByShareRule(rule, stageField) : [];
+}

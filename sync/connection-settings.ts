@@ -128,6 +128,12 @@ export const connectionSettingsSchema = z.object({
       enabled: z.boolean().default(true),
       /** Unset: the CRM's own default (DEFAULT_SHARE_RULES). */
       share: shareRuleSchema.optional(),
+      /**
+       * The second signal a shared record's referral waits for before it is submitted to the partner (a
+       * checkbox such as Cosell_Submit__c, a picklist value, or a stage). Unset: submitted in the run
+       * that creates it, as soon as it validates (README "Co-sell lifecycle").
+       */
+      submit: shareRuleSchema.optional(),
       /** Who owns each two-way field: the commerce side, the CRM, or the latest writer (each side's own clock). */
       owners: z.object({ stage: z.enum(['commerce', 'crm', 'latest']).default('latest') }).default({ stage: 'latest' }),
       /** Stage tables replacing the defaults (mappings/salesforce/stages.ts), one per direction. */

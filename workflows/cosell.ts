@@ -21,7 +21,7 @@ type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<s
 export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts>; inbound: { created: number; failed: number; writeBacks: number }; stages: StageCounts };
 export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
 
-const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0 });
+const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0, advanced: 0 });
 /** Continuing as new inside the inbound and stage loops came later than inside the flow loop: older histories never did. */
 const CONTINUE_IN_EVERY_LOOP = 'cosell-continue-as-new-in-every-loop';
 /** One read of the CRM window for every pass came later too (issue #24 item 9). */
@@ -66,8 +66,8 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
       for (;;) {
         const { nextCursor, done, ...counts } = await syncCrmFlowPage({ connectionId: input.connectionId, flow, cursor, until: plan.until, pageSize: plan.pageSize });
         for (const key of Object.keys(counts) as (keyof CrmFlowCounts)[]) {
-          totals[key] += counts[key];
-          mine[key] += counts[key];
+          totals[key] = (totals[key] ?? 0) + (counts[key] ?? 0);
+          mine[key] = (mine[key] ?? 0) + (counts[key] ?? 0);
         }
         totals.pages += 1;
         cursor = nextCursor;
@@ -99,7 +99,7 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     if (!(error instanceof ContinueAsNew)) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'failed', counts: totals, error: rootMessage(error) });
     throw error;
   }
-  if (totals.created + totals.adopted + totals.refused + totals.inbound.created + totals.stages.toCrm + totals.stages.toCommerce + totals.stages.queued > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
+  if (totals.created + totals.adopted + totals.refused + (totals.advanced ?? 0) + totals.inbound.created + totals.stages.toCrm + totals.stages.toCommerce + totals.stages.queued > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
   return totals;
 
   /** Every co-sell pass on one read of the CRM window, page by page (activities/cosell-window.ts); then the flows' loop has nothing left. */
@@ -109,8 +109,8 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
       for (const [flow, counts] of Object.entries(flows)) {
         const mine = (totals.flows[flow] ??= zero());
         for (const key of Object.keys(counts) as (keyof CrmFlowCounts)[]) {
-          totals[key] += counts[key];
-          mine[key] += counts[key];
+          totals[key] = (totals[key] ?? 0) + (counts[key] ?? 0);
+          mine[key] = (mine[key] ?? 0) + (counts[key] ?? 0);
         }
       }
       if (stages) for (const key of Object.keys(stages) as (keyof StageCounts)[]) totals.stages[key] = (totals.stages[key] ?? 0) + (stages[key] ?? 0);

@@ -11,7 +11,7 @@
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 import { dynamicsGuid } from '../values.ts';
 
@@ -33,6 +33,8 @@ export type DynamicsReferralRequest = {
   expectedCloseDate?: string;
   description?: string;
   crmCOpportunityId: string;
+  /** Present when the referral goes to the partner now (the connection's submit rule, A13). */
+  status?: 'SUBMITTED';
 };
 
 export type DynamicsDraftOfferRequest = {
@@ -78,7 +80,7 @@ function buyerProblem(opportunity: CrmRecord, relations: OpportunityRelations): 
   return textOf(opportunity._parentaccountid_value) || relations.accountId ? NOT_LINKED : NO_ACCOUNT;
 }
 
-export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, relations: OpportunityRelations = { contactIds: [] }): CosellAsk<DynamicsReferralRequest> {
+export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, relations: OpportunityRelations = { contactIds: [] }, submitRule?: ShareRule): CosellAsk<DynamicsReferralRequest> {
   if (!isOpportunityShared(opportunity, rule)) return { asks: false };
   const problems: string[] = [];
   const partnerName = textOf(opportunity.ccs_cosellpartner);
@@ -100,6 +102,7 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, r
       ...(expectedCloseDate && { expectedCloseDate }),
       ...(typeof opportunity.description === 'string' && opportunity.description && { description: opportunity.description }),
       crmCOpportunityId: opportunityGuid(opportunity),
+      ...(submitsNow(opportunity, submitRule, 'stepname') && { status: 'SUBMITTED' as const }),
     },
   };
 }
@@ -173,14 +176,15 @@ export async function opportunityRelations(crm: CrmConnector, opportunities: Crm
 /** The Dynamics side of the opportunity-referral flow. */
 export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
   object: 'opportunity',
-  fields: (settings) => [...new Set([...REFERRAL_FIELDS, ...shareRuleFields(settings.cosell.share)])],
+  fields: (settings) => [...new Set([...REFERRAL_FIELDS, ...shareRuleFields(settings.cosell.share), ...fieldsReadBySubmitRule(settings.cosell.submit, 'stepname')])],
   // The opportunity's own Description, read where the environment shows it.
   optionalFields: ['description'],
   related: (crm, records) => opportunityRelations(crm, records, { contacts: false }),
-  ask: (record, settings, related) => opportunityToReferral(record, settings.cosell.share, related as OpportunityRelations | undefined),
+  ask: (record, settings, related) => opportunityToReferral(record, settings.cosell.share, related as OpportunityRelations | undefined, settings.cosell.submit),
   madeField: 'ccs_commercereferralid',
   made: (referral) => ({ ccs_commercereferralid: referral.id, ccs_cosellstatus: referral.status ?? null, ccs_cosellstage: referral.stage ?? null, ccs_cosellerrors: null }),
   refused: (message) => ({ ccs_cosellstatus: 'Not shared', ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
+  refusedAfterMade: (message) => ({ ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
 };
 
 /** The Dynamics side of the opportunity-draft-offer flow. */

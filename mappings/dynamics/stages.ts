@@ -28,3 +28,19 @@ export const COSELL_TO_DYNAMICS_STAGE: Record<string, string> = {
 
 /** Co-sell stage -> the opportunity's state: Launched is the won stage (contract §3, A6), Closed Lost lost. */
 export const COSELL_STAGE_TO_STATE: Record<string, 'Open' | 'Won' | 'Lost'> = { Launched: 'Won', 'Closed Lost': 'Lost' };
+
+/**
+ * The co-sell step an opportunity is at: a closed opportunity's state (WinOpportunity / LoseOpportunity
+ * leave stepname as it was) wins over its phase, so a seller's close reaches the referral.
+ */
+export function dynamicsStepOf(opportunity: { stepname?: unknown; statecode?: unknown }): string | null {
+  const state = Number(opportunity.statecode);
+  if (state === 1) return 'Won';
+  if (state === 2) return 'Lost';
+  return typeof opportunity.stepname === 'string' ? opportunity.stepname : null;
+}
+
+/** What puts a step onto an opportunity: the phase, and the state it means (closed through its action, re-opened by an update). */
+export function dynamicsStepWrite(step: string): Record<string, unknown> {
+  return { stepname: step, statecode: step === 'Won' ? 'Won' : step === 'Lost' ? 'Lost' : 'Open' };
+}

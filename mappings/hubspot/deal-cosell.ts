@@ -5,7 +5,7 @@
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dateOnly, fieldsReadByShareRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
@@ -22,6 +22,8 @@ export type HubSpotReferralRequest = {
   expectedCloseDate?: string;
   description?: string;
   crmBDealId: string;
+  /** Present when the referral goes to the partner now (the connection's submit rule, A13). */
+  status?: 'SUBMITTED';
 };
 
 export type HubSpotDraftOfferRequest = {
@@ -45,7 +47,7 @@ export function isDealShared(deal: CrmRecord, rule: ShareRule): boolean {
   return isSharedUnder(deal, rule, 'dealstage');
 }
 
-export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotReferralRequest } | { asks: true; refused: string } {
+export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }, submitRule?: ShareRule): { asks: false } | { asks: true; request: HubSpotReferralRequest } | { asks: true; refused: string } {
   if (!isDealShared(deal, rule)) return { asks: false };
   const problems: string[] = [];
   const partnerName = String(deal.cosell_partner ?? '').trim();
@@ -67,6 +69,7 @@ export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: Deal
       ...(expectedCloseDate && { expectedCloseDate }),
       ...(typeof deal.description === 'string' && deal.description && { description: deal.description }),
       crmBDealId: String(deal.hs_object_id),
+      ...(submitsNow(deal, submitRule, 'dealstage') && { status: 'SUBMITTED' as const }),
     },
   };
 }
@@ -118,14 +121,15 @@ export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Prom
 
 export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   object: 'deals',
-  fields: (settings) => [...new Set([...DEAL_FIELDS, ...fieldsReadByShareRule(settings.cosell.share, 'dealstage')])],
+  fields: (settings) => [...new Set([...DEAL_FIELDS, ...fieldsReadByShareRule(settings.cosell.share, 'dealstage'), ...fieldsReadBySubmitRule(settings.cosell.submit, 'dealstage')])],
   // HubSpot's own deal description; read where the account shows it.
   optionalFields: ['description'],
   related: dealRelations,
-  ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined),
+  ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined, settings.cosell.submit),
   madeField: 'commerce_referral_id',
   made: (referral) => ({ commerce_referral_id: referral.id, cosell_status: referral.status ?? null, cosell_stage: referral.stage ?? null, cosell_errors: null }),
   refused: (message) => ({ cosell_status: 'Not shared', cosell_errors: message.slice(0, TEXT_LIMIT) }),
+  refusedAfterMade: (message) => ({ cosell_errors: message.slice(0, TEXT_LIMIT) }),
 };
 
 export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {

@@ -3,7 +3,7 @@
 import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dateOnly, fieldsReadByShareRule, isSharedUnder, marketplacePartnerByName, nonNegativeAmount } from '../cosell-values.ts';
+import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
 
 /** Fields the flow reads from each Opportunity (beside those the share rule names). */
 export const OPPORTUNITY_FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Description', 'StageName', 'Cosell_Partner__c', 'Commerce_Referral_Id__c', 'Cosell_Status__c', 'Cosell_Stage__c', 'Cosell_Errors__c'];
@@ -18,6 +18,8 @@ export type ReferralRequest = {
   expectedCloseDate?: string;
   description?: string;
   crmAOpportunityId: string;
+  /** Present when the referral goes to the partner now (the connection's submit rule, A13). */
+  status?: 'SUBMITTED';
 };
 
 export type ShareDecision = { shared: false } | { shared: true; request: ReferralRequest } | { shared: true; refused: string };
@@ -36,7 +38,7 @@ export function shareRuleFields(rule: ShareRule): string[] {
  * A shared Opportunity asks for a referral with its partner; one whose partner or buyer is unknown is
  * refused with words a salesperson can act on (they are written onto the Opportunity).
  */
-export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, currency = 'USD'): ShareDecision {
+export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, currency = 'USD', submitRule?: ShareRule): ShareDecision {
   if (!isShared(opportunity, rule)) return { shared: false };
   const problems: string[] = [];
   const partnerName = String(opportunity.Cosell_Partner__c ?? '').trim();
@@ -58,6 +60,7 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, c
       ...(expectedCloseDate && { expectedCloseDate }),
       ...(typeof opportunity.Description === 'string' && opportunity.Description && { description: opportunity.Description }),
       crmAOpportunityId: String(opportunity.Id),
+      ...(submitsNow(opportunity, submitRule, 'StageName') && { status: 'SUBMITTED' as const }),
     },
   };
 }
@@ -75,14 +78,15 @@ export function refusedFields(message: string): CrmRecord {
 /** The Salesforce side of the opportunity-referral flow. */
 export const opportunityReferralSide: CrmSide<ReferralRequest> = {
   object: 'Opportunity',
-  fields: (settings) => [...new Set([...OPPORTUNITY_FIELDS, ...shareRuleFields(settings.cosell.share)])],
+  fields: (settings) => [...new Set([...OPPORTUNITY_FIELDS, ...shareRuleFields(settings.cosell.share), ...fieldsReadBySubmitRule(settings.cosell.submit, 'StageName')])],
   optionalFields: ['CurrencyIsoCode'],
   ask(record, settings) {
-    const decision = opportunityToReferral(record, settings.cosell.share);
+    const decision = opportunityToReferral(record, settings.cosell.share, undefined, settings.cosell.submit);
     if (!decision.shared) return { asks: false };
     return 'refused' in decision ? { asks: true, refused: decision.refused } : { asks: true, request: decision.request };
   },
   madeField: 'Commerce_Referral_Id__c',
   made: (referral) => sharedFields(referral),
   refused: (message) => refusedFields(message),
+  refusedAfterMade: (message) => ({ Cosell_Errors__c: message.slice(0, 32_000) }),
 };

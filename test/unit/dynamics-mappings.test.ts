@@ -337,10 +337,18 @@ describe('Dynamics opportunities asking the commerce side', () => {
   it('a shared opportunity asks for a referral naming it by its lowercase GUID', () => {
     expect(opportunityToReferral(opportunity, rule, linked)).toEqual({
       asks: true,
-      request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', dealValue: 1200.5, currency: 'USD', expectedCloseDate: '2027-03-31', crmCOpportunityId: 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff' },
+      request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', dealValue: 1200.5, currency: 'USD', expectedCloseDate: '2027-03-31', crmCOpportunityId: 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff', status: 'SUBMITTED' },
     });
     const braced = opportunityToReferral({ ...opportunity, id: '{A1B2C3D4-E5F6-4711-8899-AABBCCDDEEFF}', description: 'Joint pursuit', estimatedvalue: null, estimatedclosedate: null }, rule, linked);
-    expect(braced).toEqual({ asks: true, request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', currency: 'USD', description: 'Joint pursuit', crmCOpportunityId: 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff' } });
+    expect(braced).toEqual({ asks: true, request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', currency: 'USD', description: 'Joint pursuit', crmCOpportunityId: 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff', status: 'SUBMITTED' } });
+  });
+
+  it('with a submit rule, the referral waits as a draft until the second signal (ccs_cosellsubmit) is there', () => {
+    const submit = { by: 'checkbox', field: 'ccs_cosellsubmit' } as const;
+    const waiting = opportunityToReferral(opportunity, rule, linked, submit);
+    expect(waiting.asks && 'request' in waiting && waiting.request.status).toBe(undefined);
+    const signalled = opportunityToReferral({ ...opportunity, ccs_cosellsubmit: true }, rule, linked, submit);
+    expect(signalled.asks && 'request' in signalled && signalled.request.status).toBe('SUBMITTED');
   });
 
   it("the connection's share rule decides: the checkbox, a picklist, or the stepname", () => {

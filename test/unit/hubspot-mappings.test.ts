@@ -123,8 +123,16 @@ describe('HubSpot deals asking the commerce side', () => {
   it('a shared deal asks for a referral naming the deal by crmBDealId', () => {
     expect(dealToReferral(deal, rule, { buyerId: 'buyer-1', contactIds: [] })).toEqual({
       asks: true,
-      request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', dealValue: 1200.5, currency: 'USD', expectedCloseDate: '2027-03-31', crmBDealId: '301' },
+      request: { name: 'Big deal', partner: 'cloudB', buyerID: 'buyer-1', dealValue: 1200.5, currency: 'USD', expectedCloseDate: '2027-03-31', crmBDealId: '301', status: 'SUBMITTED' },
     });
+  });
+
+  it('with a submit rule by stage, the referral is submitted only from that stage on', () => {
+    const submit = { by: 'stage', stages: ['contractsent'] } as const;
+    const early = dealToReferral({ ...deal, dealstage: 'appointmentscheduled' }, rule, { buyerId: 'buyer-1', contactIds: [] }, submit);
+    expect(early.asks && 'request' in early && early.request.status).toBe(undefined);
+    const late = dealToReferral({ ...deal, dealstage: 'contractsent' }, rule, { buyerId: 'buyer-1', contactIds: [] }, submit);
+    expect(late.asks && 'request' in late && late.request.status).toBe('SUBMITTED');
   });
 
   it('not shared: nothing; shared without a partner or a marketplace company: refused in words a salesperson can act on', () => {
