@@ -206,6 +206,10 @@ export type Referral = {
   id: string; lastUpdateTime: Time; organizationID?: string; name?: string; partner?: Partner; direction?: string; status?: string;
   stage?: string; buyerID?: string; offerID?: string; dealValue?: number; currency?: string; expectedCloseDate?: string;
   crmAOpportunityId?: string; crmBDealId?: string; crmCOpportunityId?: string; description?: string;
+  /** Why the referral is REJECTED: the partner's words, or the seller's on an inbound one; cleared when the status moves on (A13). */
+  statusReason?: string;
+  /** Why the deal was lost, sent by the seller with stage "Closed Lost" (A13). */
+  closedLostReason?: string;
 } & Loose;
 export type Organization = { id: string; name?: string } & Loose;
 

@@ -3,6 +3,8 @@
 // outcome is fixed by the seed and the referral id (about one in five rejected), so it does not depend
 // on the order of calls; it is applied lazily, by settleReviews, which runs at every tick of the change
 // timer and before every request, so the change is seen at the first look after the review's end.
+// A rejection carries the partner's reason in `statusReason`, like AWS Partner Central's
+// LifeCycle.ReviewStatusReason / ReviewComments (A13); an acceptance clears it.
 import { failedPrecondition } from './errors.ts';
 import { createRandom } from './prng.ts';
 import { emitEvent, type SandboxState } from './state.ts';
@@ -11,9 +13,22 @@ import type { Referral } from './types.ts';
 /** Share of reviews the partner ends with REJECTED. */
 const REJECTED_SHARE = 0.2;
 
-/** Starts a review when a write of the seller's API client moved the referral into SUBMITTED. */
+/**
+ * Why the partner rejects a referral, in the partner's words: what the salesperson must fix before
+ * submitting again. Worded after AWS Partner Central's review reasons and rejection reasons (A13).
+ */
+export const PARTNER_REJECTION_REASONS = [
+  "Insufficient opportunity details: add the customer's business problem and expected spend",
+  'Duplicate opportunity: the partner already has this customer project from another referral',
+  'Customer not identifiable: add the customer website and a full company address',
+  'Next steps unclear: say what the partner is asked to do and by when',
+] as const;
+
+/** Starts a review when a write of the seller's API client moved an outbound referral into SUBMITTED. */
 export function startReviewIfSubmitted(state: SandboxState, referral: Referral, previousStatus: string | undefined): void {
   const seconds = state.settings.partnerReviewSeconds;
+  // An inbound referral in SUBMITTED awaits the seller's decision, not the partner's review.
+  if (referral.direction === 'INBOUND') return;
   if (referral.status !== 'SUBMITTED' || previousStatus === 'SUBMITTED' || !(seconds > 0)) return;
   referral.partnerReviewEndTime = new Date(state.nowMs() + seconds * 1000).toISOString();
 }
@@ -30,11 +45,19 @@ export function refuseDuringReview(state: SandboxState, referral: Referral): voi
   if (end) throw failedPrecondition(`referral ${referral.id} is under partner review until ${end}; updates are accepted again after that`, referral.status);
 }
 
-/** FNV-1a of the id mixed with the seed: the partner's answer to one referral, the same on every run. */
-export function partnerAccepts(seed: number, referralId: string): boolean {
+export type PartnerDecision = { status: 'ACCEPTED' } | { status: 'REJECTED'; statusReason: string };
+
+/**
+ * FNV-1a of the id mixed with the seed: the partner's answer to one referral, and the reason of a
+ * rejection, the same on every run. The first draw decides (as before the reasons existed, so the same
+ * referrals are rejected), the second picks the reason.
+ */
+export function partnerDecision(seed: number, referralId: string): PartnerDecision {
   let hash = 0x811c9dc5;
   for (let i = 0; i < referralId.length; i++) hash = Math.imul(hash ^ referralId.charCodeAt(i), 0x01000193);
-  return createRandom((hash ^ Math.imul(seed, 0x9e3779b1)) >>> 0).next() >= REJECTED_SHARE;
+  const random = createRandom((hash ^ Math.imul(seed, 0x9e3779b1)) >>> 0);
+  if (random.next() >= REJECTED_SHARE) return { status: 'ACCEPTED' };
+  return { status: 'REJECTED', statusReason: PARTNER_REJECTION_REASONS[Math.floor(random.next() * PARTNER_REJECTION_REASONS.length)]! };
 }
 
 /** Applies the partner's decision to every referral whose review has ended; each is one REFERRAL event. */
@@ -45,7 +68,10 @@ export function settleReviews(state: SandboxState): void {
     if (typeof end !== 'string' || referral.status !== 'SUBMITTED' || state.store.injected.has(referral)) continue;
     if (!(Date.parse(end) <= nowMs)) continue;
     delete referral.partnerReviewEndTime;
-    referral.status = partnerAccepts(state.settings.seed, referral.id) ? 'ACCEPTED' : 'REJECTED';
+    const decision = partnerDecision(state.settings.seed, referral.id);
+    referral.status = decision.status;
+    if (decision.status === 'REJECTED') referral.statusReason = decision.statusReason;
+    else delete referral.statusReason;
     referral.lastUpdateTime = state.nowIso();
     emitEvent(state, {
       action: 'STATUS_CHANGED',
@@ -56,7 +82,7 @@ export function settleReviews(state: SandboxState): void {
       partner: referral.partner,
       timestamp: referral.lastUpdateTime,
       createdBySource: 'SYSTEM',
-      info: { previousStatus: 'SUBMITTED', decidedBy: 'PARTNER', reviewEndTime: end },
+      info: { previousStatus: 'SUBMITTED', decidedBy: 'PARTNER', reviewEndTime: end, ...(decision.status === 'REJECTED' ? { statusReason: decision.statusReason } : {}) },
     });
   }
 }

@@ -174,6 +174,10 @@ export type Referral = {
   description?: string;
   /** Contacts of the buyer the referral names (A6); the partner names them on an inbound referral. */
   contactIds?: string[];
+  /** Why the referral is REJECTED (the partner's or the seller's words), or the seller's note on accepting an inbound one (A13). */
+  statusReason?: string;
+  /** Why the deal was lost, sent by the seller with stage Closed Lost (A13). */
+  closedLostReason?: string;
   /** Set while the partner reviews a referral the seller submitted (A13); removed with the decision. */
   partnerReviewEndTime?: string;
   /** Commission actions taken once the deal is won (§3.6, A13). */

@@ -1,20 +1,22 @@
 // Co-sell referrals (A6): list, get, create, batchCreate, validate (a dry run) and update with the
 // status and stage lists of A6; a referral the seller submits is under partner review for a while
-// (A13), during which the seller's updates are refused.
+// (A13), during which the seller's updates are refused; the seller decides inbound referrals and closes
+// deals by stage (A13, referral-lifecycle.ts).
 import { badRequest } from '../errors.ts';
 import { isPlainObject } from '../http-util.ts';
 import { filterAndSortParams } from '../paging.ts';
 import { sortRows } from '../sort.ts';
 import { refuseDuringReview, startReviewIfSubmitted } from '../partner-review.ts';
+import { applyImpliedChanges, isSellerDecision, reasonErrors, refuseSellerDecision, updateBodyErrors, type FieldError } from '../referral-lifecycle.ts';
 import { emitEvent, type SandboxState } from '../state.ts';
 import { nextId } from '../store.ts';
 import { PARTNERS, REFERRAL_DIRECTIONS, REFERRAL_STAGES, REFERRAL_STATUSES, type Referral } from '../types.ts';
 import { filterList, found, listReply, objectBody, ok, type HandlerTable } from './common.ts';
 
-export type FieldError = { field: string; message: string };
+export type { FieldError };
 
 const MAX_BATCH = 100;
-const WRITABLE = ['name', 'partner', 'direction', 'status', 'stage', 'buyerID', 'offerID', 'dealValue', 'currency', 'expectedCloseDate', 'crmAOpportunityId', 'crmBDealId', 'crmCOpportunityId', 'description', 'contactIds'] as const;
+const WRITABLE = ['name', 'partner', 'direction', 'status', 'stage', 'buyerID', 'offerID', 'dealValue', 'currency', 'expectedCloseDate', 'crmAOpportunityId', 'crmBDealId', 'crmCOpportunityId', 'description', 'contactIds', 'statusReason', 'closedLostReason'] as const;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const oneOf = (values: readonly string[]) => `one of ${values.map((value) => JSON.stringify(value)).join(', ')}`;
@@ -68,6 +70,8 @@ export function referralErrors(state: SandboxState, referral: Record<string, unk
   }
   if (referral.description !== undefined && typeof referral.description !== 'string') problem('description', `description must be a string, got ${shown(referral.description)}`);
   contactErrors(state, referral, problem);
+  // Create's defaults (status DRAFT, stage Prospect) are what the reasons are checked against.
+  errors.push(...reasonErrors(referral, referral.status ?? 'DRAFT', referral.stage ?? 'Prospect'));
   return errors;
 }
 
@@ -174,15 +178,22 @@ export const referralHandlers: HandlerTable = {
       if (changes[field] === null) delete next[field];
       else next[field] = changes[field];
     }
-    const errors = referralErrors(state, next);
+    applyImpliedChanges(referral, changes, next);
+    const errors = [...updateBodyErrors(changes), ...referralErrors(state, next)];
     if (errors.length > 0) throw invalid(errors);
+    refuseSellerDecision(referral, changes);
     refuseDuringReview(state, referral);
+    const decidedBySeller = isSellerDecision(referral, changes);
     const previousStatus = referral.status;
     Object.assign(referral, writable(next));
     for (const field of WRITABLE) if (!(field in next)) delete (referral as Record<string, unknown>)[field];
     startReviewIfSubmitted(state, referral, previousStatus);
     referral.lastUpdateTime = state.nowIso();
-    referralChanged(state, referral, previousStatus === referral.status ? 'UPDATED' : 'STATUS_CHANGED', { previousStatus });
+    const info: Record<string, unknown> = { previousStatus };
+    if (decidedBySeller) info.decidedBy = 'SELLER';
+    if (previousStatus !== referral.status && referral.statusReason !== undefined) info.statusReason = referral.statusReason;
+    if (previousStatus !== referral.status && referral.closedLostReason !== undefined) info.closedLostReason = referral.closedLostReason;
+    referralChanged(state, referral, previousStatus === referral.status ? 'UPDATED' : 'STATUS_CHANGED', info);
     return ok(referral);
   },
 };
