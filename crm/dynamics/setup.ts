@@ -50,6 +50,22 @@ export function attributeMetadata(column: ColumnDeclaration): Record<string, unk
       return { '@odata.type': 'Microsoft.Dynamics.CRM.DecimalAttributeMetadata', AttributeType: 'Decimal', AttributeTypeName: { Value: 'DecimalType' }, Precision: column.precision ?? 2, MinValue: -100_000_000_000, MaxValue: 100_000_000_000, ...common };
     case 'Integer':
       return { '@odata.type': 'Microsoft.Dynamics.CRM.IntegerAttributeMetadata', AttributeType: 'Integer', AttributeTypeName: { Value: 'IntegerType' }, Format: 'None', MinValue: -2_147_483_648, MaxValue: 2_147_483_647, ...common };
+    case 'Choice':
+      // A local choice (its options belong to this column alone), as PicklistAttributeMetadata with an
+      // OptionSetMetadata of IsGlobal false; the option values are given, so every environment has the same.
+      return {
+        '@odata.type': 'Microsoft.Dynamics.CRM.PicklistAttributeMetadata',
+        AttributeType: 'Picklist',
+        AttributeTypeName: { Value: 'PicklistType' },
+        SourceTypeMask: 0,
+        OptionSet: {
+          '@odata.type': 'Microsoft.Dynamics.CRM.OptionSetMetadata',
+          IsGlobal: false,
+          OptionSetType: 'Picklist',
+          Options: (column.options ?? []).map((option) => ({ Value: option.value, Label: label(option.label) })),
+        },
+        ...common,
+      };
     case 'DateTime':
     case 'DateOnly':
       return {
@@ -64,7 +80,7 @@ export function attributeMetadata(column: ColumnDeclaration): Record<string, unk
 }
 
 /** The AttributeType Dataverse reports for a declared column type. */
-const REPORTED_TYPE: Record<ColumnDeclaration['type'], string> = { String: 'String', Memo: 'Memo', Boolean: 'Boolean', Decimal: 'Decimal', Integer: 'Integer', DateTime: 'DateTime', DateOnly: 'DateTime' };
+const REPORTED_TYPE: Record<ColumnDeclaration['type'], string> = { String: 'String', Memo: 'Memo', Boolean: 'Boolean', Decimal: 'Decimal', Integer: 'Integer', DateTime: 'DateTime', DateOnly: 'DateTime', Choice: 'Picklist' };
 
 export type SetupOptions = {
   /** How long to wait for new or reactivated keys to become Active (default two minutes; 0 does not wait). */

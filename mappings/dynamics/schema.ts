@@ -3,8 +3,11 @@
 // it creates whole, and the standard columns the mappings write (checked, never created). The mappings
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
 
-export type ColumnType = 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'DateTime' | 'DateOnly' | 'Integer';
-export type ColumnDeclaration = { logicalName: string; label: string; type: ColumnType; maxLength?: number; precision?: number };
+/** Choice: Dataverse's (local) choice column, a Picklist attribute holding one integer option value. */
+export type ColumnType = 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'DateTime' | 'DateOnly' | 'Integer' | 'Choice';
+export type ChoiceOption = { value: number; label: string };
+/** options: a Choice column's options (values in the publisher's range, 100000000 up). */
+export type ColumnDeclaration = { logicalName: string; label: string; type: ColumnType; maxLength?: number; precision?: number; options?: ChoiceOption[] };
 /** target: the table logical name the lookup points at. */
 export type LookupDeclaration = { logicalName: string; label: string; target: string };
 export type KeyDeclaration = { logicalName: string; label: string; columns: string[] };
@@ -26,6 +29,13 @@ export type TableDeclaration = {
 
 export const PUBLISHER_PREFIX = 'ccs_';
 
+/**
+ * The option values of opportunity.ccs_coselldecision, what the Web API reads and writes (the labels
+ * Accept and Reject are for people). A publisher's options start at its option value prefix times
+ * 10,000: 100000000 for the default prefix 10000.
+ */
+export const COSELL_DECISION_OPTION = { accept: 100_000_000, reject: 100_000_001 } as const;
+
 /** Text lengths: commerce and marketplace ids, names and codes, urls, error text. */
 const ID_LENGTH = 100;
 /** Marketplace agreement/subscription ids (ARNs, resource paths such as providers/p/entitlements/e) run longer. */
@@ -33,6 +43,8 @@ const MARKETPLACE_ID_LENGTH = 400;
 const NAME_LENGTH = 400;
 const URL_LENGTH = 2000;
 const ERRORS_LENGTH = 100_000;
+/** A seller's reason for accepting or rejecting a referral. */
+const DECISION_REASON_LENGTH = 1000;
 
 const text = (logicalName: string, label: string, maxLength = ID_LENGTH): ColumnDeclaration => ({ logicalName, label, type: 'String', maxLength });
 const decimal = (logicalName: string, label: string): ColumnDeclaration => ({ logicalName, label, type: 'Decimal', precision: 2 });
@@ -100,6 +112,21 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       yesNo('ccs_privateofferrequested', 'Private Offer Requested'),
       text('ccs_commerceproductid', 'Commerce Product Id'),
       text('ccs_referraldirection', 'Referral Direction'),
+      // The referral's lifecycle from the CRM (issue #24): an optional second signal to submit, the
+      // seller's decision on an inbound referral and its reason, and when the partner's review ends. A
+      // loss is Dataverse's own: statecode 2 Lost with statuscode 4 Canceled or 5 Out-Sold.
+      yesNo('ccs_cosellsubmit', 'Co-sell Submit'),
+      {
+        logicalName: 'ccs_coselldecision',
+        label: 'Co-sell Decision',
+        type: 'Choice',
+        options: [
+          { value: COSELL_DECISION_OPTION.accept, label: 'Accept' },
+          { value: COSELL_DECISION_OPTION.reject, label: 'Reject' },
+        ],
+      },
+      text('ccs_coselldecisionreason', 'Co-sell Decision Reason', DECISION_REASON_LENGTH),
+      { logicalName: 'ccs_cosellreviewends', label: 'Co-sell Review Ends', type: 'DateTime' },
     ],
     lookups: [],
     keys: [key('ccs_commerceofferid', 'Commerce Offer Id'), key('ccs_commercereferralid', 'Commerce Referral Id')],

@@ -13,6 +13,12 @@ export type PropertyDeclaration = {
   description?: string;
 };
 
+/** The internal values of the deal property cosell_decision (what the API reads and writes; labels Accept, Reject). */
+export const COSELL_DECISION = { accept: 'accept', reject: 'reject' } as const;
+
+/** HubSpot's own deal properties the lifecycle reads (every account has them; setup creates none). */
+export const STANDARD_DEAL_PROPERTIES = ['closed_lost_reason'] as const;
+
 /** The property group the project's properties are created in (setup creates it first where missing). */
 export const PROPERTY_GROUP = 'commerce';
 
@@ -59,6 +65,22 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     checkbox('private_offer_requested', 'Private Offer Requested'),
     text('commerce_product_id', 'Commerce Product Id'),
     text('referral_direction', 'Referral Direction'),
+    // The referral's lifecycle from the CRM (issue #24): an optional second signal to submit, the seller's
+    // decision on an inbound referral and its reason, and when the partner's review of a submission ends.
+    // The loss reason is HubSpot's own closed_lost_reason (STANDARD_DEAL_PROPERTIES), never created.
+    checkbox('cosell_submit', 'Co-sell Submit'),
+    {
+      name: 'cosell_decision',
+      label: 'Co-sell Decision',
+      type: 'enumeration',
+      fieldType: 'select',
+      options: [
+        { label: 'Accept', value: COSELL_DECISION.accept },
+        { label: 'Reject', value: COSELL_DECISION.reject },
+      ],
+    },
+    text('cosell_decision_reason', 'Co-sell Decision Reason', { fieldType: 'textarea' }),
+    datetime('cosell_review_ends', 'Co-sell Review Ends'),
   ],
   [ENTITLEMENT_OBJECT]: [
     text('status', 'Status'),

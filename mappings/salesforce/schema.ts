@@ -13,6 +13,8 @@ export type SalesforceCustomField = {
   externalId?: boolean;
   unique?: boolean;
   values?: string[];
+  /** Picklist: only the listed values are accepted (a restricted picklist). */
+  restricted?: boolean;
   referenceTo?: string;
   relationshipName?: string;
   relationshipLabel?: string;
@@ -64,6 +66,13 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   { object: 'Opportunity', name: 'Cosell_Draft_Errors__c', label: 'Cosell Draft Errors', type: 'LongTextArea', length: 32768 },
   { object: 'Opportunity', name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'Checkbox' },
   text('Opportunity', 'Commerce_Product_Id__c', 'Commerce Product Id', 255),
+  // The referral's lifecycle from the CRM (issue #24): an optional second signal to submit, the seller's
+  // decision on an inbound referral and its reason, and when the partner's review of a submission ends.
+  { object: 'Opportunity', name: 'Cosell_Submit__c', label: 'Cosell Submit', type: 'Checkbox' },
+  // Restricted: a value outside the two is refused by Salesforce, so the sync never meets one.
+  { object: 'Opportunity', name: 'Cosell_Decision__c', label: 'Cosell Decision', type: 'Picklist', values: ['Accept', 'Reject'], restricted: true },
+  text('Opportunity', 'Cosell_Decision_Reason__c', 'Cosell Decision Reason', 255),
+  { object: 'Opportunity', name: 'Cosell_Review_Ends__c', label: 'Cosell Review Ends', type: 'DateTime' },
 
   key('Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c', 'Commerce Entitlement Id'),
   lookup('Marketplace_Entitlement__c', 'Account__c', 'Account', 'Account', 'Marketplace_Entitlements'),
@@ -107,7 +116,7 @@ export function customFieldMetadata(field: SalesforceCustomField): Record<string
     case 'Checkbox':
       return { ...base, defaultValue: 'false' };
     case 'Picklist':
-      return { ...base, valueSet: { restricted: false, valueSetDefinition: { sorted: false, value: (field.values ?? []).map((value) => ({ fullName: value, label: value, default: false })) } } };
+      return { ...base, valueSet: { restricted: field.restricted === true, valueSetDefinition: { sorted: false, value: (field.values ?? []).map((value) => ({ fullName: value, label: value, default: false })) } } };
     case 'Lookup':
       return { ...base, referenceTo: field.referenceTo, relationshipName: field.relationshipName, relationshipLabel: field.relationshipLabel, deleteConstraint: 'SetNull' };
     default:

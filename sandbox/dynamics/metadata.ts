@@ -18,7 +18,7 @@ const ODATA_TYPE: Record<string, string> = { Memo: 'MemoAttributeMetadata', Stri
 const TYPE_OF_ODATA = Object.fromEntries(Object.entries(ODATA_TYPE).filter(([k]) => !['Customer', 'Owner'].includes(k)).map(([k, v]) => [v.toLowerCase(), k as AttributeType]));
 
 function renderAttribute(entity: EntityDef, a: AttributeDef) {
-  const { computed: _c, Options: _o, IsPrimaryId, IsPrimaryName, DateTimeBehavior, RequiredLevel, ...rest } = a;
+  const { computed: _c, Options: _o, OptionLabels: _l, IsPrimaryId, IsPrimaryName, DateTimeBehavior, RequiredLevel, ...rest } = a;
   return {
     '@odata.type': `#Microsoft.Dynamics.CRM.${ODATA_TYPE[a.AttributeType] ?? 'AttributeMetadata'}`,
     ...rest,
@@ -129,6 +129,26 @@ const labelText = (value: unknown, fallback: string) => {
   return v?.LocalizedLabels?.[0]?.Label ?? fallback;
 };
 
+/**
+ * A local choice column's options from its OptionSet (OptionSetMetadata: Options of {Value, Label}). The
+ * sandbox models local choices with their values given; a global choice (GlobalOptionSet@odata.bind) and
+ * values left for the platform to assign are refused, so a test never meets values it did not choose.
+ */
+function choiceOptions(schema: string, body: Record<string, unknown>): { value: number; label: string }[] {
+  const optionSet = body.OptionSet as { Options?: unknown } | undefined;
+  if (!optionSet || !Array.isArray(optionSet.Options) || optionSet.Options.length === 0) {
+    throw new DataverseError(400, '0x80044355', `The choice column '${schema}' needs an OptionSet with its Options (the sandbox models local choices only).`);
+  }
+  const options = (optionSet.Options as { Value?: unknown; Label?: unknown }[]).map((option) => {
+    if (typeof option?.Value !== 'number' || !Number.isInteger(option.Value)) throw new DataverseError(400, '0x80044355', `Every option of the choice column '${schema}' needs an integer Value (the sandbox does not assign them).`);
+    return { value: option.Value, label: labelText(option.Label, String(option.Value)) };
+  });
+  const values = options.map((o) => o.value);
+  const repeated = values.find((v, i) => values.indexOf(v) !== i);
+  if (repeated !== undefined) throw new DataverseError(400, '0x80044355', `The option value ${repeated} is given twice in the choice column '${schema}'.`);
+  return options;
+}
+
 /** An attribute definition from a metadata create body. */
 function attributeFrom(entityName: string, body: Record<string, unknown>): AttributeDef {
   const schema = body.SchemaName;
@@ -140,6 +160,7 @@ function attributeFrom(entityName: string, body: Record<string, unknown>): Attri
   const behavior = (body.DateTimeBehavior as { Value?: string } | undefined)?.Value as AttributeDef['DateTimeBehavior'];
   const format = type === 'DateTime' ? (typeof body.Format === 'string' ? body.Format : behavior === 'DateOnly' ? 'DateOnly' : 'DateAndTime') : undefined;
   const required = ((body.RequiredLevel as { Value?: string } | undefined)?.Value ?? 'None') as AttributeDef['RequiredLevel'];
+  const choice = type === 'Picklist' ? choiceOptions(schema, body) : undefined;
   return {
     LogicalName: schema.toLowerCase(),
     SchemaName: schema,
@@ -147,6 +168,7 @@ function attributeFrom(entityName: string, body: Record<string, unknown>): Attri
     MetadataId: randomUUID(),
     ...(type === 'String' || type === 'Memo' ? { MaxLength: typeof body.MaxLength === 'number' ? body.MaxLength : type === 'String' ? 100 : 2000 } : {}),
     ...(type === 'DateTime' ? { Format: format, DateTimeBehavior: behavior ?? (format === 'DateOnly' ? 'DateOnly' : 'UserLocal') } : {}),
+    ...(choice ? { Options: choice.map((o) => o.value), OptionLabels: Object.fromEntries(choice.map((o) => [o.value, o.label])) } : {}),
     ...(typeof body.Precision === 'number' ? { Precision: body.Precision } : {}),
     ...(typeof body.MinValue === 'number' ? { MinValue: body.MinValue } : {}),
     ...(typeof body.MaxValue === 'number' ? { MaxValue: body.MaxValue } : {}),

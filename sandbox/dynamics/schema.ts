@@ -20,6 +20,8 @@ export type AttributeDef = {
   MaxValue?: number;
   /** Picklist/State/Status option values. */
   Options?: number[];
+  /** A choice column's option labels by value: its formatted value (the label a person sees). */
+  OptionLabels?: Record<number, string>;
   IsValidForCreate: boolean;
   IsValidForUpdate: boolean;
   RequiredLevel: 'None' | 'ApplicationRequired' | 'SystemRequired' | 'Recommended';

@@ -110,7 +110,8 @@ export function present(entity: EntityDef, row: Row, how: Presentation): Record<
       out[name] = l ? l.id : null;
     } else {
       if (v !== undefined && v !== null && how.annotations('OData.Community.Display.V1.FormattedValue') && ['Money', 'Picklist', 'State', 'Status', 'Boolean', 'DateTime'].includes(a.AttributeType)) {
-        out[`${a.LogicalName}@OData.Community.Display.V1.FormattedValue`] = String(v);
+        // A choice answers its option's label (Accept), other kinds their value as text.
+        out[`${a.LogicalName}@OData.Community.Display.V1.FormattedValue`] = (a.AttributeType === 'Picklist' && a.OptionLabels?.[v as number]) || String(v);
       }
       out[a.LogicalName] = v ?? null;
     }

@@ -93,6 +93,8 @@ function builtIn(type: string): PropertyDef[] {
         prop('closedate', 'datetime', 'date'),
         prop('dealstage', 'enumeration', 'radio'),
         prop('pipeline', 'enumeration', 'select'),
+        // HubSpot's "Closed lost reason": free text a seller gives when a deal is lost.
+        prop('closed_lost_reason', 'string', 'textarea', { label: 'Closed Lost Reason' }),
       ];
     case 'line_items':
       return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('price', 'number', 'number'), prop('quantity', 'number', 'number'), prop('hs_product_id', 'string', 'text'), prop('description', 'string', 'textarea')];

@@ -107,6 +107,9 @@ export function systemFields(idLabel: string, own: SandboxField[]): SandboxField
 /** The marketplaces a seller can co-sell with (Opportunity.Cosell_Partner__c). */
 export const COSELL_PARTNERS = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
 
+/** A seller's decision on an inbound referral (Opportunity.Cosell_Decision__c). */
+export const COSELL_DECISIONS = ['Accept', 'Reject'];
+
 /** Salesforce's standard Opportunity stages, in their sales order: the last two are the closed ones. */
 export const OPPORTUNITY_STAGES = [
   'Prospecting',
@@ -198,6 +201,12 @@ const objects: SandboxObject[] = [
       longText('Cosell_Draft_Errors__c', 'Cosell Draft Errors', 32768),
       checkbox('Private_Offer_Requested__c', 'Private Offer Requested'),
       text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
+      // The referral's lifecycle (issue #24): a second signal to submit, the seller's decision on an
+      // inbound referral (a restricted picklist) and its reason, and when the partner's review ends.
+      checkbox('Cosell_Submit__c', 'Cosell Submit'),
+      field('Cosell_Decision__c', 'Cosell Decision', 'picklist', { length: 255, picklistValues: COSELL_DECISIONS, restrictedPicklist: true }),
+      text('Cosell_Decision_Reason__c', 'Cosell Decision Reason', 255),
+      datetime('Cosell_Review_Ends__c', 'Cosell Review Ends'),
     ]),
   },
   {

@@ -119,6 +119,11 @@ describe('crm-sync setup on a bare Salesforce org (Tooling API; real PostgreSQL 
       'Account.Commerce_Buyer_Id__c (Text(64), external id, unique)',
       'Opportunity.Commerce_Referral_Id__c (Text(255), external id, unique)',
       'Opportunity.Cosell_Share__c (Checkbox)',
+      // The referral's lifecycle (issue #24).
+      'Opportunity.Cosell_Submit__c (Checkbox)',
+      'Opportunity.Cosell_Decision__c (Picklist)',
+      'Opportunity.Cosell_Decision_Reason__c (Text(255))',
+      'Opportunity.Cosell_Review_Ends__c (DateTime)',
       'Marketplace_Entitlement__c.Account__c (Lookup to Account)',
       'Cosell_Referral__c.Expected_Close_Date__c (Date)',
     ]) {

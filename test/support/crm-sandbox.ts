@@ -14,6 +14,7 @@ import { DYNAMICS_TARGET, dynamicsRejections, expectDynamicsMatchesCommerce, exp
 import { OPPORTUNITY_ID_FIELD } from '../../commerce/crm-ids.ts';
 import type { CrmKind } from '../../crm/connector.ts';
 import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
+import { COSELL_DECISION_OPTION } from '../../mappings/dynamics/schema.ts';
 import type { MappingOverrides } from '../../mappings/overrides.ts';
 import type { Entity } from '../../mappings/types.ts';
 import { startCommerceSandbox, type CommerceSandbox, type CommerceSandboxOptions } from '../../sandbox/commerce/index.ts';
@@ -53,7 +54,18 @@ export type OpportunityView = {
   privateOfferRequested?: boolean;
   productId?: string;
   offerId?: string;
+  /** The referral's lifecycle (issue #24): the second signal to submit, the seller's decision and its reason. */
+  submit?: boolean;
+  decision?: CosellDecision;
+  decisionReason?: string;
+  /** When the partner's review ends, as an ISO 8601 instant in UTC (toISOString). */
+  reviewEnds?: string;
+  /** HubSpot's closed_lost_reason (Salesforce and Dynamics have no such field). */
+  closedLostReason?: string;
 };
+
+/** A seller's decision on an inbound referral, by its label on every CRM (HubSpot stores accept/reject, Dynamics 100000000/100000001). */
+export type CosellDecision = 'Accept' | 'Reject';
 
 /** What a seller sets on a new or existing opportunity. */
 export type OpportunityInput = {
@@ -66,7 +78,16 @@ export type OpportunityInput = {
   partner?: string;
   privateOfferRequested?: boolean;
   productId?: string;
+  submit?: boolean;
+  /** null clears it. */
+  decision?: CosellDecision | null;
+  decisionReason?: string;
+  /** HubSpot only. */
+  closedLostReason?: string;
 };
+
+/** A stored datetime (Salesforce's +0000, HubSpot's and Dataverse's Z) as toISOString writes it. */
+const instant = (value: unknown) => (typeof value === 'string' && value ? new Date(value).toISOString() : undefined);
 
 /** `truncatedRate`: a share of calls carried out with their answer lost; `slowRate`: a share answered `slowMs` late. */
 export type FaultRule = { rate500?: number; rate429?: number; latencyMs?: number; seed?: number; truncatedRate?: number; slowRate?: number; slowMs?: number };
@@ -172,6 +193,9 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
         Cosell_Partner__c: input.partner,
         Private_Offer_Requested__c: input.privateOfferRequested,
         Commerce_Product_Id__c: input.productId,
+        Cosell_Submit__c: input.submit,
+        Cosell_Decision__c: input.decision,
+        Cosell_Decision_Reason__c: input.decisionReason,
       }).filter(([, value]) => value !== undefined),
     );
   return {
@@ -237,6 +261,10 @@ function salesforceUnderTest(salesforce: SalesforceSandbox): CrmUnderTest {
         privateOfferRequested: row.Private_Offer_Requested__c === true,
         productId: row.Commerce_Product_Id__c ?? undefined,
         offerId: row.Commerce_Offer_Id__c ?? undefined,
+        submit: row.Cosell_Submit__c === true,
+        decision: row.Cosell_Decision__c ?? undefined,
+        decisionReason: row.Cosell_Decision_Reason__c ?? undefined,
+        reviewEnds: instant(row.Cosell_Review_Ends__c),
       })),
     keyed: async (entity) =>
       new Map((await salesforceDump(salesforce, TARGET[entity].object)).filter((row) => row[TARGET[entity].externalIdField]).map((row) => [row[TARGET[entity].externalIdField], { id: row.Id, fields: row, deleted: row.IsDeleted === true }])),
@@ -274,6 +302,10 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
         cosell_partner: input.partner,
         private_offer_requested: input.privateOfferRequested === undefined ? undefined : String(input.privateOfferRequested),
         commerce_product_id: input.productId,
+        cosell_submit: input.submit === undefined ? undefined : String(input.submit),
+        cosell_decision: input.decision === undefined ? undefined : input.decision === null ? '' : input.decision.toLowerCase(),
+        cosell_decision_reason: input.decisionReason,
+        closed_lost_reason: input.closedLostReason,
       }).filter(([, value]) => value !== undefined),
     ) as Record<string, string>;
   };
@@ -386,6 +418,11 @@ function hubspotUnderTest(hubspot: HubSpotSandbox, auth: 'private-app' | 'oauth'
           privateOfferRequested: flag(p.private_offer_requested),
           productId: p.commerce_product_id || undefined,
           offerId: p.commerce_offer_id || undefined,
+          submit: flag(p.cosell_submit),
+          decision: p.cosell_decision === 'accept' ? 'Accept' : p.cosell_decision === 'reject' ? 'Reject' : undefined,
+          decisionReason: p.cosell_decision_reason || undefined,
+          reviewEnds: instant(p.cosell_review_ends),
+          closedLostReason: p.closed_lost_reason || undefined,
         };
       });
     },
@@ -436,6 +473,9 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; read
         ccs_cosellpartner: input.partner,
         ccs_privateofferrequested: input.privateOfferRequested,
         ccs_commerceproductid: input.productId,
+        ccs_cosellsubmit: input.submit,
+        ccs_coselldecision: input.decision === undefined || input.decision === null ? input.decision : COSELL_DECISION_OPTION[input.decision === 'Accept' ? 'accept' : 'reject'],
+        ccs_coselldecisionreason: input.decisionReason,
       }).filter(([, value]) => value !== undefined),
     );
   const crm: CrmUnderTest = {
@@ -519,6 +559,10 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; read
         privateOfferRequested: row.ccs_privateofferrequested === true,
         productId: row.ccs_commerceproductid || undefined,
         offerId: row.ccs_commerceofferid || undefined,
+        submit: row.ccs_cosellsubmit === true,
+        decision: row.ccs_coselldecision === COSELL_DECISION_OPTION.accept ? 'Accept' : row.ccs_coselldecision === COSELL_DECISION_OPTION.reject ? 'Reject' : undefined,
+        decisionReason: row.ccs_coselldecisionreason || undefined,
+        reviewEnds: instant(row.ccs_cosellreviewends),
       })),
     keyed: async (entity) => {
       const { table, key } = DYNAMICS_TARGET[entity];

@@ -89,6 +89,11 @@ export const ORG_OBJECTS: Record<string, { keyPrefix: string; fields: OrgField[]
       { name: 'Cosell_Draft_Errors__c', label: 'Cosell Draft Errors', type: 'textarea', length: 32768 },
       { name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'boolean' },
       text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
+      // The referral's lifecycle (issue #24).
+      { name: 'Cosell_Submit__c', label: 'Cosell Submit', type: 'boolean' },
+      { name: 'Cosell_Decision__c', label: 'Cosell Decision', type: 'picklist', length: 255, picklistValues: ['Accept', 'Reject'], restrictedPicklist: true },
+      text('Cosell_Decision_Reason__c', 'Cosell Decision Reason', 255),
+      datetime('Cosell_Review_Ends__c', 'Cosell Review Ends'),
     ], 'Opportunity ID'),
   },
   Marketplace_Entitlement__c: {
