@@ -4,8 +4,9 @@
 // data in journals under <data dir>/sandboxes, so a restart (even after SIGKILL) finds the same org
 // and the sync resumes from its cursors and record links. Only when a demo CRM starts empty (first
 // start, or its journal removed) are that demo connection's links and cursors forgotten.
-// Co-sell moves both ways: sellers share Opportunities, share existing ones and ask for private-offer
-// drafts (the Salesforce sandbox's change driver), and the partner moves referrals on and sends its own
+// Co-sell moves both ways: sellers share Opportunities, share existing ones, ask for private-offer
+// drafts, decide the partner's referrals and close deals (the Salesforce sandbox's change driver; in
+// HubSpot and Dynamics the same moves through their APIs, demo-sellers.ts), and the partner moves referrals on and sends its own
 // (demo-partner.ts); the connection's co-sell schedule runs every 30 seconds.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,9 @@ import type { Logger } from '../config/logger.ts';
 import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../crm/hubspot/setup.ts';
 import { startDemoPartner } from './demo-partner.ts';
+import { startDemoSellers, type DemoSellers, type SellerCrm } from './demo-sellers.ts';
+import { dynamicsSeller } from './demo-sellers-dynamics.ts';
+import { hubSpotSeller } from './demo-sellers-hubspot.ts';
 import { startAllSandboxes, type Sandboxes } from '../sandbox/start-all.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { createCursorStore } from '../store/cursors.ts';
@@ -32,7 +36,7 @@ const SELLER_CHANGES_PER_SECOND = 0.2;
 const PARTNER_MOVE_EVERY_SECONDS = 15;
 
 /** `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh). */
-export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crms: DemoCrm[] };
+export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crms: DemoCrm[]; sellers: DemoSellers };
 
 export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
   const saved = (name: string) => existsSync(path.join(config.dataDir, 'sandboxes', `${name}.jsonl`));
@@ -49,16 +53,27 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
     everySeconds: PARTNER_MOVE_EVERY_SECONDS,
     logger,
   });
+  // Salesforce's sellers are its sandbox's change driver; the other CRMs' work through their APIs.
+  const sellers = config.demoCrms.flatMap((crm) => (crm === 'salesforce' ? [] : [DEMO_SELLERS[crm](sandboxes)]));
+  const demoSellers = startDemoSellers({ sellers, changesPerSecond: SELLER_CHANGES_PER_SECOND, seed: 1, salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!, logger });
   return {
     ...sandboxes,
     resumed,
     crms: config.demoCrms,
+    sellers: demoSellers,
     async stop() {
+      demoSellers.stop();
       stopPartner();
       await sandboxes.stop();
     },
   };
 }
+
+/** The sellers of the CRMs whose sandbox has no change driver of its own. */
+const DEMO_SELLERS: Record<Exclude<DemoCrm, 'salesforce'>, (s: Sandboxes) => SellerCrm> = {
+  hubspot: (s) => hubSpotSeller({ baseUrl: s.hubspot.baseUrl, accessToken: s.hubspot.accessToken }),
+  dynamics: (s) => dynamicsSeller({ orgUrl: s.dynamics.orgUrl, tokenUrl: s.dynamics.tokenUrl, clientId: s.dynamics.clientId, clientSecret: s.dynamics.clientSecret }),
+};
 
 /** The demo connection to each chosen sandbox CRM; returns their ids. */
 export async function ensureDemoConnections(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes, logger: Logger): Promise<string[]> {
@@ -95,6 +110,8 @@ async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore,
   const demo = DEMO_CRMS[kind];
   const report = await demo.setUp?.(sandboxes);
   if (report?.created.length) logger.info({ created: report.created }, `Demo ${kind} set up`);
+  // Its sellers start once the co-sell fields they write exist (Salesforce's org has them from the start).
+  sandboxes.sellers.setUp(kind);
   // HubSpot: the custom object's objectTypeId, as `crm-sync setup` keeps it in the connection.
   const crm = { ...demo.crm(sandboxes), ...(report?.entitlementObjectTypeId && { entitlementObjectTypeId: report.entitlementObjectTypeId }) };
   const settings = connectionSettingsSchema.parse({
