@@ -130,6 +130,13 @@ async function ensureGroup(transport: HubSpotTransport, object: string, apiName:
   }
 }
 
+/** The declared options of an enumeration an existing property lacks, by internal value (what records hold). */
+function missingOptions(declaration: PropertyDeclaration, found: { options?: { value: string }[] }) {
+  if (declaration.type !== 'enumeration' || !declaration.options) return [];
+  const values = new Set((found.options ?? []).map((option) => option.value));
+  return declaration.options.filter((option) => !values.has(option.value));
+}
+
 async function ensureProperties(transport: HubSpotTransport, object: string, apiName: string, declarations: PropertyDeclaration[], report: SetupReport): Promise<void> {
   const existing = new Map((await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(apiName))).results.map((property) => [property.name, property]));
   for (const declaration of declarations) {
@@ -138,7 +145,12 @@ async function ensureProperties(transport: HubSpotTransport, object: string, api
     if (found) {
       if (found.type !== declaration.type) report.problems.push(`${where} exists as a ${found.type} property; the sync writes it as ${declaration.type}: change or rename it in HubSpot`);
       else if (declaration.hasUniqueValue && !found.hasUniqueValue) report.problems.push(`${where} exists without unique values; the sync writes by it as a key, so it must be a unique-value property: recreate it with "Require unique values"`);
-      else report.present.push(where);
+      else if (missingOptions(declaration, found).length) {
+        const missing = missingOptions(declaration, found);
+        report.problems.push(
+          `${where} exists without the option${missing.length > 1 ? 's' : ''} ${missing.map((o) => `"${o.label}" (internal value ${o.value})`).join(', ')}: add ${missing.length > 1 ? 'them' : 'it'} to the property in HubSpot (Settings, Properties), with exactly that internal value`,
+        );
+      } else report.present.push(where);
       continue;
     }
     try {

@@ -31,6 +31,7 @@ type Described = {
   /** False for fields Salesforce never restricts (required ones): they take no field permission. */
   permissionable: boolean;
   relationshipName?: string | null;
+  picklistValues?: { value: string; active?: boolean }[];
 };
 
 /**
@@ -148,6 +149,12 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
       if (!found) continue;
       if (!DESCRIBE_TYPES[field.type].includes(found.type)) report.problems.push(`${objectName}.${field.name} is a ${found.type} field; the mapping needs ${field.type}: change or replace it in Setup`);
       else if (field.externalId && !found.externalId) report.problems.push(`${objectName}.${field.name} is not marked External ID (and Unique): mark it in Setup, upserts key on it`);
+      else if (field.type === 'Picklist' && field.restricted) {
+        // A restricted picklist refuses a value it lacks: one the sync or a seller needs must be added.
+        const values = new Set((found.picklistValues ?? []).filter((v) => v.active !== false).map((v) => v.value));
+        const missing = (field.values ?? []).filter((value) => !values.has(value));
+        if (missing.length) report.problems.push(`${objectName}.${field.name} lacks the picklist value${missing.length > 1 ? 's' : ''} ${missing.map((v) => `"${v}"`).join(', ')}: add ${missing.length > 1 ? 'them' : 'it'} in Setup (Object Manager, ${objectName}, Fields & Relationships, ${field.label})`);
+      }
     }
   }
   return report;

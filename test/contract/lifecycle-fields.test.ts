@@ -59,6 +59,20 @@ describe('Salesforce: the lifecycle fields on Opportunity', () => {
     expect((await setUpSalesforce(conn, userId)).created).toEqual([]);
   });
 
+  it('names a decision picklist an admin made without a value setup needs, and changes nothing', async () => {
+    const { conn, userId } = await start('missing');
+    await conn.tooling.create('CustomField', {
+      FullName: 'Opportunity.Cosell_Decision__c',
+      Metadata: { type: 'Picklist', label: 'Cosell Decision', valueSet: { restricted: true, valueSetDefinition: { sorted: false, value: [{ fullName: 'Accept', label: 'Accept', default: false }] } } },
+    } as never);
+    const report = await setUpSalesforce(conn, userId);
+    expect(report.problems).toEqual([
+      'Opportunity.Cosell_Decision__c lacks the picklist value "Reject": add it in Setup (Object Manager, Opportunity, Fields & Relationships, Cosell Decision)',
+    ]);
+    expect(report.present).toContain('Opportunity.Cosell_Decision__c');
+    expect((await described(conn)).get('Cosell_Decision__c')!.picklistValues.map((v) => v.value)).toEqual(['Accept']);
+  });
+
   it("the sandbox's default org has them, and takes and gives back a checkbox, a picklist value and a datetime", async () => {
     const { conn } = await start('deployed');
     expectLifecycleFields(await described(conn));
@@ -114,6 +128,24 @@ describe('HubSpot: the lifecycle properties of deals', () => {
     expect(await property('cosell_decision_reason')).toMatchObject({ type: 'string', fieldType: 'textarea' });
     expect(await property('cosell_review_ends')).toMatchObject({ type: 'datetime', fieldType: 'date' });
     expect(await property('closed_lost_reason')).toMatchObject({ type: 'string', hubspotDefined: true });
+  });
+
+  it('names a decision property an admin made without an option setup needs, and changes nothing', async () => {
+    hubspot = await startHubSpotSandbox();
+    const client = new HubSpotClient({ accessToken: hubspot.accessToken, basePath: hubspot.baseUrl });
+    await client.crm.properties.coreApi.create('deals', {
+      name: 'cosell_decision',
+      label: 'Co-sell Decision',
+      type: 'enumeration' as never,
+      fieldType: 'select' as never,
+      groupName: 'dealinformation',
+      options: [{ label: 'Accept', value: 'accept', displayOrder: 0, hidden: false }],
+    });
+    const report = await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken });
+    expect(report.problems).toEqual([
+      'deals.cosell_decision exists without the option "Reject" (internal value reject): add it to the property in HubSpot (Settings, Properties), with exactly that internal value',
+    ]);
+    expect((await client.crm.properties.coreApi.getByName('deals', 'cosell_decision')).options.map((o) => o.value)).toEqual(['accept']);
   });
 
   it('a deal takes and gives back a checkbox, an option and a datetime given as epoch ms or ISO 8601', async () => {
