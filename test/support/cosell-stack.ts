@@ -11,9 +11,14 @@ import { startProductionWorker } from './sync-harness.ts';
  * `crm`: which CRM the seller works in (default Salesforce); `sandboxes.crm` drives it, `sandboxes.salesforce` is set for Salesforce.
  * `crmOptions`: how that CRM's sandbox starts and what its admin did before (an org set up by an older release).
  */
-export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions }) {
+/**
+ * `partnerReviewSeconds`: how long the partner reviews a submitted referral (default 0: no review, the
+ * referral stays SUBMITTED and takes updates), so tests of other things are not held by a review; the
+ * lifecycle tests set one.
+ */
+export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions; partnerReviewSeconds?: number }) {
   const database = await createTestDatabase();
-  const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed }, options.crmOptions);
+  const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed, partnerReviewSeconds: options.partnerReviewSeconds ?? 0 }, options.crmOptions);
   const sandboxes = { ...started, salesforce: started.crm.salesforce! };
   const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'] })).id;
   const taskQueue = `${options.name}-${Date.now()}`;

@@ -128,7 +128,7 @@ describe('HubSpot deals asking the commerce side', () => {
   });
 
   it('with a submit rule by stage, the referral is submitted only from that stage on', () => {
-    const submit = { by: 'stage', stages: ['contractsent'] } as const;
+    const submit = { by: 'stage' as const, stages: ['contractsent'] };
     const early = dealToReferral({ ...deal, dealstage: 'appointmentscheduled' }, rule, { buyerId: 'buyer-1', contactIds: [] }, submit);
     expect(early.asks && 'request' in early && early.request.status).toBe(undefined);
     const late = dealToReferral({ ...deal, dealstage: 'contractsent' }, rule, { buyerId: 'buyer-1', contactIds: [] }, submit);
