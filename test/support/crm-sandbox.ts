@@ -131,6 +131,11 @@ export type CrmUnderTest = {
   opportunities(): Promise<OpportunityView[]>;
   /** The CRM records of an entity by commerce id: their CRM id, fields as stored, and whether deleted. */
   keyed(entity: SyncedEntity): Promise<Map<string, { id: string; fields: Record<string, any>; deleted: boolean }>>;
+  /**
+   * Dynamics only: a seller closes an opportunity the one way Dataverse allows, with the WinOpportunity
+   * (Won, status reason 3) or LoseOpportunity action (status reason 4 Canceled or 5 Out-Sold).
+   */
+  closeOpportunity?(id: string, outcome: { won: true } | { lost: 'Canceled' | 'Out-Sold' }): Promise<void>;
   /** The sandbox itself, for a test about one CRM's own behaviour. */
   salesforce?: SalesforceSandbox;
   hubspot?: HubSpotSandbox;
@@ -540,6 +545,11 @@ function dynamicsUnderTest(dynamics: DynamicsSandbox): { crm: CrmUnderTest; read
     },
     async updateOpportunity(id, input) {
       await seller().update({ collection: 'opportunities', key: id, data: toData(input) });
+    },
+    async closeOpportunity(id, outcome) {
+      const won = 'won' in outcome;
+      const close = { subject: won ? 'Won' : `Lost: ${outcome.lost}`, 'opportunityid@odata.bind': `/opportunities(${id})` };
+      await seller().callAction({ actionName: won ? 'WinOpportunity' : 'LoseOpportunity', action: { Status: won ? 3 : outcome.lost === 'Canceled' ? 4 : 5, OpportunityClose: close } });
     },
     opportunities: async () =>
       (await rows('opportunities')).map((row) => ({
