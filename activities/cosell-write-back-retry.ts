@@ -40,7 +40,9 @@ export async function retryFlowWriteBacks(input: {
     // A create still pending has no outcome to write yet: the flow writes it once the create is settled.
     if (intent?.state === 'created' && intent.commerceId) {
       const current = fresh.get(intent.crmId);
-      items.push({ sourceId: intent.crmId, crmId: intent.crmId, fields: side.made(current?.id === intent.commerceId ? current : { id: intent.commerceId }) });
+      const fields = side.made(current?.id === intent.commerceId ? current : { id: intent.commerceId });
+      // A later step the commerce side refused (a submission again) keeps its reasons on the record.
+      items.push({ sourceId: intent.crmId, crmId: intent.crmId, fields: intent.message && side.refusedAfterMade ? { ...fields, ...side.refusedAfterMade(intent.message) } : fields });
     } else if (intent?.state === 'refused' && intent.message) items.push({ sourceId: intent.crmId, crmId: intent.crmId, fields: side.refused(intent.message) });
   }
   if (items.length === 0) return counts;

@@ -15,7 +15,7 @@ import type { CrmRecord } from '../crm/connector.ts';
 import { recordId, recordStamp } from '../crm/connector.ts';
 import { referralStageFlow, stageFields, stageOf, stageWrite, type StageSide as StageDeclaration } from '../flows/referral-stage.ts';
 import { lifecycleReadFields } from '../mappings/lifecycle-fields.ts';
-import { decisionOf, decisionPatch, decisionRefusal, referralShown, sameInstant, type Decision } from '../sync/referral-lifecycle.ts';
+import { decidedOtherwise, decisionOf, decisionPatch, decisionRefusal, referralShown, sameInstant, type Decision } from '../sync/referral-lifecycle.ts';
 import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createStageSyncStore, type StagePair, type StageRow } from '../store/stage-sync.ts';
@@ -142,7 +142,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       const agreed = await stages.get(input.connectionId, pairs.map((pair) => pair.referralId));
       const crmWrites: (CrmStageWrite & { row: StageRow })[] = [];
       const rows: StageRow[] = [];
-      const toCommerce: { pair: StagePair; stage: string; lossReason?: string; row: StageRow }[] = [];
+      const toCommerce: { pair: StagePair; stage: string; lossReason?: string; opportunity: CrmRecord; row: StageRow }[] = [];
       for (const pair of pairs) {
         const referral = referrals.get(pair.referralId);
         const opportunity = opportunities.get(pair.crmId);
@@ -182,7 +182,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
           }
           // A loss goes with its reason, where the CRM keeps one (A13: closedLostReason).
           const lossReason = decision.action === 'write-commerce' && decision.stage === 'Closed Lost' && lifecycle.lossReason?.fields.every(has) ? lifecycle.lossReason.read(opportunity) : undefined;
-          if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, lossReason, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
+          if (decision.action === 'write-commerce') toCommerce.push({ pair, stage: decision.stage, lossReason, opportunity, row: { ...row, pendingAttempts: before?.pendingAttempts ?? 0 } });
           else if (decision.action === 'unmapped') {
             row.pendingReason = `the ${decision.side === 'crm' ? 'CRM' : 'commerce'} stage "${decision.stage}" has no counterpart in the connection's stage table`;
             // The agreement stays where it was: the unmapped stage stays news (left alone again), never
@@ -197,7 +197,7 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
       // Commerce writes: one PATCH each; a refusal waits with its reason and a growing delay.
       const limit = pLimit(8);
       await Promise.all(
-        toCommerce.map(({ pair, stage, lossReason, row }) =>
+        toCommerce.map(({ pair, stage, lossReason, opportunity, row }) =>
           limit(async () => {
             signal?.throwIfAborted();
             try {
@@ -205,6 +205,11 @@ export function createStageSyncActivities(deps: { pool: pg.Pool; runtimeFor: Run
               counts.toCommerce += 1;
               beat({ phase: 'write-commerce', written: counts.toCommerce });
               rows.push({ ...row, commerceStage: updated.stage ?? stage, commerceStamp: toDate(updated.lastUpdateTime) ?? row.commerceStamp, pendingAttempts: 0 });
+              // The record shows the referral as the commerce side answered (a close: CLOSED) in this run, not the next.
+              const shown = shownOnRecord(side, has, updated, opportunity, decisionRefusals.get(pair.crmId));
+              const pending = crmWrites.find((write) => write.crmId === pair.crmId);
+              if (pending) pending.fields = { ...pending.fields, ...shown };
+              else if (Object.keys(shown).length) crmWrites.push({ crmId: pair.crmId, fields: shown, row: { ...row, pendingAttempts: 0 } });
             } catch (error) {
               const status = (error as { status?: number }).status;
               if (!status || status < 400 || status >= 500 || status === 429 || status === 401) throw error;
@@ -272,7 +277,7 @@ export type StageSyncActivities = ReturnType<typeof createStageSyncActivities>;
 /** A refusal of the commerce side about one record (it answered, in its words): not worth retrying as it is. */
 function refusedByCommerce(error: unknown): number | undefined {
   const status = (error as { status?: number }).status;
-  return status && status >= 400 && status < 500 && status !== 429 && status !== 401 ? status : undefined;
+  return status && status >= 400 && status < 500 && status !== 429 && status !== 401 && status !== 408 ? status : undefined;
 }
 
 /**
@@ -296,9 +301,10 @@ async function applyDecisions(
     const referral = referrals.get(pair.referralId);
     const opportunity = opportunities.get(pair.crmId);
     if (!referral || !opportunity || pair.origin !== 'commerce') continue;
-    const decision = decisionOf(opportunity[lifecycle.decision], opportunity[lifecycle.decisionReason]);
+    const decision = decisionOf(lifecycle.choice(opportunity[lifecycle.decision]), opportunity[lifecycle.decisionReason]);
     const patch = decision && decisionPatch(referral, decision);
     if (decision && patch) asked.push({ pair, decision, patch });
+    else if (decision && decidedOtherwise(referral, decision)) refusals.set(pair.crmId, decisionRefusal(decision, `the referral is already ${referral.status}`));
   }
   const limit = pLimit(8);
   await Promise.all(
@@ -328,8 +334,10 @@ function shownOnRecord(side: StageDeclaration, has: (field: string) => boolean, 
   if (shownBefore !== shown.status) {
     fields[side.mirror.status] = shown.status;
     // A rejection's reasons appear as it happens, and leave with it (a refusal written since stays).
+    // An inbound referral decided: a refusal of an earlier decision is no longer true.
     if (has(lifecycle.errors) && shown.rejection) fields[lifecycle.errors] = shown.rejection.slice(0, lifecycle.errorsLimit);
     else if (has(lifecycle.errors) && shownBefore === 'REJECTED' && referral.direction !== 'INBOUND') fields[lifecycle.errors] = null;
+    else if (has(lifecycle.errors) && shownBefore === 'SUBMITTED' && referral.direction === 'INBOUND' && record[lifecycle.errors] && !refusal) fields[lifecycle.errors] = null;
   }
   if (((record[side.mirror.stage] as string | null | undefined) ?? null) !== shown.stage) fields[side.mirror.stage] = shown.stage;
   if (has(lifecycle.reviewEnds) && !sameInstant(record[lifecycle.reviewEnds], shown.reviewEnds)) fields[lifecycle.reviewEnds] = shown.reviewEnds;

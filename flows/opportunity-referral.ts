@@ -52,11 +52,13 @@ export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
     // per change of the request: the caller sends only a request that changed since it was last sent.
     async advance(commerce, orgId, id, request) {
       if (request.status !== 'SUBMITTED') return { unchanged: true };
-      const referral = await commerce.referrals.get(orgId, id);
-      if (referral.direction === 'INBOUND' || !RESUBMITTABLE.has(String(referral.status))) return { unchanged: true };
-      const verdict = await commerce.referrals.validate(orgId, request);
-      if (!verdict.valid) return { refused: verdict.errors.map((error) => `${error.field}: ${error.message}`).join('\n') };
-      return sent(() => commerce.referrals.update(orgId, id, request));
+      return answered(id, async () => {
+        const referral = await commerce.referrals.get(orgId, id);
+        if (referral.direction === 'INBOUND' || !RESUBMITTABLE.has(String(referral.status))) return { unchanged: true };
+        const verdict = await commerce.referrals.validate(orgId, request);
+        if (!verdict.valid) return { refused: verdict.errors.map((error) => `${error.field}: ${error.message}`).join('\n') };
+        return { made: await commerce.referrals.update(orgId, id, request) };
+      });
     },
   },
 };
@@ -64,15 +66,19 @@ export const opportunityReferralFlow: CrmToCommerceFlow<ReferralRequest> = {
 /** A referral the seller may (re)submit: a draft, or one the partner rejected (A13). */
 const RESUBMITTABLE = new Set(['DRAFT', 'REJECTED']);
 
-/** An update the commerce side refused in itself (400, 409) is the record's refusal; anything else fails the page to be retried. */
-async function sent(update: () => Promise<Made>): Promise<Advanced> {
+/**
+ * The commerce side's answer about this one referral is the record's (a refusal, or "not now"), never the
+ * page's: only a failure worth retrying (5xx, 429, a timeout, the network, credentials) fails the page.
+ */
+async function answered(id: string, step: () => Promise<Advanced>): Promise<Advanced> {
   try {
-    return { made: await update() };
+    return await step();
   } catch (error) {
+    if (!(error instanceof CommerceApiError) || error.retryable || error.status === 401 || error.status === 408) throw error;
     // A 409 is "not now" (A13: the referral moved meanwhile): nothing is recorded, the next change of the record tries again.
-    if (error instanceof CommerceApiError && error.status === 409) return { later: error.message };
-    if (error instanceof CommerceApiError && (error.status === 400 || error.status === 422)) return { refused: `the marketplace refused the submission: ${error.message}` };
-    throw error;
+    if (error.status === 409) return { later: error.message };
+    if (error.status === 404) return { refused: `the referral ${id} made from this opportunity no longer exists on the marketplace, so it cannot be submitted again (${error.message})` };
+    return { refused: `the marketplace refused to submit the referral again: ${error.message}` };
   }
 }
 

@@ -21,7 +21,7 @@ export type ReferralShown = {
 
 export function referralShown(referral: Referral): ReferralShown {
   const status = referral.status ?? null;
-  const reviewEnds = status === 'SUBMITTED' && typeof referral.partnerReviewEndTime === 'string' ? referral.partnerReviewEndTime : null;
+  const reviewEnds = status === 'SUBMITTED' && typeof referral.partnerReviewEndTime === 'string' ? wholeSeconds(referral.partnerReviewEndTime) : null;
   return { status, stage: referral.stage ?? null, reviewEnds, rejection: status === 'REJECTED' && referral.direction !== 'INBOUND' ? rejectionText(referral) : null };
 }
 
@@ -29,7 +29,7 @@ export function referralShown(referral: Referral): ReferralShown {
 export function rejectionText(referral: Referral): string {
   const partner = MARKETPLACE_NAMES[String(referral.partner)] ?? referral.partner ?? 'The partner';
   const reason = typeof referral.statusReason === 'string' && referral.statusReason.trim() ? referral.statusReason.trim() : 'no reason was given';
-  return `${partner} rejected the referral: ${reason}. Fix the opportunity and save it: it is submitted again once.`;
+  return `${partner} rejected the referral: ${reason}. To submit it again, change what the partner asks for in the opportunity's name, amount, close date, description or partner, and save it: it is submitted again once.`;
 }
 
 /**
@@ -41,25 +41,42 @@ export function decisionPatch(referral: Referral, decision: Decision | undefined
   return decision.status === 'REJECTED' && decision.reason ? { status: 'REJECTED', statusReason: decision.reason } : { status: decision.status };
 }
 
+/** An inbound referral already decided the other way (by another seller, or on the marketplace): the seller's choice cannot be taken. */
+export function decidedOtherwise(referral: Referral, decision: Decision): boolean {
+  return referral.direction === 'INBOUND' && (referral.status === 'ACCEPTED' || referral.status === 'REJECTED') && referral.status !== decision.status;
+}
+
 /** Why the commerce side did not take a seller's decision, for the record's errors field. */
 export function decisionRefusal(decision: Decision, message: string): string {
   return `Your decision to ${decision.status === 'ACCEPTED' ? 'accept' : 'reject'} the referral was not taken by the marketplace: ${message}`;
 }
 
-/** A decision field's value, as the CRMs send a choice (a label, an option's value, or its number). */
-export function decisionOf(value: unknown, reason: unknown): Decision | undefined {
-  const text = String(value ?? '').trim().toLowerCase();
+/** A seller's choice, as each CRM's mapping reads its decision field (mappings/<crm>/referral-lifecycle.ts). */
+export type Choice = 'accept' | 'reject' | undefined;
+
+/** The decision a seller's choice and reason make. */
+export function decisionOf(choice: Choice, reason: unknown): Decision | undefined {
   const why = typeof reason === 'string' && reason.trim() ? reason.trim() : undefined;
-  if (text === 'accept' || text === 'accepted' || text === '100000000') return { status: 'ACCEPTED' };
-  if (text === 'reject' || text === 'rejected' || text === '100000001') return { status: 'REJECTED', ...(why && { reason: why }) };
+  if (choice === 'accept') return { status: 'ACCEPTED' };
+  if (choice === 'reject') return { status: 'REJECTED', ...(why && { reason: why }) };
   return undefined;
 }
 
-/** Two date-times that name the same instant (a CRM may answer another form of the value written). */
+/**
+ * Two date-times that name the same second (a CRM may answer another form of the value written, and
+ * Salesforce and Dataverse keep whole seconds: docs/crm-wire-behaviour.md). Compared to the second, a
+ * value written and read back is never news, so it is never written again.
+ */
 export function sameInstant(a: unknown, b: unknown): boolean {
   if ((a ?? null) === null || (b ?? null) === null) return (a ?? null) === (b ?? null);
-  const left = instant(a);
-  return Number.isFinite(left) && left === instant(b);
+  const left = Math.floor(instant(a) / 1000);
+  return Number.isFinite(left) && left === Math.floor(instant(b) / 1000);
+}
+
+/** An ISO 8601 date-time cut to the second, as every CRM keeps it (an unreadable value stays as it is). */
+function wholeSeconds(text: string): string {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z') : text;
 }
 
 /** Epoch milliseconds of a date-time as CRMs send it: ISO 8601 text, or milliseconds (HubSpot may answer either). */

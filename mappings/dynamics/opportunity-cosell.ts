@@ -8,6 +8,8 @@
 // opportunity: ccs_commercereferralid / ccs_commerceofferid, ccs_cosellstatus, ccs_cosellstage, and the
 // reasons of a refusal in ccs_cosellerrors (a draft's in ccs_coselldrafterrors), worded for the person who
 // fixes them in Dynamics.
+import type { Referral } from '../../commerce/models.ts';
+import { referralShown } from '../../sync/referral-lifecycle.ts';
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
@@ -182,7 +184,8 @@ export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
   related: (crm, records) => opportunityRelations(crm, records, { contacts: false }),
   ask: (record, settings, related) => opportunityToReferral(record, settings.cosell.share, related as OpportunityRelations | undefined, settings.cosell.submit),
   madeField: 'ccs_commercereferralid',
-  made: (referral) => ({ ccs_commercereferralid: referral.id, ccs_cosellstatus: referral.status ?? null, ccs_cosellstage: referral.stage ?? null, ccs_cosellerrors: null }),
+  // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
+  made: (referral) => ({ ccs_commercereferralid: referral.id, ccs_cosellstatus: referral.status ?? null, ccs_cosellstage: referral.stage ?? null, ccs_cosellerrors: referralShown(referral as Referral).rejection?.slice(0, ERRORS_LIMIT) ?? null }),
   refused: (message) => ({ ccs_cosellstatus: 'Not shared', ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
   refusedAfterMade: (message) => ({ ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
 };

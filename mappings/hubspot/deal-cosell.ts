@@ -2,7 +2,9 @@
 // a deal with "Private Offer Requested" asks for a private-offer draft. Pure decisions on the deal and
 // what it is associated to (its company's buyer, its contacts' commerce ids), read for a page by
 // `dealRelations`; the answers go back onto the deal in the co-sell properties.
+import type { Referral } from '../../commerce/models.ts';
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
+import { referralShown } from '../../sync/referral-lifecycle.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
 import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
@@ -127,7 +129,8 @@ export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   related: dealRelations,
   ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined, settings.cosell.submit),
   madeField: 'commerce_referral_id',
-  made: (referral) => ({ commerce_referral_id: referral.id, cosell_status: referral.status ?? null, cosell_stage: referral.stage ?? null, cosell_errors: null }),
+  // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
+  made: (referral) => ({ commerce_referral_id: referral.id, cosell_status: referral.status ?? null, cosell_stage: referral.stage ?? null, cosell_errors: referralShown(referral as Referral).rejection?.slice(0, TEXT_LIMIT) ?? null }),
   refused: (message) => ({ cosell_status: 'Not shared', cosell_errors: message.slice(0, TEXT_LIMIT) }),
   refusedAfterMade: (message) => ({ cosell_errors: message.slice(0, TEXT_LIMIT) }),
 };

@@ -1,6 +1,8 @@
 // Opportunity -> co-sell referral (CRM to commerce). Pure: whether an Opportunity is shared (the
 // connection's share rule), the referral it asks for, and what goes back onto the Opportunity.
+import type { Referral } from '../../commerce/models.ts';
 import type { CrmRecord } from '../../crm/connector.ts';
+import { referralShown } from '../../sync/referral-lifecycle.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
 import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
@@ -67,7 +69,8 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, c
 
 /** What goes back onto the Opportunity once its referral exists. */
 export function sharedFields(referral: { id: string; status?: string; stage?: string }): CrmRecord {
-  return { Commerce_Referral_Id__c: referral.id, Cosell_Status__c: referral.status ?? null, Cosell_Stage__c: referral.stage ?? null, Cosell_Errors__c: null };
+  // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
+  return { Commerce_Referral_Id__c: referral.id, Cosell_Status__c: referral.status ?? null, Cosell_Stage__c: referral.stage ?? null, Cosell_Errors__c: referralShown(referral as Referral).rejection?.slice(0, 32_000) ?? null };
 }
 
 /** What goes back onto an Opportunity whose referral was refused: the reasons, in the partner's words. */

@@ -1,6 +1,7 @@
 // The CRM-neutral lifecycle values (sync/referral-lifecycle.ts) and the Dynamics state-as-stage reading.
 import { describe, expect, it } from 'vitest';
-import { decisionOf, decisionPatch, referralShown, sameInstant } from '../../sync/referral-lifecycle.ts';
+import { decidedOtherwise, decisionOf, decisionPatch, referralShown, sameInstant } from '../../sync/referral-lifecycle.ts';
+import { OPPORTUNITY_LIFECYCLE as SALESFORCE } from '../../mappings/salesforce/referral-lifecycle.ts';
 import { dynamicsStepOf, dynamicsStepWrite } from '../../mappings/dynamics/stages.ts';
 import { OPPORTUNITY_LIFECYCLE as DYNAMICS } from '../../mappings/dynamics/referral-lifecycle.ts';
 import { DEAL_LIFECYCLE } from '../../mappings/hubspot/referral-lifecycle.ts';
@@ -9,11 +10,11 @@ const referral = (fields: Record<string, unknown>) => ({ id: 'ref-1', lastUpdate
 
 describe('what a record shows of its referral', () => {
   it('a submission under review shows when the review ends; nothing else', () => {
-    expect(referralShown(referral({ status: 'SUBMITTED', stage: 'Prospect', partnerReviewEndTime: '2026-11-26T10:01:00Z' }))).toEqual({ status: 'SUBMITTED', stage: 'Prospect', reviewEnds: '2026-11-26T10:01:00Z', rejection: null });
+    expect(referralShown(referral({ status: 'SUBMITTED', stage: 'Prospect', partnerReviewEndTime: '2026-11-26T10:01:00.789Z' }))).toEqual({ status: 'SUBMITTED', stage: 'Prospect', reviewEnds: '2026-11-26T10:01:00Z', rejection: null });
   });
   it("a rejection shows the partner's reasons and what to do; an accepted referral shows no review window", () => {
     expect(referralShown(referral({ status: 'REJECTED', stage: 'Prospect', statusReason: 'Duplicate opportunity' })).rejection).toBe(
-      'Marketplace A rejected the referral: Duplicate opportunity. Fix the opportunity and save it: it is submitted again once.',
+      "Marketplace A rejected the referral: Duplicate opportunity. To submit it again, change what the partner asks for in the opportunity's name, amount, close date, description or partner, and save it: it is submitted again once.",
     );
     expect(referralShown(referral({ status: 'REJECTED', stage: 'Prospect' })).rejection).toContain('no reason was given');
     expect(referralShown(referral({ status: 'ACCEPTED', stage: 'Qualified', partnerReviewEndTime: '2026-11-26T10:01:00Z' })).reviewEnds).toBe(null);
@@ -24,13 +25,21 @@ describe('what a record shows of its referral', () => {
 });
 
 describe("a seller's decision on an inbound referral", () => {
-  it('reads Accept / Reject as each CRM sends them (label, HubSpot option value, Dataverse option number)', () => {
-    expect(decisionOf('Accept', null)).toEqual({ status: 'ACCEPTED' });
+  it('each CRM reads its own choice: a Salesforce picklist label, a HubSpot option value, a Dataverse option number', () => {
+    expect([SALESFORCE.choice('Accept'), SALESFORCE.choice('Reject'), SALESFORCE.choice('accept'), SALESFORCE.choice(null)]).toEqual(['accept', 'reject', undefined, undefined]);
+    expect([DEAL_LIFECYCLE.choice('accept'), DEAL_LIFECYCLE.choice('reject'), DEAL_LIFECYCLE.choice('Accept'), DEAL_LIFECYCLE.choice('')]).toEqual(['accept', 'reject', undefined, undefined]);
+    expect([DYNAMICS.choice(100000000), DYNAMICS.choice(100000001), DYNAMICS.choice(1), DYNAMICS.choice(null)]).toEqual(['accept', 'reject', undefined, undefined]);
+  });
+  it('a choice and its reason make the decision (the reason only with a rejection)', () => {
+    expect(decisionOf('accept', 'ignored')).toEqual({ status: 'ACCEPTED' });
     expect(decisionOf('reject', ' Out of territory ')).toEqual({ status: 'REJECTED', reason: 'Out of territory' });
-    expect(decisionOf(100000001, '')).toEqual({ status: 'REJECTED' });
-    expect(decisionOf(100000000, 'ignored')).toEqual({ status: 'ACCEPTED' });
-    expect(decisionOf(null, 'x')).toBe(undefined);
-    expect(decisionOf('Maybe', 'x')).toBe(undefined);
+    expect(decisionOf('reject', '')).toEqual({ status: 'REJECTED' });
+    expect(decisionOf(undefined, 'x')).toBe(undefined);
+  });
+  it('a referral decided the other way elsewhere cannot take the choice; the same decision, or a closed referral, is no conflict', () => {
+    expect(decidedOtherwise(referral({ direction: 'INBOUND', status: 'ACCEPTED' }), { status: 'REJECTED' })).toBe(true);
+    expect(decidedOtherwise(referral({ direction: 'INBOUND', status: 'ACCEPTED' }), { status: 'ACCEPTED' })).toBe(false);
+    expect(decidedOtherwise(referral({ direction: 'INBOUND', status: 'CLOSED' }), { status: 'REJECTED' })).toBe(false);
   });
   it('asks the commerce side once: only an inbound referral still SUBMITTED is decided', () => {
     const inbound = referral({ direction: 'INBOUND', status: 'SUBMITTED' });
@@ -49,6 +58,8 @@ describe('date-times as CRMs answer them', () => {
     expect(sameInstant(null, undefined)).toBe(true);
     expect(sameInstant(null, '2026-11-26T10:01:00Z')).toBe(false);
     expect(sameInstant('2026-11-26T10:01:01Z', '2026-11-26T10:01:00Z')).toBe(false);
+    // Salesforce and Dataverse keep whole seconds: a value read back without its milliseconds is the same.
+    expect(sameInstant('2026-11-26T10:01:00.000+0000', '2026-11-26T10:01:00.345Z')).toBe(true);
   });
 });
 
