@@ -9,21 +9,14 @@
 // `POST <salesforce controlUrl>/changes/rate {"changesPerSecond": 0}` quiets every seller of the demo.
 import type { Logger } from '../config/logger.ts';
 import { createRandom, type Random } from '../sandbox/commerce/prng.ts';
-import { DEFAULT_PRODUCT_IDS, SELLER_ACCEPTS, SELLER_REJECT_REASONS } from '../sandbox/salesforce/change-driver.ts';
+import { DEFAULT_PRODUCT_IDS, SELLER_ACCEPTS, SELLER_REJECT_REASONS, WEIGHTS as SALESFORCE_SELLER_WEIGHTS } from '../sandbox/salesforce/change-driver.ts';
 import { MARKETPLACE_NAMES } from '../mappings/values.ts';
 
 export const SELLER_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal'] as const;
 export type SellerKind = (typeof SELLER_KINDS)[number];
 
-/** The mix, as the Salesforce driver's (its README "Change driver"). */
-const WEIGHTS: readonly (readonly [SellerKind, number])[] = [
-  ['stageMove', 50],
-  ['newShared', 15],
-  ['draftRequest', 15],
-  ['shareExisting', 20],
-  ['inboundDecision', 15],
-  ['closeDeal', 8],
-];
+/** The mix: the Salesforce sellers' (its README "Change driver"), so every demo CRM moves alike. */
+const WEIGHTS: readonly (readonly [SellerKind, number])[] = SALESFORCE_SELLER_WEIGHTS;
 
 const PARTNERS = Object.values(MARKETPLACE_NAMES);
 const DAY_MS = 86_400_000;

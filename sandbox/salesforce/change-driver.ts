@@ -17,7 +17,7 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 export type Change = { object: string; id: string; kind: ChangeKind; summary: string; systemModstamp: string };
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (part of what a seed gives). */
-const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
+export const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
   ['stageMove', 50],
   ['newShared', 15],
   ['draftRequest', 15],
