@@ -1,7 +1,8 @@
 // Co-sell in the demo, as a user watching `npm start` sees it, with nothing done by hand: the sellers (the
 // Salesforce sandbox's change driver) share Opportunities and ask for private-offer drafts, and the demo
 // connection's co-sell schedule turns them into referrals and draft offers whose ids come back onto the
-// Opportunities; the partner sends referrals of its own, which reach the org.
+// Opportunities; the partner sends referrals of its own, which reach the org; submitted referrals get the
+// partner's decision on their Opportunity, and the sellers' decisions on inbound referrals reach the marketplace.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,6 +75,37 @@ it('shows co-sell moving both ways on its own: shared deals become referrals, re
       if (inbound.size === 0) return undefined;
       const [referrals, opportunities] = await Promise.all([salesforceDump(salesforce, 'Cosell_Referral__c'), salesforceDump(salesforce, 'Opportunity')]);
       return [...referrals, ...opportunities].some((record) => inbound.has(record.Commerce_Referral_Id__c)) || undefined;
+    },
+    within,
+    3000,
+  );
+
+  // The lifecycle (issue #24): a seller's shared Opportunity is submitted in the run that makes its referral,
+  // and the partner's decision after its review (60 s in the demo) reaches the Opportunity.
+  const decided = await waitFor(
+    "the partner's decision on a submitted referral to reach its Opportunity",
+    async () => {
+      const referrals = new Map((await commerceDump(commerce, 'referrals')).map((referral) => [referral.id, referral]));
+      return (await salesforceDump(salesforce, 'Opportunity')).find((o) => {
+        const referral = referrals.get(o.Commerce_Referral_Id__c);
+        return o.Cosell_Share__c === true && referral?.crmAOpportunityId === o.Id && referral.creationTime >= startedAt && ['ACCEPTED', 'REJECTED'].includes(o.Cosell_Status__c) && o.Cosell_Status__c === referral.status;
+      });
+    },
+    within,
+    3000,
+  );
+  if (decided.Cosell_Status__c === 'REJECTED') expect(decided.Cosell_Errors__c).toMatch(/rejected the referral/);
+  else expect(decided.Cosell_Review_Ends__c ?? null).toBe(null);
+
+  // A partner's referral the sellers decided on their Opportunity (Cosell_Decision__c) is ACCEPTED or REJECTED on the marketplace.
+  await waitFor(
+    "a seller's decision on an inbound referral to reach the marketplace",
+    async () => {
+      const opportunities = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Id, o]));
+      return (await commerceDump(commerce, 'referrals')).some((referral) => {
+        const decision = opportunities.get(referral.crmAOpportunityId)?.Cosell_Decision__c;
+        return referral.direction === 'INBOUND' && referral.creationTime >= startedAt && ((decision === 'Accept' && referral.status === 'ACCEPTED') || (decision === 'Reject' && referral.status === 'REJECTED'));
+      }) || undefined;
     },
     within,
     3000,
