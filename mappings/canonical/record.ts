@@ -37,7 +37,13 @@ export function lookup<C>(key: keyof C & string, keyField: string, describe: str
 /** The EntityMapping a CRM runs, made from a canonical record and the CRM's field table. */
 export function canonicalMapping<Source, Related, C>(
   canonical: CanonicalRecord<Source, Related, C>,
-  spec: { object: string; externalIdField: string; fields: FieldTable<C> } & Partial<Pick<EntityMapping<Source, Related>, 'picklists' | 'unmappedLeavesAlone' | 'createOnly' | 'sellerKeeps' | 'optionalFields'>>,
+  spec: {
+    object: string;
+    externalIdField: string;
+    fields: FieldTable<C>;
+    /** The id of this CRM's record the commerce record already carries (e.g. metaInfo.crmAAccountId), so the sync updates that record. */
+    carriedCrmId?: (record: C) => string | undefined;
+  } & Partial<Pick<EntityMapping<Source, Related>, 'picklists' | 'unmappedLeavesAlone' | 'createOnly' | 'sellerKeeps' | 'optionalFields'>>,
 ): EntityMapping<Source, Related> & { table: FieldTable<C> } {
   const describe = Object.fromEntries(Object.entries(spec.fields).map(([field, source]) => [field, typeof source === 'string' ? canonical.describe[source] : source.describe]));
   return {
@@ -54,7 +60,8 @@ export function canonicalMapping<Source, Related, C>(
     map(source: Source, related: Related): MappingResult {
       const computed = canonical.compute(source, related);
       if (!computed.ok) return fail(computed.reason);
-      return ok({ object: spec.object, externalIdField: spec.externalIdField, externalId: canonical.id(computed.value), fields: fieldsOf(computed.value, spec.fields) });
+      const carriedCrmId = spec.carriedCrmId?.(computed.value) || undefined;
+      return ok({ object: spec.object, externalIdField: spec.externalIdField, externalId: canonical.id(computed.value), ...(carriedCrmId && { carriedCrmId }), fields: fieldsOf(computed.value, spec.fields) });
     },
   };
 }
