@@ -30,6 +30,11 @@ export function activityLog(message: string): void {
   current()?.log.info(message);
 }
 
+/** A warning in the activity's log (something a person should act on, the work went on). */
+export function activityWarn(message: string): void {
+  current()?.log.warn(message);
+}
+
 /**
  * Heartbeats of one activity attempt. `keep` adds facts every later heartbeat carries (so the next
  * attempt can read them) and is sent at once; each beat adds the current phase. Progress beats come

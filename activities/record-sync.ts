@@ -21,11 +21,14 @@ import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { FLOWS, type RelatedRead } from '../flows/index.ts';
 import { mappingsFor } from '../crm/registry.ts';
 import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
-import { activityLog, type Beat } from './activity-context.ts';
+import { activityLog, activityWarn, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
 import { fittedMapping } from '../mappings/fit-to-schema.ts';
 import { guard } from './failures.ts';
 import { readRelatedEach } from './refused-reads.ts';
+import { countUnknown, sayUnknownOnce } from './unknown-values.ts';
+
+type UnknownValueCount = ReturnType<typeof countUnknown>[number];
 
 export type PageCounts = { records: number; created: number; updated: number; unchanged: number; failed: number; writeBacks: number };
 
@@ -46,7 +49,8 @@ export type RecordBatch = {
   dryRun?: boolean;
 };
 
-export type BatchOutcome = PageCounts & { crmWriteCalls: number; rejections: { sourceId: string; reason: string }[] };
+/** `unknown`: values the picklist maps lack, by field and value (their fields were left out; §9.5). */
+export type BatchOutcome = PageCounts & { crmWriteCalls: number; rejections: { sourceId: string; reason: string }[]; unknown?: UnknownValueCount[] };
 
 export type RecordSyncDeps = { pool: pg.Pool; clock: () => Date; beat: Beat; signal?: AbortSignal; writeChunk?: number; memory?: WriteMemory };
 
@@ -90,6 +94,10 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       sellersRecords,
     });
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
+    if (plan.unknown.length) {
+      counts.unknown = countUnknown(plan.unknown);
+      sayUnknownOnce(connectionId, mapping.object, counts.unknown, activityWarn);
+    }
     plan.writes = await withReferences(plan.writes, client);
     if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes, client);
     if (batch.holdOrphans) plan.writes = await withoutOrphans(plan.writes, client);

@@ -246,8 +246,9 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         // Everything from the pass's start up to here is in the CRM: the incremental cursor may follow.
         await cursors.advanceIfCovered(input.connectionId, input.entity, { time: position.time, id: position.afterId }, new Date(input.lease.from));
       }
-      const { rejections, ...counts } = outcome;
+      const { rejections, unknown: _unknown, ...counts } = outcome;
       if (!input.dryRun) deps.metrics?.pageSynced({ connectionId: input.connectionId, entity: input.entity, read: counts.records, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: counts.failed });
+      if (!input.dryRun && outcome.unknown?.length) deps.metrics?.unknownValues({ connectionId: input.connectionId, entity: input.entity, values: outcome.unknown });
       // How many records the window still holds after this call, by the service's count (a progress estimate).
       const left = done ? 0 : remaining === undefined ? undefined : Math.max(0, remaining - records.length - unreadable.length);
       return { ...counts, nextCursor, done, pagesRead: pages, rejections: input.dryRun ? rejections : undefined, ...(left !== undefined && { remaining: left }) };
@@ -263,7 +264,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const unnamed = due.filter((letter) => letter.sourceId.startsWith(UNNAMED));
       await deadLetters.record(input.connectionId, input.entity, unnamed.map(({ sourceId, reason, payload }) => ({ sourceId, reason, payload })));
       const named = due.filter((letter) => !letter.sourceId.startsWith(UNNAMED)).map((letter) => letter.sourceId);
-      const { crmWriteCalls: _calls, rejections: _rejections, ...counts } = await syncById(rt, input.connectionId, input.entity, named);
+      const { crmWriteCalls: _calls, rejections: _rejections, unknown: _unknown, ...counts } = await syncById(rt, input.connectionId, input.entity, named);
       return { ...counts, failed: counts.failed + unnamed.length };
     },
 
@@ -313,7 +314,7 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         }
       }
       for (const entity of flowOrder([...wanted.keys()])) {
-        const { crmWriteCalls: _calls, rejections: _rejections, ...synced } = await syncById(rt, input.connectionId, entity, [...wanted.get(entity)!], { holdOrphans: true });
+        const { crmWriteCalls: _calls, rejections: _rejections, unknown: _unknown, ...synced } = await syncById(rt, input.connectionId, entity, [...wanted.get(entity)!], { holdOrphans: true });
         for (const key of Object.keys(synced) as (keyof PageCounts)[]) counts[key] += synced[key];
       }
       counts.setAside = setAside.length;

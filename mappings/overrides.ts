@@ -2,7 +2,7 @@
 // CRM's described schema before any write, so an unknown field or picklist value is reported by name
 // instead of being discovered as a failed write. Order: picklist translation, disable, rename, constants.
 import type { ObjectSchema } from '../crm/connector.ts';
-import type { Entity, EntityMapping, MappedRecord, MappingResult, PicklistMap } from './types.ts';
+import type { Entity, EntityMapping, MappedRecord, MappingResult, PicklistMap, UnknownValue } from './types.ts';
 
 export type EntityOverrides = {
   /** Default CRM field -> the field it should fill instead (custom field API names differ per org). */
@@ -21,16 +21,18 @@ export function applyMapping<S, R>(mapping: EntityMapping<S, R>, overrides: Enti
   const result = mapping.map(source, related);
   if (!result.ok) return result;
   const fields = { ...result.record.fields };
+  const unknown: UnknownValue[] = [];
   for (const [field, defaults] of Object.entries(mapping.picklists)) {
     if (!(field in fields) || fields[field] === null || fields[field] === undefined) continue;
     const table = { ...defaults, ...overrides?.picklists?.[field] };
     const sourceValue = String(fields[field]);
     if (!Object.hasOwn(table, sourceValue)) {
-      if (mapping.unmappedLeavesAlone?.includes(field)) {
-        delete fields[field];
-        continue;
-      }
-      return { ok: false, reason: `No ${mapping.object}.${field} value is mapped for ${JSON.stringify(sourceValue)}: add it to the connection's picklist map` };
+      // A value the map does not know (§9.5: the service may add statuses) never stops the record: the
+      // field keeps the CRM's last known value, the raw value goes where the mapping writes it as text
+      // (Offer_Status__c and its equivalents), and the caller counts it and says so once.
+      delete fields[field];
+      unknown.push({ field, value: sourceValue });
+      continue;
     }
     fields[field] = table[sourceValue];
   }
@@ -42,7 +44,7 @@ export function applyMapping<S, R>(mapping: EntityMapping<S, R>, overrides: Enti
   }
   Object.assign(fields, overrides?.constants);
   const record: MappedRecord = { ...result.record, fields };
-  return { ok: true, record };
+  return unknown.length ? { ok: true, record, unknown } : { ok: true, record };
 }
 
 /** Every problem, each naming the field or value, or [] when the mapping fits the described schema. */

@@ -15,8 +15,14 @@ export type MappedRecord = {
   fields: Record<string, unknown>;
 };
 
-/** A mapping either produces a record or says, for a person, why the source cannot be mapped. */
-export type MappingResult = { ok: true; record: MappedRecord } | { ok: false; reason: string };
+/** A source value a picklist map lacks (contract §9.5: the service may add values): its field was left as the CRM holds it. */
+export type UnknownValue = { field: string; value: string };
+
+/**
+ * A mapping either produces a record or says, for a person, why the source cannot be mapped. `unknown`:
+ * values the record's picklist maps lack, whose fields were left out (the rest of the record is written).
+ */
+export type MappingResult = { ok: true; record: MappedRecord; unknown?: UnknownValue[] } | { ok: false; reason: string };
 
 /** Picklist translation: source value -> CRM value (e.g. offer status -> Opportunity stage). */
 export type PicklistMap = Record<string, string>;
@@ -27,15 +33,13 @@ export type EntityMapping<Source, Related = unknown> = {
   externalIdField: string;
   /**
    * Default picklist maps, by the CRM field they fill; overridable per connection. A source value a map
-   * lacks refuses the record (it names the value and the map to add it to), unless its field is in
-   * `unmappedLeavesAlone`.
+   * lacks leaves its field as the CRM holds it (the last known stage), the rest of the record is written,
+   * and the value is counted and logged once (contract §9.5; activities/unknown-values.ts).
    */
   picklists: Record<string, PicklistMap>;
   /**
-   * Picklist-mapped fields for which a source value the map lacks means "leave the CRM's value as it is":
-   * the field is left out of the record and the rest is written. For a field that moves the CRM record
-   * somewhere (Dataverse's opportunity state: a close or a re-open), where an unknown status must not
-   * stop the record's other columns.
+   * Picklist-mapped fields for which a source value the map lacks means "leave the CRM's value as it is".
+   * Every picklist field now does (issue #25 section 5); kept for the declarations that name it.
    */
   unmappedLeavesAlone?: string[];
   /** Which source field feeds each picklist-mapped CRM field. */

@@ -14,6 +14,8 @@ export type SyncMetrics = {
   pageSynced(page: PageCounts): void;
   /** A run (sync_runs row) finished: completed, failed or cancelled. */
   runFinished(run: FinishedRun): void;
+  /** Values a page carried that the picklist maps lack (their fields were left out, §9.5). */
+  unknownValues(input: { connectionId: string; entity: string; values: { field: string; value: string; records: number }[] }): void;
   /** Stops counting API calls (observeApi). */
   stop(): void;
 };
@@ -33,6 +35,12 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
     help: 'How long sync runs took, by kind (incremental, realtime, backfill, reconcile, cosell) and how they ended',
     labelNames: ['connection', 'kind', 'status'] as const,
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+    registers: [registry],
+  });
+  const unknown = new client.Counter({
+    name: `${prefix}unknown_values_total`,
+    help: 'Records carrying a status or enum value the mapping\'s picklist maps do not know (contract §9.5): written without that field, by entity, field and value',
+    labelNames: ['connection', 'entity', 'field', 'value'] as const,
     registers: [registry],
   });
   const pool = options.pool;
@@ -77,6 +85,10 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
     },
     runFinished(run) {
       runs.observe({ connection: run.connectionId, kind: run.kind, status: run.status }, Math.max(0, run.seconds));
+    },
+    unknownValues({ connectionId, entity, values }) {
+      // A value is a status or enum of the contract: a handful per field, so a label of its own.
+      for (const value of values) unknown.inc({ connection: connectionId, entity, field: value.field, value: value.value.slice(0, 64) }, value.records);
     },
     stop() {
       api?.stop();

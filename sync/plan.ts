@@ -26,6 +26,8 @@ export type PagePlan = {
   rejected: PlannedRejection[];
   /** Older snapshots than the CRM already holds (another writer was faster): not written. */
   superseded: string[];
+  /** Values the picklist maps lack, by record: their fields were left out, the rest written (§9.5). */
+  unknown: { sourceId: string; field: string; value: string }[];
 };
 
 export function planPage<S extends { id: string }, R>(input: {
@@ -45,7 +47,7 @@ export function planPage<S extends { id: string }, R>(input: {
   /** Source ids whose CRM record is the seller's own (mapping.sellerKeeps stay as the seller keeps them). */
   sellersRecords?: ReadonlySet<string>;
 }): PagePlan {
-  const plan: PagePlan = { writes: [], unchanged: [], rejected: [], superseded: [] };
+  const plan: PagePlan = { writes: [], unchanged: [], rejected: [], superseded: [], unknown: [] };
   const followCarried = input.followCarriedIds ?? true;
   for (const source of input.records) {
     const link = input.links.get(source.id);
@@ -59,6 +61,7 @@ export function planPage<S extends { id: string }, R>(input: {
       plan.rejected.push({ sourceId: source.id, reason: mapped.reason });
       continue;
     }
+    for (const value of mapped.unknown ?? []) plan.unknown.push({ sourceId: source.id, ...value });
     const createOnly = [...(input.mapping.createOnly ?? []), ...(input.sellersRecords?.has(source.id) ? (input.mapping.sellerKeeps ?? []) : [])];
     const hash = contentHash(createOnly.length ? { ...mapped.record, fields: without(mapped.record.fields, createOnly) } : mapped.record);
     const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;

@@ -208,7 +208,11 @@ describe('Dynamics mappings refuse what cannot be mapped, with a reason, never a
 
   it('an offer status no step is mapped for, naming the value and the way out; a connection may map it', () => {
     const onHold = { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' };
-    expect(applyMapping(DYNAMICS_MAPPINGS.offer, undefined, onHold, undefined)).toEqual({ ok: false, reason: 'No opportunity.stepname value is mapped for "ON_HOLD": add it to the connection\'s picklist map' });
+    // §9.5: the phase and state stay as the CRM holds them, the raw status goes to ccs_offerstatus, the rest is written.
+    const unknown = applyMapping(DYNAMICS_MAPPINGS.offer, undefined, onHold, undefined);
+    expect(unknown.ok && unknown.record.fields.ccs_offerstatus).toBe('ON_HOLD');
+    expect(unknown.ok && ['stepname', 'statecode'].filter((field) => field in unknown.record.fields)).toEqual([]);
+    expect(unknown.ok && unknown.unknown).toEqual([{ field: 'stepname', value: 'ON_HOLD' }, { field: 'statecode', value: 'ON_HOLD' }]);
     const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' } } }, onHold, undefined);
     expect(overridden.ok && overridden.record.fields.stepname).toBe('2-Develop');
   });

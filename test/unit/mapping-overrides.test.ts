@@ -43,9 +43,12 @@ describe('per-connection mapping overrides', () => {
     expect(validateMapping(offerToOpportunity, { rename: { Marketplace__c: 'Cloud__c' }, picklists: { StageName: { ACCEPTED: 'Signed' } } }, opportunitySchema)).toEqual([]);
   });
 
-  it('names the status that has no stage instead of writing a bad value', () => {
+  it('a status that has no stage (§9.5) leaves the stage as the CRM holds it, writes the rest and names the value', () => {
     const result = applyMapping(offerToOpportunity, undefined, { ...MARKETPLACE_FIXTURES.A.offer, status: 'ON_HOLD' }, undefined);
-    expect(result).toEqual({ ok: false, reason: `No Opportunity.StageName value is mapped for "ON_HOLD": add it to the connection's picklist map` });
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.record.fields).not.toHaveProperty('StageName');
+    expect(result.record.fields).toMatchObject({ Offer_Status__c: 'ON_HOLD', Name: 'Private offer for cloudA' });
+    expect(result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD' }]);
   });
 
   it('reports unknown fields and picklist values by name before any write', () => {

@@ -56,9 +56,11 @@ describe('Salesforce default mappings: whole records, marketplace by marketplace
     expect(result).toEqual({ ok: false, reason: 'offer offer-cloudB: expireTime "next Tuesday" is not a date-time' });
   });
 
-  it('refuses an offer status no stage is mapped for, naming the value and the way out', () => {
+  it('an offer status no stage is mapped for is written raw to Offer_Status__c; the stage is left as it is (§9.5)', () => {
     const result = applyMapping(SALESFORCE_MAPPINGS.offer, undefined, { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' }, undefined);
-    expect(result).toEqual({ ok: false, reason: `No Opportunity.StageName value is mapped for "ON_HOLD": add it to the connection's picklist map` });
+    expect(result.ok && result.record.fields.Offer_Status__c).toBe('ON_HOLD');
+    expect(result.ok && 'StageName' in result.record.fields).toBe(false);
+    expect(result.ok && result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD' }]);
   });
 });
 

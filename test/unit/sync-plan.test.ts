@@ -21,7 +21,7 @@ describe('planning a page', () => {
     const links = new Map([[offerB.id, { sourceId: offerB.id, crmObject: 'Opportunity', crmId: '006B', contentHash: hashOf(offerB) }]]);
     const touched = { ...offerB, lastUpdateTime: '2026-09-09T09:09:09.000Z', metaInfo: { crmAOpportunityId: '006B' } };
     const plan = planPage({ records: [touched], related: () => undefined, mapping: offerToOpportunity, links });
-    expect(plan).toEqual({ writes: [], unchanged: [offerB.id], rejected: [], superseded: [] });
+    expect(plan).toEqual({ writes: [], unchanged: [offerB.id], rejected: [], superseded: [], unknown: [] });
   });
 
   it('writes a changed record by its linked CRM id, else the id the record carries, else by external id', () => {

@@ -1,0 +1,53 @@
+// Contract §9.5: a status the mapping's picklist map does not know never sends a record to the dead
+// letters. The record is written without that field (the CRM keeps its last known stage), the raw value
+// goes to the text field that holds it (Offer_Status__c), and the page reports the value so the worker
+// counts it and says so once (activities/unknown-values.ts).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createBeat } from '../../activities/activity-context.ts';
+import { syncRecordBatch } from '../../activities/record-sync.ts';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import type { ConnectionRuntime } from '../../sync/runtime.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
+import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
+import { commerceDump } from '../support/expected-crm.ts';
+
+let database: TestDatabase;
+let commerce: CommerceSandbox;
+let crm: ReturnType<typeof createMemoryCrm>;
+let runtime: ConnectionRuntime;
+let connectionId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  commerce = await startCommerceSandbox({ entitlements: 10, seed: 37 });
+  crm = createMemoryCrm();
+  const made = await memoryConnection(database.pool, commerce, { name: 'unknown-values', crm: crm.connector });
+  runtime = made.runtime as ConnectionRuntime;
+  connectionId = made.connectionId;
+});
+afterAll(async () => {
+  await commerce.stop();
+  await database.drop();
+});
+
+const write = (entity: 'buyer' | 'offer', records: unknown[]) => syncRecordBatch(runtime, { pool: database.pool, clock: () => new Date(), beat: createBeat() }, { connectionId, entity, records, letters: [] });
+
+it('an offer status no stage is mapped for: written without a stage change, raw status kept, reported, no dead letter', async () => {
+  const offers = await commerceDump(commerce, 'offers');
+  const offer = offers.find((row) => row.buyerID)!;
+  const buyer = (await commerceDump(commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
+  await write('buyer', [buyer]);
+  const accepted = { ...offer, status: 'ACCEPTED', name: 'Known status deal', lastUpdateTime: '2026-06-01T00:00:00.000Z' };
+  expect((await write('offer', [accepted])).failed).toBe(0);
+  const opportunity = () => crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)!;
+  expect(opportunity()).toMatchObject({ StageName: 'Closed Won', Offer_Status__c: 'ACCEPTED' });
+
+  const onHold = { ...offer, status: 'ON_HOLD', name: 'Renamed while on hold', lastUpdateTime: '2026-06-02T00:00:00.000Z' };
+  const outcome = await write('offer', [onHold]);
+  expect(outcome).toMatchObject({ failed: 0, updated: 1 });
+  expect(outcome.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD', records: 1, example: offer.id }]);
+  // The last known stage stays; the other fields, the raw status among them, are written.
+  expect(opportunity()).toMatchObject({ StageName: 'Closed Won', Offer_Status__c: 'ON_HOLD', Name: 'Renamed while on hold' });
+  expect(await createDeadLetterStore(database.pool).listOpen(connectionId)).toEqual([]);
+});
