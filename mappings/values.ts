@@ -1,5 +1,5 @@
 // Small pure helpers the mappings share: times in either wire form, money, marketplace names and ids.
-import { toDate, type Entitlement, type EntitlementTerm, type Offer, type Time } from '../commerce/models.ts';
+import { toDate, type Entitlement, type EntitlementTerm, type Time } from '../commerce/models.ts';
 
 export const MARKETPLACE_NAMES: Record<string, string> = {
   cloudA: 'Marketplace A',
@@ -33,16 +33,6 @@ export function isoDateTime(value: Time | null | undefined, field: string): stri
 export function isoDate(value: Time | null | undefined, field: string): string | null | undefined {
   const dateTime = isoDateTime(value, field);
   return dateTime ? dateTime.slice(0, 10) : dateTime;
-}
-
-/**
- * The day an offer closes, for a CRM's close-date field: its expireTime, else the day it was accepted
- * (metaInfo.offerAcceptDate), else the day it was made (creationTime). Never lastUpdateTime: our own
- * write-back moves it, and the CRM record would be rewritten on every touch. Without any of these dates
- * there is none (undefined, or null when the last one is null); a date that is not one is an error.
- */
-export function offerCloseDate(offer: Offer): string | null | undefined {
-  return isoDate(offer.expireTime, 'expireTime') ?? isoDate(offer.metaInfo?.offerAcceptDate, 'metaInfo.offerAcceptDate') ?? isoDate(offer.creationTime, 'creationTime');
 }
 
 /** The currency a commerce record's amounts are in: its own, else USD (the contract's default, spec §2). */

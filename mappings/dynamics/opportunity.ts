@@ -1,10 +1,13 @@
 // Private offer -> opportunity, keyed by ccs_commerceofferid, on its buyer's account (parentaccountid).
 // An offer made from an existing opportunity carries its GUID (metaInfo.crmCOpportunityId), so that
 // opportunity is updated instead of a second one made. The stage is stepname (Pipeline Phase, text); the
-// state (Open, Won, Lost) is a target the connector reaches with Dataverse's own close actions.
+// state (Open, Won, Lost) is a target the connector reaches with Dataverse's own close actions. The
+// values are the canonical offer's (mappings/canonical/offer.ts).
 import type { Offer } from '../../commerce/models.ts';
-import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, dynamicsGuid, isoDateTime, marketplaceName, offerCloseDate, UnparseableTimeError } from '../values.ts';
+import { OFFER, offerValue } from '../canonical/offer.ts';
+import { canonicalMapping, lookup } from '../canonical/record.ts';
+import type { EntityMapping } from '../types.ts';
+import { dynamicsGuid } from '../values.ts';
 
 /** Offer status (§3) -> stepname; overridable per connection (picklists.stepname). */
 export const OFFER_STATUS_TO_STEP: Record<string, string> = {
@@ -40,55 +43,30 @@ export const OFFER_STATUS_TO_STATE: Record<string, 'Open' | 'Won' | 'Lost'> = {
   DELETED: 'Lost',
 };
 
-export const offerToOpportunity: EntityMapping<Offer> = {
-  entity: 'offer',
+export const offerToOpportunity: EntityMapping<Offer> = canonicalMapping(OFFER, {
   object: 'opportunity',
   externalIdField: 'ccs_commerceofferid',
+  // Dataverse ids are GUIDs: the carried one lowercased and without braces (§2.6).
+  carriedCrmId: ({ crmIds }) => (crmIds.dynamics ? dynamicsGuid(crmIds.dynamics) : undefined),
   picklists: { stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE },
   // The state moves the opportunity (a close, a re-open): a status the state map lacks moves it nowhere.
   unmappedLeavesAlone: ['statecode'],
   // On the seller's own opportunity (a private offer drafted from it) the stage, state and close date are the seller's.
   sellerKeeps: ['stepname', 'statecode', 'estimatedclosedate'],
-  describe: {
-    name: 'offer.name (else "Offer <id>")',
-    stepname: "offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...); the seller's own on an opportunity the offer was drafted from",
-    statecode: 'offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; the other statuses of the contract Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH; a status the map lacks leaves the state as it is (nothing written, the record is not refused); the seller\'s own on an opportunity the offer was drafted from',
-    estimatedclosedate: "offer.expireTime, else the acceptance date, else the creation date (date only); the seller's own on an opportunity the offer was drafted from",
-    estimatedvalue: 'offer.info.commitAmount',
-    parentaccountid: "the buyer's account, by ccs_commercebuyerid = offer.buyerID",
-    ccs_marketplace: 'offer.partner as "Marketplace A".."Marketplace F"',
-    ccs_offertype: 'offer.offerType (PRIVATE, CPPO, CPPO_IN, CPPO_OUT, ...)',
-    ccs_offerstatus: 'offer.status as the service reports it',
-    ccs_offerurl: 'offer.info.privateOfferUrl',
-    ccs_offerexpiration: 'offer.expireTime (date-time; cleared when null)',
+  fields: {
+    name: 'name',
+    stepname: offerValue('stageStatus', "offer.status through the step map (PENDING_ACCEPTANCE -> 3-Propose, ACCEPTED -> Won, EXPIRED -> Lost, ...); the seller's own on an opportunity the offer was drafted from"),
+    statecode: offerValue(
+      'stageStatus',
+      "offer.status through the state map (ACCEPTED, USED -> Won; EXPIRED, DELETED, PENDING_CANCEL -> Lost; the other statuses of the contract Open), set by WinOpportunity / LoseOpportunity or a re-open, never by a PATCH; a status the map lacks leaves the state as it is (nothing written, the record is not refused); the seller's own on an opportunity the offer was drafted from",
+    ),
+    estimatedclosedate: offerValue('closeDate', "offer.expireTime, else the acceptance date, else the creation date (date only); the seller's own on an opportunity the offer was drafted from"),
+    estimatedvalue: 'commitAmount',
+    parentaccountid: lookup('buyerId', 'ccs_commercebuyerid', "the buyer's account, by ccs_commercebuyerid = offer.buyerID"),
+    ccs_marketplace: 'marketplace',
+    ccs_offertype: 'offerType',
+    ccs_offerstatus: 'status',
+    ccs_offerurl: 'url',
+    ccs_offerexpiration: 'expiration',
   },
-  map(offer) {
-    if (!offer.id) return fail('the offer has no id');
-    try {
-      const closeDate = offerCloseDate(offer);
-      const carried = offer.metaInfo?.crmCOpportunityId;
-      return ok({
-        object: 'opportunity',
-        externalIdField: 'ccs_commerceofferid',
-        externalId: offer.id,
-        carriedCrmId: carried ? dynamicsGuid(carried) : undefined,
-        fields: defined({
-          name: offer.name || `Offer ${offer.id}`,
-          stepname: offer.status ?? 'PENDING_CREATE',
-          statecode: offer.status ?? 'PENDING_CREATE',
-          estimatedclosedate: closeDate,
-          estimatedvalue: amount(offer.info?.commitAmount),
-          parentaccountid: offer.buyerID ? { ccs_commercebuyerid: offer.buyerID } : undefined,
-          ccs_marketplace: marketplaceName(offer.partner),
-          ccs_offertype: offer.offerType,
-          ccs_offerstatus: offer.status,
-          ccs_offerurl: offer.info?.privateOfferUrl,
-          ccs_offerexpiration: isoDateTime(offer.expireTime, 'expireTime'),
-        }),
-      });
-    } catch (error) {
-      if (error instanceof UnparseableTimeError) return fail(`offer ${offer.id}: ${error.message}`);
-      throw error;
-    }
-  },
-};
+});
