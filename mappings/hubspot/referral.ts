@@ -5,60 +5,34 @@
 // and its name, amount and close date, which the referral only took from the deal when it was shared (a
 // referral change must not put them back over the seller's edits). Inbound referrals (sent by a partner)
 // become such deals too: made with the partner's name, value and date, then worked by the seller alike.
+// The values are the canonical referral's (mappings/canonical/referral.ts).
 import type { Referral } from '../../commerce/models.ts';
-import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, defined, isoDate, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { canonicalMapping, lookup, type FieldTable } from '../canonical/record.ts';
+import { cosellStageThrough, inboundReferral, REFERRAL, type CanonicalReferral } from '../canonical/referral.ts';
+import type { EntityMapping } from '../types.ts';
 import { REFERRAL_PIPELINE } from './schema.ts';
 import { COSELL_TO_HUBSPOT_STAGE } from './stages.ts';
 
-function referralDeal(entity: 'referral' | 'inbound-referral'): EntityMapping<Referral> {
-  return {
-    entity,
-    object: 'deals',
-    externalIdField: 'commerce_referral_id',
-    picklists: {},
-    createOnly: ['pipeline', 'dealstage', 'dealname', 'amount', 'closedate'],
-    describe: {
-      dealname: 'referral.name (else "Referral <id>") (when the deal is made; then the seller\'s)',
-      pipeline: '"Co-sell referrals" (when the deal is made)',
-      dealstage: 'referral.stage through the co-sell -> HubSpot stage table (when made; then kept in step both ways)',
-      amount: "referral.dealValue (when the deal is made; then the seller's)",
-      closedate: "referral.expectedCloseDate (when the deal is made; then the seller's)",
-      cosell_partner: 'referral.partner as "Marketplace A".."Marketplace F"',
-      cosell_status: 'referral.status',
-      cosell_stage: 'referral.stage',
-      referral_direction: 'referral.direction (INBOUND or OUTBOUND)',
-      companies: "associated to the buyer's company (commerce_buyer_id = referral.buyerID)",
-    },
-    map(referral) {
-      if (!referral.id) return fail('the referral has no id');
-      if (entity === 'inbound-referral' && !referral.buyerID) return fail(`referral ${referral.id} names no buyer, so there is no company to put its deal on`);
-      try {
-        return ok({
-          object: 'deals',
-          externalIdField: 'commerce_referral_id',
-          externalId: referral.id,
-          carriedCrmId: referral.crmBDealId || undefined,
-          fields: defined({
-            dealname: referral.name || `Referral ${referral.id}`,
-            pipeline: REFERRAL_PIPELINE,
-            dealstage: COSELL_TO_HUBSPOT_STAGE[referral.stage ?? 'Prospect'] ?? COSELL_TO_HUBSPOT_STAGE.Prospect,
-            amount: amount(referral.dealValue),
-            closedate: isoDate(referral.expectedCloseDate, 'expectedCloseDate'),
-            cosell_partner: marketplaceName(referral.partner),
-            cosell_status: referral.status,
-            cosell_stage: referral.stage,
-            referral_direction: referral.direction,
-            companies: referral.buyerID ? { commerce_buyer_id: referral.buyerID } : undefined,
-          }),
-        });
-      } catch (error) {
-        if (error instanceof UnparseableTimeError) return fail(`referral ${referral.id}: ${error.message}`);
-        throw error;
-      }
-    },
-  };
-}
+const DEAL = {
+  object: 'deals',
+  externalIdField: 'commerce_referral_id',
+  createOnly: ['pipeline', 'dealstage', 'dealname', 'amount', 'closedate'],
+  carriedCrmId: (record: CanonicalReferral) => record.crmIds.hubspot,
+};
 
-export const referralToDeal = referralDeal('referral');
-export const inboundReferralToDeal = referralDeal('inbound-referral');
+const FIELDS: FieldTable<CanonicalReferral> = {
+  dealname: { describe: 'referral.name (else "Referral <id>") (when the deal is made; then the seller\'s)', value: (record) => record.dealName },
+  pipeline: { describe: '"Co-sell referrals" (when the deal is made)', value: () => REFERRAL_PIPELINE },
+  dealstage: cosellStageThrough(COSELL_TO_HUBSPOT_STAGE, 'referral.stage through the co-sell -> HubSpot stage table (when made; then kept in step both ways)'),
+  amount: { describe: "referral.dealValue (when the deal is made; then the seller's)", value: (record) => record.dealValue },
+  // No creation-date stand-in: HubSpot does not require a close date, and a made-up one would mislead.
+  closedate: { describe: "referral.expectedCloseDate (when the deal is made; then the seller's)", value: (record) => record.expectedCloseDate },
+  cosell_partner: 'partner',
+  cosell_status: 'status',
+  cosell_stage: 'stage',
+  referral_direction: 'direction',
+  companies: lookup('buyerId', 'commerce_buyer_id', "associated to the buyer's company (commerce_buyer_id = referral.buyerID)"),
+};
+
+export const referralToDeal: EntityMapping<Referral> = canonicalMapping(REFERRAL, { ...DEAL, fields: FIELDS });
+export const inboundReferralToDeal: EntityMapping<Referral> = canonicalMapping(inboundReferral({ account: 'company', opportunity: 'deal' }), { ...DEAL, fields: FIELDS });

@@ -1,52 +1,29 @@
 // Co-sell referral -> Cosell_Referral__c, linked to its Opportunity: the CRM id the referral carries
-// (it was created from that Opportunity), else the Opportunity of its offer.
+// (it was created from that Opportunity), else the Opportunity of its offer. The values are the
+// canonical referral's (mappings/canonical/referral.ts).
 import type { Referral } from '../../commerce/models.ts';
-import { fail, ok, type EntityMapping } from '../types.ts';
-import { amount, commerceCurrency, defined, isoDate, marketplaceName, UnparseableTimeError } from '../values.ts';
+import { canonicalMapping } from '../canonical/record.ts';
+import { REFERRAL } from '../canonical/referral.ts';
+import type { EntityMapping } from '../types.ts';
 
-export const referralToCosellReferral: EntityMapping<Referral> = {
-  entity: 'referral',
+export const referralToCosellReferral: EntityMapping<Referral> = canonicalMapping(REFERRAL, {
   object: 'Cosell_Referral__c',
   externalIdField: 'Commerce_Referral_Id__c',
-  picklists: {},
   optionalFields: ['CurrencyIsoCode'],
-  describe: {
-    Name: 'referral.name (else the id)',
-    Stage__c: 'referral.stage',
-    Status__c: 'referral.status',
-    Partner__c: 'referral.partner as "Marketplace A".."Marketplace F"',
-    Direction__c: 'referral.direction (INBOUND or OUTBOUND)',
-    Deal_Value__c: 'referral.dealValue',
-    Currency__c: 'referral.currency',
-    CurrencyIsoCode: 'referral.currency (USD when absent): the currency of Deal_Value__c; multi-currency orgs only',
-    Expected_Close_Date__c: 'referral.expectedCloseDate',
-    Opportunity__c: 'referral.crmAOpportunityId when it carries one',
-    Opportunity__r: "otherwise the offer's Opportunity, by Commerce_Offer_Id__c = referral.offerID",
+  fields: {
+    Name: 'name',
+    Stage__c: 'stage',
+    Status__c: 'status',
+    Partner__c: 'partner',
+    Direction__c: 'direction',
+    Deal_Value__c: 'dealValue',
+    Currency__c: 'currency',
+    CurrencyIsoCode: { describe: 'referral.currency (USD when absent): the currency of Deal_Value__c; multi-currency orgs only', value: (record) => record.valueCurrency },
+    Expected_Close_Date__c: 'expectedCloseDate',
+    Opportunity__c: { describe: 'referral.crmAOpportunityId when it carries one', value: (record) => record.crmIds.salesforce },
+    Opportunity__r: {
+      describe: "otherwise the offer's Opportunity, by Commerce_Offer_Id__c = referral.offerID",
+      value: (record) => (!record.crmIds.salesforce && record.offerId ? { Commerce_Offer_Id__c: record.offerId } : undefined),
+    },
   },
-  map(referral) {
-    if (!referral.id) return fail('the referral has no id');
-    try {
-      return ok({
-        object: 'Cosell_Referral__c',
-        externalIdField: 'Commerce_Referral_Id__c',
-        externalId: referral.id,
-        fields: defined({
-          Name: referral.name || referral.id,
-          Stage__c: referral.stage,
-          Status__c: referral.status,
-          Partner__c: marketplaceName(referral.partner),
-          Direction__c: referral.direction,
-          Deal_Value__c: amount(referral.dealValue),
-          Currency__c: referral.currency,
-          CurrencyIsoCode: commerceCurrency(referral.currency),
-          Expected_Close_Date__c: isoDate(referral.expectedCloseDate, 'expectedCloseDate'),
-          Opportunity__c: referral.crmAOpportunityId || undefined,
-          Opportunity__r: !referral.crmAOpportunityId && referral.offerID ? { Commerce_Offer_Id__c: referral.offerID } : undefined,
-        }),
-      });
-    } catch (error) {
-      if (error instanceof UnparseableTimeError) return fail(`referral ${referral.id}: ${error.message}`);
-      throw error;
-    }
-  },
-};
+});
