@@ -11,6 +11,20 @@ export function isCrmTrue(value: unknown): boolean {
   return value === true || value === 'true';
 }
 
+/** A value as trimmed text; null or absent is ''. */
+export function crmText(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value).trim();
+}
+
+/**
+ * The currency of an opportunity's (deal's) amount: its own ISO code where the CRM keeps one (Salesforce
+ * CurrencyIsoCode in a multi-currency org, HubSpot deal_currency_code, Dynamics' transaction currency's
+ * isocurrencycode: docs/crm-wire-behaviour.md), else USD, as before any was read.
+ */
+export function opportunityCurrency(value: unknown): string {
+  return crmText(value).toUpperCase() || 'USD';
+}
+
 /** YYYY-MM-DD of a date or date-time text; anything else is no date. */
 export function dateOnly(value: unknown): string | undefined {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined;
@@ -54,6 +68,11 @@ export function fieldsReadByShareRule(rule: ShareRule, stageField: string): stri
  */
 export function submitsNow(record: CrmRecord, rule: ShareRule | undefined, stageField: string): boolean {
   return rule === undefined || isSharedUnder(record, rule, stageField);
+}
+
+/** Whether the connection's co-sell rules share a record, and whether its referral goes to the partner now. */
+export function shareSignals(record: CrmRecord, cosell: { share: ShareRule; submit?: ShareRule }, stageField: string): { shared: boolean; submitsNow: boolean } {
+  return { shared: isSharedUnder(record, cosell.share, stageField), submitsNow: submitsNow(record, cosell.submit, stageField) };
 }
 
 /** The fields a submit rule reads (none when there is no rule). */

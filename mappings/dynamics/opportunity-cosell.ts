@@ -8,12 +8,13 @@
 // opportunity: ccs_commercereferralid / ccs_commerceofferid, ccs_cosellstatus, ccs_cosellstage, and the
 // reasons of a refusal in ccs_cosellerrors (a draft's in ccs_coselldrafterrors), worded for the person who
 // fixes them in Dynamics.
-import type { Referral } from '../../commerce/models.ts';
-import { referralShown } from '../../sync/referral-lifecycle.ts';
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
-import type { CrmSide } from '../../flows/crm-to-commerce.ts';
+import type { Ask, CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
+import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
+import { referralWriteBack } from '../canonical/referral-write-back.ts';
+import { crmText, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 import { dynamicsGuid } from '../values.ts';
 
@@ -23,35 +24,20 @@ const ERRORS_LIMIT = 100_000;
 /** The share rule of a Dynamics connection that names none: the Co-sell Share yes/no column. */
 export const DYNAMICS_DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: 'ccs_cosellshare' };
 
-/** What asking needs besides the opportunity: its account's id and buyer, its linked commerce contacts. */
-export type OpportunityRelations = { accountId?: string; buyerId?: string; contactIds: string[] };
+/** What asking needs besides the opportunity: its account's id and buyer, its currency's ISO code, its linked commerce contacts. */
+export type OpportunityRelations = { accountId?: string; buyerId?: string; currency?: string; contactIds: string[] };
 
-export type DynamicsReferralRequest = {
-  name: string;
-  partner: string;
-  buyerID: string;
-  dealValue?: number;
-  currency: string;
-  expectedCloseDate?: string;
-  description?: string;
-  crmCOpportunityId: string;
-  /** Present when the referral goes to the partner now (the connection's submit rule, A13). */
-  status?: 'SUBMITTED';
-};
+/** The referral create's request (A6), naming the opportunity by crmCOpportunityId. */
+export type DynamicsReferralRequest = ReferralRequest<'crmCOpportunityId'>;
+/** The draft (A9), naming the opportunity by metaInfo.crmCOpportunityId. */
+export type DynamicsDraftOfferRequest = DraftOfferRequest<'crmCOpportunityId'>;
 
-export type DynamicsDraftOfferRequest = {
-  name: string;
-  offerType: 'PRIVATE';
-  productID: string;
-  buyerID: string;
-  expireTime?: string;
-  info?: { commitAmount: number; currency: string };
-  contactIds?: string[];
-  metaInfo: { crmCOpportunityId: string };
-};
 
-export type CosellAsk<Request> = { asks: false } | { asks: true; request: Request } | { asks: true; refused: string };
-
+/**
+ * The opportunity's transaction currency, a lookup to transactioncurrency (read back as its GUID); its ISO
+ * code is that row's isocurrencycode (docs/crm-wire-behaviour.md). Read where the environment has it.
+ */
+const CURRENCY = '_transactioncurrencyid_value';
 /** Columns the referral flow reads from each opportunity (beside those the share rule names). */
 export const REFERRAL_FIELDS = ['name', '_parentaccountid_value', 'estimatedvalue', 'estimatedclosedate', 'stepname', 'ccs_cosellpartner', 'ccs_commercereferralid', 'ccs_cosellstatus', 'ccs_cosellstage', 'ccs_cosellerrors'];
 /** Columns the draft flow reads from each opportunity. */
@@ -61,9 +47,7 @@ const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'ccs_coselldrafterrors', shared
 
 const NO_ACCOUNT = "buyerID: the opportunity has no Account; choose in its Account field an account synced from the marketplace (one with a Commerce Buyer Id), then save the opportunity again";
 const NOT_LINKED = 'buyerID: the opportunity\'s Account is not linked to a marketplace buyer (its Commerce Buyer Id is empty); choose an account synced from the marketplace, then save the opportunity again';
-const NO_PRODUCT = 'productID: no marketplace product is named; fill Commerce Product Id with the product to offer';
 
-const textOf = (value: unknown) => (value === null || value === undefined ? '' : String(value).trim());
 /** The opportunity's GUID as the contract wants it (lowercase, no braces). */
 const opportunityGuid = (opportunity: CrmRecord) => dynamicsGuid(String(opportunity.id));
 
@@ -77,61 +61,39 @@ export function shareRuleFields(rule: ShareRule): string[] {
   return fieldsReadByShareRule(rule, 'stepname');
 }
 
-function buyerProblem(opportunity: CrmRecord, relations: OpportunityRelations): string | undefined {
-  if (relations.buyerId?.trim()) return undefined;
-  return textOf(opportunity._parentaccountid_value) || relations.accountId ? NOT_LINKED : NO_ACCOUNT;
+/** Dynamics' words for a missing buyer: no Account at all, or one that did not come from the marketplace. */
+function noBuyer(opportunity: CrmRecord, relations: OpportunityRelations): string {
+  return crmText(opportunity._parentaccountid_value) || relations.accountId ? NOT_LINKED : NO_ACCOUNT;
 }
 
-export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, relations: OpportunityRelations = { contactIds: [] }, submitRule?: ShareRule): CosellAsk<DynamicsReferralRequest> {
-  if (!isOpportunityShared(opportunity, rule)) return { asks: false };
-  const problems: string[] = [];
-  const partnerName = textOf(opportunity.ccs_cosellpartner);
-  const partner = marketplacePartnerByName(partnerName);
-  if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; enter one of Marketplace A to Marketplace F in Co-sell Partner`);
-  const buyer = buyerProblem(opportunity, relations);
-  if (buyer) problems.push(buyer);
-  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const dealValue = nonNegativeAmount(opportunity.estimatedvalue);
-  const expectedCloseDate = dateOnly(opportunity.estimatedclosedate);
-  return {
-    asks: true,
-    request: {
-      name: textOf(opportunity.name) || opportunityGuid(opportunity),
-      partner: partner!,
-      buyerID: relations.buyerId!.trim(),
-      ...(dealValue !== undefined && { dealValue }),
-      currency: 'USD',
-      ...(expectedCloseDate && { expectedCloseDate }),
-      ...(typeof opportunity.description === 'string' && opportunity.description && { description: opportunity.description }),
-      crmCOpportunityId: opportunityGuid(opportunity),
-      ...(submitsNow(opportunity, submitRule, 'stepname') && { status: 'SUBMITTED' as const }),
-    },
-  };
+/** The opportunity's columns and relations as the referral's neutral values (mappings/canonical/referral-ask.ts). */
+export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, relations: OpportunityRelations = { contactIds: [] }, submitRule?: ShareRule): Ask<DynamicsReferralRequest> {
+  return referralAsk('crmCOpportunityId', {
+    ...shareSignals(opportunity, { share: rule, submit: submitRule }, 'stepname'),
+    crmId: opportunityGuid(opportunity),
+    name: opportunity.name,
+    partnerName: opportunity.ccs_cosellpartner,
+    buyerId: relations.buyerId,
+    amount: opportunity.estimatedvalue,
+    closeDate: opportunity.estimatedclosedate,
+    description: opportunity.description,
+    currency: relations.currency,
+  }, { partnerFix: 'enter one of Marketplace A to Marketplace F in Co-sell Partner', noBuyer: noBuyer(opportunity, relations) });
 }
 
-export function opportunityToDraftOffer(opportunity: CrmRecord, relations: OpportunityRelations = { contactIds: [] }): CosellAsk<DynamicsDraftOfferRequest> {
-  if (!isCrmTrue(opportunity.ccs_privateofferrequested)) return { asks: false };
-  const problems: string[] = [];
-  const productID = textOf(opportunity.ccs_commerceproductid);
-  if (!productID) problems.push(NO_PRODUCT);
-  const buyer = buyerProblem(opportunity, relations);
-  if (buyer) problems.push(buyer);
-  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const commitAmount = nonNegativeAmount(opportunity.estimatedvalue);
-  const close = dateOnly(opportunity.estimatedclosedate);
-  return {
-    asks: true,
-    request: {
-      name: textOf(opportunity.name) || opportunityGuid(opportunity),
-      offerType: 'PRIVATE',
-      productID,
-      buyerID: relations.buyerId!.trim(),
-      ...(close && { expireTime: `${close}T23:59:59.000Z` }),
-      ...(commitAmount !== undefined && { info: { commitAmount, currency: 'USD' } }),
-      ...(relations.contactIds.length > 0 && { contactIds: [...new Set(relations.contactIds)].sort() }),
-      metaInfo: { crmCOpportunityId: opportunityGuid(opportunity) },
-    },
-  };
+/** The opportunity's columns and relations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts). */
+export function opportunityToDraftOffer(opportunity: CrmRecord, relations: OpportunityRelations = { contactIds: [] }): Ask<DynamicsDraftOfferRequest> {
+  return draftOfferAsk('crmCOpportunityId', {
+    requested: opportunity.ccs_privateofferrequested,
+    crmId: opportunityGuid(opportunity),
+    name: opportunity.name,
+    productId: opportunity.ccs_commerceproductid,
+    buyerId: relations.buyerId,
+    amount: opportunity.estimatedvalue,
+    closeDate: opportunity.estimatedclosedate,
+    currency: relations.currency,
+    contactIds: relations.contactIds,
+  }, noBuyer(opportunity, relations));
 }
 
 /**
@@ -143,7 +105,7 @@ export async function opportunityRelations(crm: CrmConnector, opportunities: Crm
   const relations = new Map<string, OpportunityRelations>();
   const guidOf = new Map<string, string>();
   for (const opportunity of opportunities) {
-    const account = textOf(opportunity._parentaccountid_value);
+    const account = crmText(opportunity._parentaccountid_value);
     relations.set(String(opportunity.id), { ...(account && { accountId: dynamicsGuid(account) }), contactIds: [] });
     guidOf.set(opportunityGuid(opportunity), String(opportunity.id));
   }
@@ -152,22 +114,24 @@ export async function opportunityRelations(crm: CrmConnector, opportunities: Crm
   const accountGuids = [...new Set([...relations.values()].flatMap((relation) => (relation.accountId ? [relation.accountId] : [])))];
   if (accountGuids.length > 0) {
     const accounts = await crm.findWhereIn('account', 'id', accountGuids, ['ccs_commercebuyerid']);
-    const buyerOf = new Map(accounts.map((account) => [dynamicsGuid(String(account.id)), textOf(account.ccs_commercebuyerid)]));
+    const buyerOf = new Map(accounts.map((account) => [dynamicsGuid(String(account.id)), crmText(account.ccs_commercebuyerid)]));
     for (const relation of relations.values()) {
       const buyerId = relation.accountId ? buyerOf.get(relation.accountId) : undefined;
       if (buyerId) relation.buyerId = buyerId;
     }
   }
 
+  await readCurrencies(crm, opportunities, relations);
+
   if (!options.contacts) return relations;
   const links = await crm.findWhereIn('ccs_opportunitycontact', '_ccs_opportunityid_value', [...guidOf.keys()], ['_ccs_contactid_value']);
-  const contactGuids = [...new Set(links.map((link) => textOf(link._ccs_contactid_value)).filter(Boolean).map(dynamicsGuid))];
+  const contactGuids = [...new Set(links.map((link) => crmText(link._ccs_contactid_value)).filter(Boolean).map(dynamicsGuid))];
   if (contactGuids.length === 0) return relations;
   const contacts = await crm.findWhereIn('contact', 'id', contactGuids, ['ccs_commercecontactid']);
-  const commerceIdOf = new Map(contacts.map((contact) => [dynamicsGuid(String(contact.id)), textOf(contact.ccs_commercecontactid)]));
+  const commerceIdOf = new Map(contacts.map((contact) => [dynamicsGuid(String(contact.id)), crmText(contact.ccs_commercecontactid)]));
   for (const link of links) {
-    const opportunityId = guidOf.get(dynamicsGuid(textOf(link._ccs_opportunityid_value)));
-    const commerceId = commerceIdOf.get(dynamicsGuid(textOf(link._ccs_contactid_value)));
+    const opportunityId = guidOf.get(dynamicsGuid(crmText(link._ccs_opportunityid_value)));
+    const commerceId = commerceIdOf.get(dynamicsGuid(crmText(link._ccs_contactid_value)));
     // A contact made in Dynamics (no commerce id) is no commerce contact of the draft.
     if (!opportunityId || !commerceId) continue;
     relations.get(opportunityId)!.contactIds.push(commerceId);
@@ -175,27 +139,39 @@ export async function opportunityRelations(crm: CrmConnector, opportunities: Crm
   return relations;
 }
 
+/**
+ * Each opportunity's transaction currency as its ISO code: one read of the transactioncurrency rows its
+ * `_transactioncurrencyid_value` GUIDs name, none when no opportunity names one (the column is optional).
+ */
+async function readCurrencies(crm: CrmConnector, opportunities: CrmRecord[], relations: Map<string, OpportunityRelations>): Promise<void> {
+  const currencyOf = new Map(opportunities.flatMap((opportunity) => (crmText(opportunity[CURRENCY]) ? [[String(opportunity.id), dynamicsGuid(crmText(opportunity[CURRENCY]))] as const] : [])));
+  if (currencyOf.size === 0) return;
+  const currencies = await crm.findWhereIn('transactioncurrency', 'id', [...new Set(currencyOf.values())], ['isocurrencycode']);
+  const codeOf = new Map(currencies.map((currency) => [dynamicsGuid(String(currency.id)), crmText(currency.isocurrencycode)]));
+  for (const [id, guid] of currencyOf) {
+    const code = codeOf.get(guid);
+    if (code) relations.get(id)!.currency = code;
+  }
+}
+
 /** The Dynamics side of the opportunity-referral flow. */
 export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
   object: 'opportunity',
   fields: (settings) => [...new Set([...REFERRAL_FIELDS, ...shareRuleFields(settings.cosell.share), ...fieldsReadBySubmitRule(settings.cosell.submit, 'stepname')])],
-  // The opportunity's own Description, read where the environment shows it.
-  optionalFields: ['description'],
+  // The opportunity's own Description and its transaction currency, read where the environment shows them.
+  optionalFields: ['description', CURRENCY],
   related: (crm, records) => opportunityRelations(crm, records, { contacts: false }),
   ask: (record, settings, related) => opportunityToReferral(record, settings.cosell.share, related as OpportunityRelations | undefined, settings.cosell.submit),
   madeField: 'ccs_commercereferralid',
-  // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
-  made: (referral) => ({ ccs_commercereferralid: referral.id, ccs_cosellstatus: referral.status ?? null, ccs_cosellstage: referral.stage ?? null, ccs_cosellerrors: referralShown(referral as Referral).rejection?.slice(0, ERRORS_LIMIT) ?? null }),
-  refused: (message) => ({ ccs_cosellstatus: 'Not shared', ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
-  refusedAfterMade: (message) => ({ ccs_cosellerrors: message.slice(0, ERRORS_LIMIT) }),
+  ...referralWriteBack({ id: 'ccs_commercereferralid', status: 'ccs_cosellstatus', stage: 'ccs_cosellstage', errors: 'ccs_cosellerrors' }, ERRORS_LIMIT),
 };
 
 /** The Dynamics side of the opportunity-draft-offer flow. */
 export const opportunityDraftOfferSide: CrmSide<DynamicsDraftOfferRequest> = {
   object: 'opportunity',
   fields: () => DRAFT_FIELDS,
-  // Only environments set up since the column was added have it.
-  optionalFields: ['ccs_coselldrafterrors'],
+  // Only environments set up since the column was added have ccs_coselldrafterrors; the currency is read where the environment shows it.
+  optionalFields: ['ccs_coselldrafterrors', CURRENCY],
   // Only the opportunities asking for a draft need their contacts read.
   related: (crm, records) => opportunityRelations(crm, records.filter((record) => isCrmTrue(record.ccs_privateofferrequested)), { contacts: true }),
   ask: (record, _settings, related) => opportunityToDraftOffer(record, related as OpportunityRelations | undefined),

@@ -2,12 +2,13 @@
 // a deal with "Private Offer Requested" asks for a private-offer draft. Pure decisions on the deal and
 // what it is associated to (its company's buyer, its contacts' commerce ids), read for a page by
 // `dealRelations`; the answers go back onto the deal in the co-sell properties.
-import type { Referral } from '../../commerce/models.ts';
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
-import { referralShown } from '../../sync/referral-lifecycle.ts';
-import type { CrmSide } from '../../flows/crm-to-commerce.ts';
+import type { Ask, CrmSide } from '../../flows/crm-to-commerce.ts';
 import type { ShareRule } from '../../sync/connection-settings.ts';
-import { dateOnly, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, marketplacePartnerByName, nonNegativeAmount, submitsNow } from '../cosell-values.ts';
+import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
+import { referralWriteBack } from '../canonical/referral-write-back.ts';
+import { fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
@@ -15,90 +16,55 @@ const TEXT_LIMIT = 65_536;
 
 export type DealRelations = { buyerId?: string; contactIds: string[] };
 
-export type HubSpotReferralRequest = {
-  name: string;
-  partner: string;
-  buyerID: string;
-  dealValue?: number;
-  currency: string;
-  expectedCloseDate?: string;
-  description?: string;
-  crmBDealId: string;
-  /** Present when the referral goes to the partner now (the connection's submit rule, A13). */
-  status?: 'SUBMITTED';
-};
-
-export type HubSpotDraftOfferRequest = {
-  name: string;
-  offerType: 'PRIVATE';
-  productID: string;
-  buyerID: string;
-  expireTime?: string;
-  info?: { commitAmount: number; currency: string };
-  contactIds?: string[];
-  metaInfo: { crmBDealId: string };
-};
+/** The referral create's request (A6), naming the deal by crmBDealId. */
+export type HubSpotReferralRequest = ReferralRequest<'crmBDealId'>;
+/** The draft (A9), naming the deal by metaInfo.crmBDealId. */
+export type HubSpotDraftOfferRequest = DraftOfferRequest<'crmBDealId'>;
 
 const DEAL_FIELDS = ['dealname', 'amount', 'closedate', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'cosell_status', 'cosell_stage', 'cosell_errors'];
 const DRAFT_FIELDS = ['dealname', 'amount', 'closedate', 'private_offer_requested', 'commerce_product_id', 'commerce_offer_id'];
 /** The draft's reasons have a property of their own; an account set up before it had one uses cosell_errors (mappings/draft-errors.ts). */
 const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'cosell_draft_errors', shared: 'cosell_errors' }, TEXT_LIMIT);
 const NOT_LINKED = 'buyerID: the deal is not associated to a company synced from the marketplace (it has a Commerce Buyer Id); associate one, then save the deal again';
+/**
+ * The deal's own currency (HubSpot's deal_currency_code, one of the account's currencies; empty on a deal
+ * made before multi-currency, which is then in the company currency): docs/crm-wire-behaviour.md.
+ */
+const CURRENCY = 'deal_currency_code';
+
 /** Whether the connection's share rule shares this deal (a stage rule reads dealstage). */
 export function isDealShared(deal: CrmRecord, rule: ShareRule): boolean {
   return isSharedUnder(deal, rule, 'dealstage');
 }
 
-export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }, submitRule?: ShareRule): { asks: false } | { asks: true; request: HubSpotReferralRequest } | { asks: true; refused: string } {
-  if (!isDealShared(deal, rule)) return { asks: false };
-  const problems: string[] = [];
-  const partnerName = String(deal.cosell_partner ?? '').trim();
-  const partner = marketplacePartnerByName(partnerName);
-  if (!partner) problems.push(`partner: "${partnerName || '(empty)'}" is not a marketplace; choose Marketplace A to Marketplace F in Co-sell Partner`);
-  const buyerID = relations.buyerId?.trim();
-  if (!buyerID) problems.push(NOT_LINKED);
-  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const dealValue = nonNegativeAmount(deal.amount);
-  const expectedCloseDate = dateOnly(deal.closedate);
-  return {
-    asks: true,
-    request: {
-      name: String(deal.dealname || deal.hs_object_id),
-      partner: partner!,
-      buyerID: buyerID!,
-      ...(dealValue !== undefined && { dealValue }),
-      currency: 'USD',
-      ...(expectedCloseDate && { expectedCloseDate }),
-      ...(typeof deal.description === 'string' && deal.description && { description: deal.description }),
-      crmBDealId: String(deal.hs_object_id),
-      ...(submitsNow(deal, submitRule, 'dealstage') && { status: 'SUBMITTED' as const }),
-    },
-  };
+/** The deal's properties and associations as the referral's neutral values (mappings/canonical/referral-ask.ts). */
+export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: DealRelations = { contactIds: [] }, submitRule?: ShareRule): Ask<HubSpotReferralRequest> {
+  return referralAsk('crmBDealId', {
+    ...shareSignals(deal, { share: rule, submit: submitRule }, 'dealstage'),
+    crmId: String(deal.hs_object_id),
+    name: deal.dealname,
+    partnerName: deal.cosell_partner,
+    buyerId: relations.buyerId,
+    amount: deal.amount,
+    closeDate: deal.closedate,
+    description: deal.description,
+    currency: deal[CURRENCY],
+  }, { partnerFix: 'choose Marketplace A to Marketplace F in Co-sell Partner', noBuyer: NOT_LINKED });
 }
 
-export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }): { asks: false } | { asks: true; request: HubSpotDraftOfferRequest } | { asks: true; refused: string } {
-  if (!isCrmTrue(deal.private_offer_requested)) return { asks: false };
-  const problems: string[] = [];
-  const productID = String(deal.commerce_product_id ?? '').trim();
-  if (!productID) problems.push('productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
-  const buyerID = relations.buyerId?.trim();
-  if (!buyerID) problems.push(NOT_LINKED);
-  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const commitAmount = nonNegativeAmount(deal.amount);
-  const close = dateOnly(deal.closedate);
-  return {
-    asks: true,
-    request: {
-      name: String(deal.dealname || deal.hs_object_id),
-      offerType: 'PRIVATE',
-      productID,
-      buyerID: buyerID!,
-      ...(close && { expireTime: `${close}T23:59:59.000Z` }),
-      ...(commitAmount !== undefined && { info: { commitAmount, currency: 'USD' } }),
-      ...(relations.contactIds.length > 0 && { contactIds: [...new Set(relations.contactIds)].sort() }),
-      metaInfo: { crmBDealId: String(deal.hs_object_id) },
-    },
-  };
+/** The deal's properties and associations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts). */
+export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }): Ask<HubSpotDraftOfferRequest> {
+  return draftOfferAsk('crmBDealId', {
+    requested: deal.private_offer_requested,
+    crmId: String(deal.hs_object_id),
+    name: deal.dealname,
+    productId: deal.commerce_product_id,
+    buyerId: relations.buyerId,
+    amount: deal.amount,
+    closeDate: deal.closedate,
+    currency: deal[CURRENCY],
+    contactIds: relations.contactIds,
+  }, NOT_LINKED);
 }
 
 /** Each deal's company's buyer and its contacts' commerce ids, for a page of deals (a few calls a page). */
@@ -124,22 +90,19 @@ export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Prom
 export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   object: 'deals',
   fields: (settings) => [...new Set([...DEAL_FIELDS, ...fieldsReadByShareRule(settings.cosell.share, 'dealstage'), ...fieldsReadBySubmitRule(settings.cosell.submit, 'dealstage')])],
-  // HubSpot's own deal description; read where the account shows it.
-  optionalFields: ['description'],
+  // HubSpot's own deal description and the deal's currency; read where the account shows them.
+  optionalFields: ['description', CURRENCY],
   related: dealRelations,
   ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined, settings.cosell.submit),
   madeField: 'commerce_referral_id',
-  // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
-  made: (referral) => ({ commerce_referral_id: referral.id, cosell_status: referral.status ?? null, cosell_stage: referral.stage ?? null, cosell_errors: referralShown(referral as Referral).rejection?.slice(0, TEXT_LIMIT) ?? null }),
-  refused: (message) => ({ cosell_status: 'Not shared', cosell_errors: message.slice(0, TEXT_LIMIT) }),
-  refusedAfterMade: (message) => ({ cosell_errors: message.slice(0, TEXT_LIMIT) }),
+  ...referralWriteBack({ id: 'commerce_referral_id', status: 'cosell_status', stage: 'cosell_stage', errors: 'cosell_errors' }, TEXT_LIMIT),
 };
 
 export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {
   object: 'deals',
   fields: () => DRAFT_FIELDS,
-  // Only accounts set up since the property was added have it.
-  optionalFields: ['cosell_draft_errors'],
+  // Only accounts set up since the property was added have cosell_draft_errors; the currency is read where the account shows it.
+  optionalFields: ['cosell_draft_errors', CURRENCY],
   related: dealRelations,
   ask: (record, _settings, related) => dealToDraftOffer(record, related as DealRelations | undefined),
   madeField: 'commerce_offer_id',

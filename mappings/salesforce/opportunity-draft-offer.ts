@@ -3,50 +3,32 @@
 // with its contacts (those of its contact roles that came from the commerce side), carrying its Id; the offer id goes back as Commerce_Offer_Id__c (the Opportunity's
 // external id), so when the offer later syncs to Salesforce it updates this same Opportunity.
 import type { CrmRecord } from '../../crm/connector.ts';
-import type { CrmSide } from '../../flows/crm-to-commerce.ts';
-import { dateOnly, isCrmTrue, nonNegativeAmount } from '../cosell-values.ts';
+import type { Ask, CrmSide } from '../../flows/crm-to-commerce.ts';
+import { draftOfferAsk, type DraftOfferRequest as CanonicalDraftOfferRequest } from '../canonical/draft-offer-ask.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
+import { NOT_LINKED } from './opportunity-referral.ts';
 
-export type DraftOfferRequest = {
-  name: string;
-  offerType: 'PRIVATE';
-  productID: string;
-  buyerID: string;
-  expireTime?: string;
-  info?: { commitAmount: number; currency: string };
-  /** The commerce contacts of the Opportunity's contact roles (those synced from the commerce side). */
-  contactIds?: string[];
-  metaInfo: { crmAOpportunityId: string };
-};
+/** The draft (A9), naming the Opportunity by metaInfo.crmAOpportunityId. */
+export type DraftOfferRequest = CanonicalDraftOfferRequest<'crmAOpportunityId'>;
 
 const FIELDS = ['Name', 'AccountId', 'Account.Commerce_Buyer_Id__c', 'Amount', 'CloseDate', 'Private_Offer_Requested__c', 'Commerce_Product_Id__c', 'Commerce_Offer_Id__c'];
 /** The draft's reasons have a field of their own; an org set up before it had one uses Cosell_Errors__c (mappings/draft-errors.ts). */
 const DRAFT_ERRORS = draftErrorsWriteBack({ own: 'Cosell_Draft_Errors__c', shared: 'Cosell_Errors__c' }, 32_000);
 
-export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: string[] = []): { asks: false } | { asks: true; request: DraftOfferRequest } | { asks: true; refused: string } {
-  if (!isCrmTrue(opportunity.Private_Offer_Requested__c)) return { asks: false };
-  const problems: string[] = [];
-  const productID = String(opportunity.Commerce_Product_Id__c ?? '').trim();
-  if (!productID) problems.push('productID: no marketplace product is named; fill Commerce Product Id with the product to offer');
-  const buyerID = String((opportunity.Account as CrmRecord | null | undefined)?.Commerce_Buyer_Id__c ?? '').trim();
-  if (!buyerID) problems.push('buyerID: the account is not linked to a marketplace buyer; choose an account synced from the marketplace (it has a Commerce Buyer Id), then save the opportunity again');
-  if (problems.length > 0) return { asks: true, refused: problems.join('\n') };
-  const commitAmount = nonNegativeAmount(opportunity.Amount);
-  const close = dateOnly(opportunity.CloseDate);
-  return {
-    asks: true,
-    request: {
-      name: String(opportunity.Name ?? opportunity.Id),
-      offerType: 'PRIVATE',
-      productID,
-      buyerID,
-      ...(close && { expireTime: `${close}T23:59:59.000Z` }),
-      // The Amount is in the Opportunity's currency (a multi-currency org's CurrencyIsoCode), else USD.
-      ...(commitAmount !== undefined && { info: { commitAmount, currency: String(opportunity.CurrencyIsoCode || 'USD') } }),
-      ...(contactIds.length > 0 && { contactIds: [...new Set(contactIds)].sort() }),
-      metaInfo: { crmAOpportunityId: String(opportunity.Id) },
-    },
-  };
+/** The Opportunity's fields as the draft's neutral values (mappings/canonical/draft-offer-ask.ts). */
+export function opportunityToDraftOffer(opportunity: CrmRecord, contactIds: string[] = []): Ask<DraftOfferRequest> {
+  return draftOfferAsk('crmAOpportunityId', {
+    requested: opportunity.Private_Offer_Requested__c,
+    crmId: String(opportunity.Id),
+    name: opportunity.Name,
+    productId: opportunity.Commerce_Product_Id__c,
+    buyerId: (opportunity.Account as CrmRecord | null | undefined)?.Commerce_Buyer_Id__c,
+    amount: opportunity.Amount,
+    closeDate: opportunity.CloseDate,
+    // The Amount is in the Opportunity's currency (a multi-currency org's CurrencyIsoCode), else USD.
+    currency: opportunity.CurrencyIsoCode,
+    contactIds,
+  }, NOT_LINKED);
 }
 
 /** The Salesforce side of the opportunity-draft-offer flow. */
