@@ -2,7 +2,7 @@
 // Secrets come from the environment (never from flags, which other users can read in the process list).
 import type { Command } from 'commander';
 import { CRM_KINDS, CRM_NAMES, type CrmKind } from '../crm/connector.ts';
-import { ENTITIES, type Entity } from '../mappings/types.ts';
+import { CHOOSABLE_ENTITIES, ENTITIES, type Entity } from '../mappings/types.ts';
 import type { Connection } from '../store/connections.ts';
 import { MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
 import { forgetSyncState, type ForgottenSyncState } from '../store/sync-state.ts';
@@ -21,8 +21,8 @@ import { askForMissing } from './connect-prompts.ts';
 export function parseEntities(value: string | undefined): Entity[] | undefined {
   if (!value) return undefined;
   const entities = value.split(',').map((entity) => entity.trim()).filter(Boolean);
-  const unknown = entities.filter((entity) => !ENTITIES.includes(entity as Entity));
-  if (unknown.length) throw new Error(`Unknown entit${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}: choose from ${ENTITIES.join(', ')}`);
+  const unknown = entities.filter((entity) => !CHOOSABLE_ENTITIES.includes(entity as Entity));
+  if (unknown.length) throw new Error(`Unknown entit${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}: choose from ${CHOOSABLE_ENTITIES.join(', ')}`);
   return entities as Entity[];
 }
 

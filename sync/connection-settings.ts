@@ -1,7 +1,7 @@
 // What a connection holds. Settings are shown and edited in clear; secrets are sealed in the store.
 // Validated with zod whenever a connection is saved or loaded, so a bad value names its field.
 import { z } from 'zod';
-import { ENTITIES, type Entity } from '../mappings/types.ts';
+import { CHOOSABLE_ENTITIES, ENTITIES, type Entity } from '../mappings/types.ts';
 
 const entityOverrides = z.object({
   rename: z.record(z.string(), z.string()).optional(),
@@ -11,7 +11,7 @@ const entityOverrides = z.object({
 });
 
 /** A connection's mapping overrides, by entity (mappings/overrides.ts says what each does). */
-export const mappingOverridesSchema = z.partialRecord(z.enum(ENTITIES as [Entity, ...Entity[]]), entityOverrides.strict());
+export const mappingOverridesSchema = z.partialRecord(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]]), entityOverrides.strict());
 
 /** Salesforce: a connected app in an org (login URL, consumer key; the secret is sealed). */
 const salesforceSettingsSchema = z.object({
@@ -107,6 +107,9 @@ export const DEFAULT_SHARE_RULES: Record<CrmSettings['kind'], ShareRule> = {
  */
 export const DEFAULT_COSELL_START_HORIZON_DAYS = 90;
 
+/** A renewal opportunity is made this many days before its entitlement ends, unless the connection says otherwise (README "Settings"). */
+export const DEFAULT_RENEWAL_LEAD_DAYS = 90;
+
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
     baseUrl: z.url(),
@@ -121,7 +124,7 @@ export const connectionSettingsSchema = z.object({
    * ever). Unset on connections saved before the rule: they write back.
    */
   writeBack: z.boolean().optional(),
-  entities: z.array(z.enum(ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
+  entities: z.array(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
   /** CRM-to-commerce co-sell: opportunities shared with a partner become referrals (its own schedule). */
   cosell: z
     .object({
@@ -145,6 +148,8 @@ export const connectionSettingsSchema = z.object({
       startHorizonDays: z.number().int().min(1).max(36_500).optional(),
     })
     .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
+  /** Renewals (the renewal flow, when the connection syncs it): the opportunity is made `leadDays` before an entitlement ends (unset: DEFAULT_RENEWAL_LEAD_DAYS). */
+  renewals: z.object({ leadDays: z.number().int().min(1).max(3650).optional() }).optional(),
   overrides: mappingOverridesSchema.default({}),
   schedule: z
     .object({

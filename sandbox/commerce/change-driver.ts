@@ -10,11 +10,12 @@ import { settleReviews } from './partner-review.ts';
 import { emitEvent, type SandboxState } from './state.ts';
 import { addTerm, nextId, nextNumber, type Store } from './store.ts';
 import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
+import { addUsageToADay, advanceUsageDays } from './usage.ts';
 
 /** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
 export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral'] as const;
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
@@ -23,7 +24,7 @@ const MIX: readonly (readonly [ChangeKind, number])[] = [
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
 /** Weights when kinds are asked for; the kinds outside MIX happen only then. */
-const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6 };
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -136,6 +137,11 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       const invoiced = (entitlement.info.invoicedAmount as number | undefined) ?? 0;
       entitlement.info = { ...entitlement.info, invoicedAmount: Math.round((invoiced + amount) * 100) / 100, grossAmount: Math.round((((entitlement.info.grossAmount as number | undefined) ?? 0) + amount) * 100) / 100 };
       return entitlementChange(state, entitlement, 'UPDATED', `usage of ${amount} reported`, { reportedAmount: amount });
+    }
+    case 'usage': {
+      // One more usage record group on a day already reported (A14): that day's aggregates change, no event.
+      const day = addUsageToADay(state);
+      return day && { entityType: 'USAGE', id: day.id, action: 'UPDATED', summary: day.summary, eventID: null, lastUpdateTime: day.lastUpdateTime };
     }
     case 'termCommit': {
       const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE' && currentTerm(state, e) !== undefined, thorough);
@@ -334,6 +340,7 @@ export function startChangeTimer(state: SandboxState): () => void {
       owed = 0;
       return;
     }
+    advanceUsageDays(state); // a new day's usage, once the day turns (A14)
     owed += rate / 10;
     const due = Math.floor(owed);
     if (due > 0) {

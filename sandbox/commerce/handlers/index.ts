@@ -7,9 +7,10 @@ import { offerWriteHandlers } from './offer-writes.ts';
 import { offerReadHandlers } from './offers.ts';
 import { partyHandlers } from './parties.ts';
 import { referralHandlers } from './referrals.ts';
+import { usageHandlers } from './usage.ts';
 
 export const HANDLERS: ReadonlyMap<string, Handler> = new Map(
-  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers }).filter(
+  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers, ...usageHandlers }).filter(
     (entry): entry is [string, Handler] => entry[1] !== undefined,
   ),
 );
