@@ -103,13 +103,14 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
         report.present.push(`${objectName}.${field.name}`);
         // Describe says whether Salesforce takes a field permission for it (not for a required field, which
         // is always visible); a field that exists but is hidden is not required, so it takes one.
-        if (!seen || seen.permissionable) grants.push({ object: objectName, field: field.name, edit: seen ? seen.updateable : true });
+        if (!seen || seen.permissionable) grants.push({ object: objectName, field: field.name, edit: seen ? seen.updateable : field.formula === undefined });
         continue;
       }
       try {
         await connection.tooling.create('CustomField', { FullName: `${objectName}.${field.name}`, Metadata: customFieldMetadata(field) });
         report.created.push(fieldText(field));
-        grants.push({ object: objectName, field: field.name, edit: true });
+        // A formula field is computed by Salesforce: a permission set grants it Read only.
+        grants.push({ object: objectName, field: field.name, edit: field.formula === undefined });
       } catch (error) {
         report.problems.push(`${objectName}.${field.name} could not be created: ${refusal(error)}`);
       }

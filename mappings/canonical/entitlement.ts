@@ -1,6 +1,7 @@
 // The entitlement (with its terms) as every CRM shows it: computed once (issue #25 section 1).
 import type { Entitlement, EntitlementTerm } from '../../commerce/models.ts';
 import { amount, commerceCurrency, currentTerm, isoDateTime, marketplaceIds, marketplaceName } from '../values.ts';
+import { agreementPdf, agreementStatus, autoRenew, installmentLines, netTermsInDays, renewalChainRoot } from './entitlement-agreement.ts';
 import { computing, type CanonicalRecord } from './record.ts';
 
 export type EntitlementWithTerms = { terms: EntitlementTerm[] };
@@ -23,6 +24,19 @@ export type CanonicalEntitlement = {
   productId?: string;
   offerId?: string;
   buyerId?: string;
+  // Revenue and agreement (issue #25 section 2).
+  invoicedAmount?: number;
+  grossAmount?: number;
+  collectableAmount?: number;
+  disbursedAmount?: number;
+  reportedAmount?: number;
+  netTermsInDays?: number;
+  autoRenew?: boolean;
+  agreementStatus?: string;
+  agreementPdfUrl?: string | null;
+  agreementPdfNote?: string | null;
+  initialAgreementId?: string;
+  paymentInstallments?: string;
 };
 
 export const ENTITLEMENT: CanonicalRecord<Entitlement, EntitlementWithTerms | undefined, CanonicalEntitlement> = {
@@ -46,12 +60,27 @@ export const ENTITLEMENT: CanonicalRecord<Entitlement, EntitlementWithTerms | un
     productId: 'entitlement.productID',
     offerId: 'entitlement.offerID',
     buyerId: 'entitlement.buyerID',
+    invoicedAmount: 'info.invoicedAmount',
+    grossAmount: 'info.grossAmount',
+    collectableAmount: 'info.collectableAmount',
+    disbursedAmount: 'info.disbursedAmount',
+    reportedAmount: 'current term reportedAmount',
+    netTermsInDays: 'info.netTermsInDays, else A: info.cloudANetPaymentTerm in days ("P30D" is 30)',
+    autoRenew: 'info.autoRenew, else B: the subscription\'s autoRenew, D: the instance\'s AutoRenewal',
+    agreementStatus: 'A: agreement status; B: subscription saasSubscriptionStatus; D: instance Status; C, E, F: none',
+    agreementPdfUrl: 'A: info.cloudAAgreementPdfURL when it is a lasting link; cleared when it is a signed, expiring one',
+    agreementPdfNote: 'A: when the PDF link is signed and expiring, a note that the PDF exists (the link is not stored); cleared otherwise',
+    initialAgreementId: 'A: the root agreement of the renewal chain (initialAgreementId) when it is not this agreement',
+    paymentInstallments: 'info.paymentInstallments as "2026-01-01: 10,000.00 USD" lines, in date order',
   },
   compute(entitlement, related) {
     if (!entitlement.id) return { ok: false, reason: 'the entitlement has no id' };
     return computing(`entitlement ${entitlement.id}`, () => {
       const term = currentTerm(entitlement, related?.terms ?? []);
       const ids = marketplaceIds(entitlement);
+      const info = entitlement.info ?? {};
+      const currency = commerceCurrency(info.currency);
+      const pdf = agreementPdf(info);
       return {
         id: entitlement.id,
         name: entitlement.name || entitlement.id,
@@ -63,13 +92,25 @@ export const ENTITLEMENT: CanonicalRecord<Entitlement, EntitlementWithTerms | un
         creditAmount: amount(term?.creditAmount),
         usedCreditAmount: amount(term?.usedCreditAmount),
         annualizedAmount: amount(entitlement.info?.annualizedAmount),
-        currency: commerceCurrency(entitlement.info?.currency),
+        currency,
         marketplace: marketplaceName(entitlement.partner),
         agreementId: ids.agreementId,
         subscriptionId: ids.subscriptionId,
         productId: entitlement.productID,
         offerId: entitlement.offerID,
         buyerId: entitlement.buyerID,
+        invoicedAmount: amount(info.invoicedAmount),
+        grossAmount: amount(info.grossAmount),
+        collectableAmount: amount(info.collectableAmount),
+        disbursedAmount: amount(info.disbursedAmount),
+        reportedAmount: amount(term?.reportedAmount),
+        netTermsInDays: netTermsInDays(info),
+        autoRenew: autoRenew(entitlement),
+        agreementStatus: agreementStatus(entitlement),
+        agreementPdfUrl: pdf.url,
+        agreementPdfNote: pdf.note,
+        initialAgreementId: renewalChainRoot(info),
+        paymentInstallments: installmentLines(info, currency),
       };
     });
   },

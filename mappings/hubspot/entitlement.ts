@@ -25,6 +25,18 @@ const FACTS: FieldTable<CanonicalEntitlement> = {
   marketplace_subscription_id: 'subscriptionId',
   product_id: 'productId',
   offer_id: 'offerId',
+  invoiced_amount: 'invoicedAmount',
+  gross_amount: 'grossAmount',
+  collectable_amount: 'collectableAmount',
+  disbursed_amount: 'disbursedAmount',
+  reported_amount: 'reportedAmount',
+  net_terms_days: 'netTermsInDays',
+  auto_renew: 'autoRenew',
+  agreement_status: 'agreementStatus',
+  agreement_pdf_url: 'agreementPdfUrl',
+  agreement_pdf_note: 'agreementPdfNote',
+  initial_agreement_id: 'initialAgreementId',
+  payment_installments: 'paymentInstallments',
 };
 
 const onOffersDeal = lookup<CanonicalEntitlement>('offerId', 'commerce_offer_id', "associated to the offer's deal (commerce_offer_id = entitlement.offerID)");

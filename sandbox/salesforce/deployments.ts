@@ -6,6 +6,7 @@
 // joins this org's schema (org-schema.ts), hidden from the integration user until a permission set
 // grants it (field-access.ts).
 import { RequestError } from './errors.ts';
+import { isKnownFormula, KNOWN_FORMULAS } from './formulas.ts';
 import type { OrgSchema } from './org-schema.ts';
 import { field, systemFields, type FieldType, type SandboxField, type SandboxObject } from './schema.ts';
 
@@ -60,6 +61,12 @@ function fieldFromMetadata(schema: OrgSchema, fullName: string, name: string, me
   if ((externalId || unique) && !['string', 'email', 'double'].includes(type)) throw integrity(`${fullName}: only Text, Email and Number fields can be External ID or Unique`);
   if (required && type === 'boolean') throw integrity(`${fullName}: a Checkbox cannot be required`);
   const options: Partial<SandboxField> = { required, externalId, unique, idLookup: externalId || unique, custom: true };
+  if (typeof metadata.formula === 'string' && metadata.formula.trim()) {
+    // A formula field is computed, so it can be neither required, unique nor an external id.
+    if (required || externalId || unique) throw integrity(`${fullName}: a formula field cannot be required, unique or an external id`);
+    if (!isKnownFormula(metadata.formula)) throw integrity(`${fullName}: this sandbox evaluates only the formulas the project declares (${KNOWN_FORMULAS.join('; ')}), not ${metadata.formula}`);
+    options.formula = metadata.formula;
+  }
 
   switch (type) {
     case 'string': {

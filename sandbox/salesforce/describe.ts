@@ -31,13 +31,13 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     aggregatable: filterable && f.type !== 'boolean',
     autoNumber: false,
     byteLength: textLike ? f.length * 3 : 0,
-    calculated: false,
-    calculatedFormula: null,
+    calculated: f.formula !== undefined,
+    calculatedFormula: f.formula ?? null,
     cascadeDelete: false,
     caseSensitive: false,
     compoundFieldName: null,
     controllerName: null,
-    createable: !f.system && !f.readOnlyByPermission,
+    createable: !f.system && !f.readOnlyByPermission && !f.formula,
     custom: f.custom,
     // A multi-currency org's CurrencyIsoCode is defaulted by its user's currency, not by a value of the field.
     defaultValue: typeof f.defaultValue === 'string' ? null : f.defaultValue,
@@ -82,7 +82,7 @@ export function describeField(f: SandboxField, unique: boolean = f.unique): Reco
     sortable: filterable,
     type: f.type,
     unique,
-    updateable: !f.system && !f.createOnly && !f.readOnlyByPermission,
+    updateable: !f.system && !f.createOnly && !f.readOnlyByPermission && !f.formula,
     writeRequiresMasterRead: false,
   };
 }

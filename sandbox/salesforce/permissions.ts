@@ -146,6 +146,10 @@ export function permissionRecordErrors(store: Store, object: SandboxObject, exis
       if (target && (!targetField || targetField.required || targetField.system)) {
         found.push(restrictedPicklist('Field Name', 'Field', name));
       }
+      // A formula field is read-only for everyone: a permission set grants it Read, never Edit.
+      if (targetField?.formula !== undefined && record.PermissionsEdit === true) {
+        found.push({ statusCode: 'FIELD_INTEGRITY_EXCEPTION', message: `${name} is a calculated field: Edit cannot be granted on it, only Read`, fields: ['PermissionsEdit'] });
+      }
     } else {
       for (const permission of ['Create', 'Edit', 'Delete', 'ViewAllRecords', 'ModifyAllRecords']) {
         if (record[`Permissions${permission}`] === true && record.PermissionsRead !== true) found.push(dependsOnRead(permission));

@@ -30,7 +30,7 @@ function page(ctx: Ctx, cursorId: string | undefined, records: Record<string, un
 export async function runQuery(ctx: Ctx, options: { includeDeleted: boolean }): Promise<Reply> {
   const q = ctx.url.searchParams.get('q');
   if (!q || !q.trim()) throw new RequestError(400, 'MALFORMED_QUERY', "A query string has to be specified with the 'q' parameter");
-  const compiled = compileQuery(parseSoql(q), ctx.state.store);
+  const compiled = compileQuery(parseSoql(q), ctx.state.store, ctx.state.config.now);
   // Time for the rows the optimizer scans (query-cost.ts); QUERY_TIMEOUT past the limit.
   const { where, fieldOf, predicateOf } = compiled;
   await ctx.state.queryCost.charge({ object: compiled.object.name, where, fieldOf, predicateOf, rows: () => [...ctx.state.store.table(compiled.object).all()].filter((r) => !r.IsDeleted) });

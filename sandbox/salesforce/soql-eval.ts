@@ -4,6 +4,7 @@
 // is null, as SOQL does.
 import { RequestError } from './errors.ts';
 import { canonicalId } from './ids.ts';
+import { fieldValue } from './formulas.ts';
 import { findField, findObject, findRelationship, isFilterable, isTextType, type SandboxField, type SandboxObject } from './schema.ts';
 import { queryError } from './soql-lexer.ts';
 import type { Condition, Literal, Path, SoqlQuery } from './soql-parser.ts';
@@ -36,7 +37,8 @@ function comparable(field: SandboxField, value: unknown): unknown {
 
 const compareValues = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
 
-export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
+/** `now`: the org's clock, for formula fields that read NOW(). */
+export function compileQuery(query: SoqlQuery, store: Store, now: () => Date = () => new Date()): CompiledQuery {
   const fail = (pos: number, code: string, reason: string) => queryError(query.text, pos, code, reason);
   const object = findObject(query.from.name);
   if (!object) {
@@ -78,7 +80,7 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
         row = parentId ? store.table(findObject(reference.referenceTo[0]!)!).get(String(parentId)) : undefined;
         if (!row) return null;
       }
-      return row[field.name] ?? null;
+      return fieldValue(field, row, now());
     };
     return { path, relationships, field, get };
   };
@@ -217,13 +219,13 @@ export function compileQuery(query: SoqlQuery, store: Store): CompiledQuery {
       const start = query.offset ?? 0;
       rows = rows.slice(start, query.limit === undefined ? undefined : start + query.limit);
       if (query.count) return { totalSize: rows.length, records: [] };
-      return { totalSize: rows.length, records: rows.map((r) => project(r, columns, object, store, options.version)) };
+      return { totalSize: rows.length, records: rows.map((r) => project(r, columns, object, store, options.version, now())) };
     },
   };
 }
 
 /** A result row: attributes, then the selected fields; parent fields nested under their relationship. */
-function project(record: StoredRecord, columns: Resolved[], object: SandboxObject, store: Store, version: string): Record<string, unknown> {
+function project(record: StoredRecord, columns: Resolved[], object: SandboxObject, store: Store, version: string, now: Date): Record<string, unknown> {
   const attributes = (o: SandboxObject, id: unknown) => ({ type: o.name, url: `/services/data/v${version}/sobjects/${o.name}/${String(id)}` });
   const out: Record<string, unknown> = { attributes: attributes(object, record.Id) };
   for (const column of columns) {
@@ -243,7 +245,7 @@ function project(record: StoredRecord, columns: Resolved[], object: SandboxObjec
       if (!node[key] || typeof node[key] !== 'object') node[key] = { attributes: attributes(parentObject, row.Id) };
       node = node[key] as Record<string, unknown>;
     }
-    if (!missing) node[column.field.name] = row?.[column.field.name] ?? null;
+    if (!missing) node[column.field.name] = row ? fieldValue(column.field, row, now) : null;
   }
   return out;
 }

@@ -96,7 +96,7 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     // System fields are never writable; a create-only field (set directly or through its parent's key)
     // only while the record is being made.
     const named = [...input.values.keys()].map((name) => object.fields.find((f) => f.name === name)!);
-    const readOnly = [...named, ...input.parents.map((p) => p.field)].filter((f) => (f.system && f.name !== 'Id') || (f.createOnly && existing) || f.readOnlyByPermission);
+    const readOnly = [...named, ...input.parents.map((p) => p.field)].filter((f) => (f.system && f.name !== 'Id') || f.formula !== undefined || (f.createOnly && existing) || f.readOnlyByPermission);
     if (readOnly.length > 0) return { failed: [errors.notWritable(readOnly)], id: existing?.Id };
 
     const changes: Record<string, unknown> = {};

@@ -64,6 +64,8 @@ const COLUMNS: Record<Entity, string[]> = {
   entitlement: [
     'ccs_name', 'ccs_status', 'ccs_startdate', 'ccs_enddate', 'ccs_commitamount', 'ccs_usedcommitamount', 'ccs_creditamount', 'ccs_usedcreditamount',
     'ccs_annualizedamount', 'ccs_currency', 'ccs_marketplace', 'ccs_marketplaceagreementid', 'ccs_marketplacesubscriptionid', 'ccs_productid', 'ccs_offerid',
+    'ccs_invoicedamount', 'ccs_grossamount', 'ccs_collectableamount', 'ccs_disbursedamount', 'ccs_reportedamount', 'ccs_nettermsdays', 'ccs_autorenew',
+    'ccs_agreementstatus', 'ccs_agreementpdfurl', 'ccs_agreementpdfnote', 'ccs_initialagreementid', 'ccs_paymentinstallments',
   ],
   referral: ['ccs_name', 'ccs_partner', 'ccs_status', 'ccs_stage', 'ccs_direction', 'ccs_dealvalue', 'ccs_currency', 'ccs_expectedclosedate'],
 };
@@ -248,6 +250,18 @@ function entitlementRow(entitlement: any, terms: any[]): ExpectedDynamicsRecord 
       ccs_marketplacesubscriptionid: facts.subscriptionId,
       ccs_productid: facts.productId,
       ccs_offerid: facts.offerId,
+      ccs_invoicedamount: facts.invoicedAmount,
+      ccs_grossamount: facts.grossAmount,
+      ccs_collectableamount: facts.collectableAmount,
+      ccs_disbursedamount: facts.disbursedAmount,
+      ccs_reportedamount: facts.reportedAmount,
+      ccs_nettermsdays: facts.netTermsInDays,
+      ccs_autorenew: facts.autoRenew,
+      ccs_agreementstatus: facts.agreementStatus,
+      ccs_agreementpdfurl: facts.agreementPdfUrl,
+      ccs_agreementpdfnote: facts.agreementPdfNote,
+      ccs_initialagreementid: facts.initialAgreementId,
+      ccs_paymentinstallments: facts.paymentInstallments,
     }),
     lookups: links({ ccs_accountid: link('buyer', entitlement.buyerID), ccs_opportunityid: link('offer', entitlement.offerID) }),
   };

@@ -2,6 +2,8 @@
 // and fields", each mapping's `describe`, the contract §2 and docs/commerce-api-assumptions.md), never
 // from mappings/: a test that used the code under test to compute its expectation could not fail.
 
+import { expectedRevenueFacts } from './expected-revenue.ts';
+
 /** README and the describes: partner codes cloudA..cloudF appear as "Marketplace A".."Marketplace F". */
 export const MARKETPLACE: Record<string, string> = {
   cloudA: 'Marketplace A',
@@ -145,5 +147,6 @@ export function expectedEntitlementFacts(entitlement: any, terms: Term[], id: st
     subscriptionId: ids.subscription,
     productId: entitlement.productID,
     offerId: entitlement.offerID,
+    ...expectedRevenueFacts(entitlement, term, entitlement.info?.currency || 'USD', id),
   };
 }

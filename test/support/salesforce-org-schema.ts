@@ -9,7 +9,7 @@ export type OrgField = {
   name: string;
   /** Salesforce's label: its error texts name fields by it ("Name: data value too large: ..."). */
   label: string;
-  type: 'id' | 'boolean' | 'string' | 'textarea' | 'url' | 'email' | 'phone' | 'picklist' | 'date' | 'datetime' | 'currency' | 'reference';
+  type: 'id' | 'boolean' | 'string' | 'textarea' | 'url' | 'email' | 'phone' | 'picklist' | 'date' | 'datetime' | 'currency' | 'double' | 'reference';
   length?: number;
   required?: boolean;
   externalId?: boolean;
@@ -117,6 +117,20 @@ export const ORG_OBJECTS: Record<string, { keyPrefix: string; fields: OrgField[]
       text('Marketplace_Subscription_Id__c', 'Marketplace Subscription Id', 255),
       text('Product_Id__c', 'Product Id', 255),
       text('Offer_Id__c', 'Offer Id', 64),
+      currency('Invoiced_Amount__c', 'Invoiced Amount'),
+      currency('Gross_Amount__c', 'Gross Amount'),
+      currency('Collectable_Amount__c', 'Collectable Amount'),
+      currency('Disbursed_Amount__c', 'Disbursed Amount'),
+      currency('Reported_Amount__c', 'Reported Amount'),
+      { name: 'Net_Terms_Days__c', label: 'Net Terms (Days)', type: 'double' },
+      { name: 'Auto_Renew__c', label: 'Auto Renew', type: 'boolean' },
+      text('Agreement_Status__c', 'Agreement Status', 40),
+      { name: 'Agreement_PDF_URL__c', label: 'Agreement PDF URL', type: 'url', length: 255 },
+      text('Agreement_PDF_Note__c', 'Agreement PDF Note', 255),
+      text('Initial_Agreement_Id__c', 'Initial Agreement Id', 255),
+      { name: 'Payment_Installments__c', label: 'Payment Installments', type: 'textarea', length: 32768 },
+      // A formula field: computed by Salesforce, never written (read-only like a system field).
+      { name: 'Days_To_End__c', label: 'Days To End', type: 'double', system: true },
     ], 'Record ID'),
   },
   Cosell_Referral__c: {

@@ -93,6 +93,7 @@ describe('HubSpot default mappings: whole records, marketplace by marketplace', 
           description: [
             'status: ACTIVE', 'start_date: 2026-01-01T00:00:00Z', 'end_date: 2027-01-01T00:00:00Z', 'commit_amount: 80000', 'used_commit_amount: 10000', 'credit_amount: 0', 'used_credit_amount: 0',
             'currency: EUR', 'marketplace: Marketplace B', 'marketplace_agreement_id: asset-b-9', 'marketplace_subscription_id: sub-b-42', 'product_id: prod-cloudB', 'offer_id: offer-cloudB',
+            'invoiced_amount: 20000', 'reported_amount: 0', 'net_terms_days: 45', 'auto_renew: false', 'agreement_status: Subscribed',
           ].join('\n'),
           deals: { commerce_offer_id: 'offer-cloudB' },
         },

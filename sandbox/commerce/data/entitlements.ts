@@ -62,6 +62,8 @@ export function makeEntitlement(
     isMeteringOverageCommit: r.chance(0.3),
   };
   if (!usageBased && !openEnded) info.annualizedAmount = round2((commit * 12) / months);
+  // A flexible schedule bills the commit in yearly installments (no random draw, so the rest of the data stays as it was).
+  if (info.paymentSchedule === 'FLEXIBLE' && commit > 0) info.paymentInstallments = yearlyInstallments(commit, startMs, months, String(offer.info.currency ?? 'USD'));
   if (offerDimensions.length > 50) {
     // §8: beyond 50 dimensions none are stored on the entitlement; they stay readable on the offer.
     info.dimensionsOversized = true;
@@ -156,7 +158,7 @@ function addCloudA(info: Record<string, unknown>, d: Detail) {
   };
   info.cloudALicenseArn = licenseArn;
   info.cloudANetPaymentTerm = r.pick(['P15D', 'P30D', 'P45D']);
-  info.cloudAAgreementPdfURL = `https://objects.sandbox.example/agreements/${d.externalID}.pdf`;
+  info.cloudAAgreementPdfURL = agreementPdfUrl(d.externalID);
   info.fallbackFromOffer = r.chance(0.2);
   info.cloudAEntitlements = r.chance(0.15)
     ? null
@@ -174,6 +176,28 @@ function addCloudA(info: Record<string, unknown>, d: Detail) {
   if (r.chance(0.3)) {
     info.cloudARenewalTerm = { type: 'FIXED_PERCENTAGE', configuration: {}, lockoutPeriod: 'P30D', maxRenewals: 3, priceIncrease: { percentage: 5 }, termTemplates: [] };
   }
+}
+
+/**
+ * The agreement PDF's URL: for about half the agreements a lasting object URL, for the others a presigned,
+ * expiring one (as GET /entitlement/{id}/pdf returns), so a client meets both. Chosen from the id, not drawn.
+ */
+function agreementPdfUrl(externalID: string): string {
+  const base = `https://objects.sandbox.example/agreements/${externalID}.pdf`;
+  const signed = [...externalID].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 2 === 0;
+  const signature = [...externalID].map((c) => c.charCodeAt(0).toString(16)).join('').slice(0, 64);
+  return signed ? `${base}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=${signature}` : base;
+}
+
+/** One installment per started year of the term, the last taking what rounding leaves (§2.3 paymentInstallments; shape: assumption A17). */
+function yearlyInstallments(commit: number, startMs: number, months: number, currency: string) {
+  const count = Math.max(1, Math.ceil(months / 12));
+  const share = round2(commit / count);
+  return Array.from({ length: count }, (_, k) => ({
+    chargeDate: iso(startMs + k * 365 * DAY),
+    chargeAmount: k === count - 1 ? round2(commit - share * (count - 1)) : share,
+    currency,
+  }));
 }
 
 const CLOUD_B_STATUS: Record<string, string> = { ACTIVE: 'Subscribed', PENDING: 'PendingFulfillmentStart', SUSPENDED: 'Suspended', CANCELLED: 'Unsubscribed', EXPIRED: 'Unsubscribed' };
