@@ -1,10 +1,10 @@
-// Reading usage from the commerce service (issue #25 section 4; assumptions A14): the daily aggregates
+// Reading usage from the commerce service (issue #25 section 4; assumptions A16): the daily aggregates
 // of usage record groups (every group, whatever its state: each change of a day's usage shows there,
 // so they are the flow's window) and of usage record reports (what the marketplace was billed: the
 // reported quantity and amount), one row per entitlement, dimension key and date.
 import { CommerceRecordError, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 
-/** A day of usage record groups (A14). `pendingQuantity`: groups not yet reported; `failed*`: groups in REPORT_FAILED. */
+/** A day of usage record groups (A16). `pendingQuantity`: groups not yet reported; `failed*`: groups in REPORT_FAILED. */
 export type UsageGroupDay = {
   id: string;
   entitlementID: string;
@@ -18,7 +18,7 @@ export type UsageGroupDay = {
   lastUpdateTime: string;
 };
 
-/** A day of usage record reports (A14): what was reported to the marketplace, and its amount. */
+/** A day of usage record reports (A16): what was reported to the marketplace, and its amount. */
 export type UsageReportDay = { id: string; entitlementID: string; dimensionKey: string; date: string; reportCount: number; quantity: number; amount: number; currency?: string; lastUpdateTime: string };
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,6 +1,6 @@
 // Days of usage -> CRM usage records (issue #25 section 4), one per entitlement, dimension and date,
 // under the entitlement's CRM record. The window is the daily aggregate of usage record groups (every
-// group whatever its state, so a new group, a report or a failure moves its day's lastUpdateTime: A14);
+// group whatever its state, so a new group, a report or a failure moves its day's lastUpdateTime: A16);
 // what the marketplace was billed comes from the daily aggregate of reports, read for the batch's days
 // per entitlement. A day unchanged since it was written maps to the same record and writes nothing.
 import pLimit from 'p-limit';

@@ -5,12 +5,13 @@
 // or fully qualified name. The connector turns every object name into its API name here, at its
 // boundary, so writes, searches and associations never meet a bare custom name.
 import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
+import { USAGE_OBJECT } from '../../mappings/hubspot/usage-schema.ts';
 import { CrmError } from '../connector.ts';
 import { HubSpotCallError, type HubSpotTransport } from './transport.ts';
 import { errorBody } from './errors.ts';
 
 /** The custom objects the project defines (mappings/hubspot/schema.ts); every other name is HubSpot's own. */
-export const CUSTOM_OBJECTS: ReadonlySet<string> = new Set([ENTITLEMENT_OBJECT]);
+export const CUSTOM_OBJECTS: ReadonlySet<string> = new Set([ENTITLEMENT_OBJECT, USAGE_OBJECT]);
 
 export type CustomObjectSchema = { name: string; objectTypeId: string; fullyQualifiedName?: string };
 

@@ -1,5 +1,5 @@
 // A day of usage of one entitlement and one billing dimension, as every CRM shows it (issue #25
-// section 4): computed once from the day's usage record groups and reports (A14). The quantity is what
+// section 4): computed once from the day's usage record groups and reports (A16). The quantity is what
 // was reported to the marketplace plus the groups not reported yet (the day's usage so far); the amount
 // is what the marketplace was billed for the reported part (a day nothing was reported of has none: left
 // empty, never invented). Keyed entitlement|dimension|date, so re-running a day finds the same record and

@@ -1,4 +1,4 @@
-// Usage metering in the sandbox (issue #25 section 4; assumptions A14): usage record groups the seller
+// Usage metering in the sandbox (issue #25 section 4; assumptions A16): usage record groups the seller
 // reports, the reports the service made of them for the marketplace, and their daily aggregates by
 // entitlement, dimension key and date. Kept beside the store (a fresh store on reset: a fresh ledger),
 // made on first use so the generated data set and the seeded draws of the change driver stay as they were.
@@ -169,7 +169,7 @@ export function addUsageToADay(state: SandboxState): { id: string; summary: stri
   return { id: dayKey(group), summary: `${quantity} more ${group.dimensionKey} on ${group.usageDate} (group ${group.id}, not yet reported)`, lastUpdateTime: group.lastUpdateTime };
 }
 
-/** The id of a day's aggregate row: entitlement, dimension key and date (A14). */
+/** The id of a day's aggregate row: entitlement, dimension key and date (A16). */
 export const dayKey = (row: { entitlementID: string; dimensionKey: string; usageDate: string }) => `${row.entitlementID}|${row.dimensionKey}|${row.usageDate}`;
 
 export type GroupAggregateRow = {

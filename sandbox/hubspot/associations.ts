@@ -22,10 +22,13 @@ const DEFAULT_TYPES: Record<string, { typeId: number; primary?: number }> = {
   'companies>marketplace_entitlement': { typeId: 902 },
   'marketplace_entitlement>deals': { typeId: 903 },
   'deals>marketplace_entitlement': { typeId: 904 },
+  // Usage by day (issue #25 section 4): its custom object is made associated to the entitlement's.
+  'marketplace_usage>marketplace_entitlement': { typeId: 905 },
+  'marketplace_entitlement>marketplace_usage': { typeId: 906 },
 };
 /** The type id of the other direction, so an association reads from both ends. */
 const INVERSE = new Map<number, number>([
-  [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903], [19, 20], [20, 19],
+  [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903], [19, 20], [20, 19], [905, 906], [906, 905],
 ]);
 
 const typeName = (ctx: Ctx, raw: string) => {

@@ -1,4 +1,4 @@
-// The commerce sandbox's usage metering (issue #25 section 4; A14): the first ACTIVE entitlement of
+// The commerce sandbox's usage metering (issue #25 section 4; A16): the first ACTIVE entitlement of
 // each marketplace A-F has 30 days of three dimensions, each reported (one report with its amount),
 // one storage_gb group on the 11th day in REPORT_FAILED; the daily aggregates of groups and reports by
 // entitlement|dimension|date as query pages; change kind `usage` adds a group to one day; a new day's

@@ -1,4 +1,4 @@
-// Usage metering reads (issue #25 section 4; A14): the daily aggregates of usage record groups and of
+// Usage metering reads (issue #25 section 4; A16): the daily aggregates of usage record groups and of
 // usage record reports, each a query-style page of rows keyed entitlement|dimension|date (q, s,
 // page_size, page_number as §2.9), narrowed by entitlementId and an inclusive startDate/endDate.
 import { runQuery } from '../paging.ts';
