@@ -193,6 +193,18 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         if (holder) return { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, nextCursor: input.cursor, done: true, skippedFor: holder };
       }
 
+      // A flow whose records fall due with the clock (renewals) reads what is due now, whole: no window, no cursor.
+      const readDue = FLOWS[input.entity].due;
+      if (readDue) {
+        const linked = async (ids: string[]) => new Set((await links.get(input.connectionId, input.entity, ids)).keys());
+        const due = await guard(() => readDue(rt.commerce, orgId, { now: clock(), settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal }));
+        const letters = due.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw }));
+        const { rejections, unknown, crmWriteCalls, ...counts } = await syncRecordBatch(rt, rd, { connectionId: input.connectionId, entity: input.entity, records: due.records, letters, respectRetryTimes: true, dryRun: input.dryRun });
+        if (!input.dryRun) deps.metrics?.pageSynced({ connectionId: input.connectionId, entity: input.entity, read: counts.records, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: counts.failed });
+        if (!input.dryRun && unknown?.length) deps.metrics?.unknownValues({ connectionId: input.connectionId, entity: input.entity, values: unknown });
+        return { ...counts, crmWriteCalls, nextCursor: input.cursor, done: true, pagesRead: 1, rejections: input.dryRun ? rejections : undefined };
+      }
+
       // Gather pages (with an entitlement's terms) up to the CRM's preferred batch or the time budget.
       const target = Math.max(input.pageSize, rt.crm.preferredBatch);
       const started = Date.now();

@@ -11,6 +11,7 @@ import type { CommerceToCrmFlow } from './types.ts';
 import type { CrmToCommerceFlow } from './crm-to-commerce.ts';
 import { opportunityDraftOfferFlow } from './opportunity-draft-offer.ts';
 import { opportunityReferralFlow } from './opportunity-referral.ts';
+import { renewalFlow } from './renewal.ts';
 
 export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   buyer: buyerFlow,
@@ -19,6 +20,7 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   entitlement: entitlementFlow,
   referral: referralFlow,
   'inbound-referral': inboundReferralFlow,
+  renewal: renewalFlow,
 };
 
 /** All flows, parents before children (a stable topological order of the declarations). */

@@ -5,6 +5,7 @@
 import type { CommerceClient, Filter, Page } from '../commerce/index.ts';
 import type { CrmConnector, CrmKind } from '../crm/connector.ts';
 import type { EntityMapping } from '../mappings/types.ts';
+import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
 export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void; concurrency?: number };
 
@@ -75,6 +76,16 @@ export type CommerceToCrmFlow<Name extends string = string> = {
    * never synced is made first, by id). Flows that run apart from their parents' pass declare it.
    */
   parentIds?(record: any): Partial<Record<Name, string[]>>;
+  /**
+   * Records whose CRM record changes with the clock, not only with their own changes (a renewal falling
+   * due): read whole on every run in place of a change window, no cursor kept (flows/renewal.ts).
+   * `linked`: which of some source ids are already in the CRM.
+   */
+  due?(
+    commerce: CommerceClient,
+    orgId: string,
+    context: { now: Date; settings: ConnectionSettings; linked(ids: string[]): Promise<Set<string>>; pageSize: number; signal?: AbortSignal },
+  ): Promise<{ records: any[]; rejected: Page<any>['rejected'] }>;
   /** Runs after the batch's links are recorded; safe to run twice. What it could not do becomes dead letters. */
   afterWrite?(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]>;
 };

@@ -3,6 +3,8 @@
 // it creates whole, and the standard columns the mappings write (checked, never created). The mappings
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
 
+import { RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
+
 /** Choice: Dataverse's (local) choice column, a Picklist attribute holding one integer option value. */
 export type ColumnType = 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'DateTime' | 'DateOnly' | 'Integer' | 'Choice';
 export type ChoiceOption = { value: number; label: string };
@@ -127,9 +129,11 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       },
       text('ccs_coselldecisionreason', 'Co-sell Decision Reason', DECISION_REASON_LENGTH),
       { logicalName: 'ccs_cosellreviewends', label: 'Co-sell Review Ends', type: 'DateTime' },
+      // Renewals (issue #25 section 3): mappings/dynamics/renewal-schema.ts.
+      ...RENEWAL_OPPORTUNITY_COLUMNS,
     ],
-    lookups: [],
-    keys: [key('ccs_commerceofferid', 'Commerce Offer Id'), key('ccs_commercereferralid', 'Commerce Referral Id')],
+    lookups: [...RENEWAL_OPPORTUNITY_LOOKUPS],
+    keys: [key('ccs_commerceofferid', 'Commerce Offer Id'), key('ccs_commercereferralid', 'Commerce Referral Id'), ...RENEWAL_OPPORTUNITY_KEYS],
   },
   {
     logicalName: 'ccs_marketplaceentitlement',

@@ -2,6 +2,7 @@
 // properties the sync upserts by, the commerce fields, the co-sell fields) and the two deal pipelines.
 // `crm-sync setup` creates what is missing (crm/hubspot/setup.ts); the mappings write exactly these.
 import { MARKETPLACE_NAMES } from '../values.ts';
+import { RENEWAL_DEAL_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
 
 export type PropertyDeclaration = {
   name: string;
@@ -81,6 +82,8 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     },
     text('cosell_decision_reason', 'Co-sell Decision Reason', { fieldType: 'textarea' }),
     datetime('cosell_review_ends', 'Co-sell Review Ends'),
+    // Renewals (issue #25 section 3): mappings/hubspot/renewal-schema.ts.
+    ...RENEWAL_DEAL_PROPERTIES,
   ],
   [ENTITLEMENT_OBJECT]: [
     text('status', 'Status'),
@@ -130,6 +133,7 @@ export type PipelineDeclaration = { label: string; stages: { label: string; prob
 
 export const OFFER_PIPELINE = 'Marketplace offers';
 export const REFERRAL_PIPELINE = 'Co-sell referrals';
+export const RENEWAL_PIPELINE = RENEWAL_PIPELINE_LABEL;
 
 export const HUBSPOT_PIPELINES: PipelineDeclaration[] = [
   {
@@ -156,4 +160,5 @@ export const HUBSPOT_PIPELINES: PipelineDeclaration[] = [
       { label: 'Closed Lost', probability: 0, closed: true },
     ],
   },
+  RENEWAL_PIPELINE_DECLARATION,
 ];

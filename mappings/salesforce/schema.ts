@@ -22,6 +22,8 @@ export type SalesforceCustomField = {
 
 export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
 
+import { RENEWAL_FIELDS } from './renewal-schema.ts';
+
 const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
 
 export const SALESFORCE_CUSTOM_OBJECTS: SalesforceCustomObject[] = [
@@ -101,6 +103,8 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   currency('Cosell_Referral__c', 'Deal_Value__c', 'Deal Value'),
   text('Cosell_Referral__c', 'Currency__c', 'Currency', 3),
   { object: 'Cosell_Referral__c', name: 'Expected_Close_Date__c', label: 'Expected Close Date', type: 'Date' },
+  // Renewals (issue #25 section 3): mappings/salesforce/renewal-schema.ts.
+  ...RENEWAL_FIELDS,
 ];
 
 /** The Metadata API's definition of a field, as the Tooling API's CustomField takes it. */

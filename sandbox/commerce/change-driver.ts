@@ -11,11 +11,12 @@ import { emitEvent, type SandboxState } from './state.ts';
 import { addTerm, nextId, nextNumber, type Store } from './store.ts';
 import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
 import { addUsageToADay, advanceUsageDays } from './usage.ts';
+import { acceptRenewal, draftOf, draftRenewal, lapseRenewal, mayRenew, type RenewalStep } from './renewals.ts';
 
 /** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
 export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage'] as const;
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage', 'renewalDraft', 'renewalAccepted', 'renewalLapsed'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
@@ -24,7 +25,7 @@ const MIX: readonly (readonly [ChangeKind, number])[] = [
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
 /** Weights when kinds are asked for; the kinds outside MIX happen only then. */
-const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6 };
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6, renewalDraft: 6, renewalAccepted: 4, renewalLapsed: 2 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -142,6 +143,20 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       // One more usage record group on a day already reported (A14): that day's aggregates change, no event.
       const day = addUsageToADay(state);
       return day && { entityType: 'USAGE', id: day.id, action: 'UPDATED', summary: day.summary, eventID: null, lastUpdateTime: day.lastUpdateTime };
+    }
+    // Marketplace A renewals (sandbox/commerce/renewals.ts, A15): a draft appears or is repriced, is accepted, or the entitlement ends without one.
+    case 'renewalDraft': {
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => mayRenew(state, e), thorough);
+      return entitlement && renewalChange(state, draftRenewal(state, entitlement));
+    }
+    case 'renewalAccepted': {
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => mayRenew(state, e) && draftOf(store, e.id) !== undefined, thorough);
+      const step = entitlement && acceptRenewal(state, entitlement);
+      return step && renewalChange(state, step);
+    }
+    case 'renewalLapsed': {
+      const entitlement = pickWhere(state, store.entitlements.rows, (e) => mayRenew(state, e), thorough);
+      return entitlement && renewalChange(state, lapseRenewal(state, entitlement));
     }
     case 'termCommit': {
       const entitlement = pickWhere(state, store.entitlements.rows, (e) => e.status === 'ACTIVE' && currentTerm(state, e) !== undefined, thorough);
@@ -300,6 +315,10 @@ function termAloneChange(state: SandboxState, term: EntitlementTerm, summary: st
   term.lastUpdateTime = state.nowIso();
   state.journal?.rowsOnly([['entitlementTerms', term]]);
   return { entityType: 'ENTITLEMENT_TERM', id: term.id, action: 'UPDATED', summary, eventID: null, lastUpdateTime: term.lastUpdateTime, entitlementID: term.entitlementID };
+}
+
+function renewalChange(state: SandboxState, step: RenewalStep): Change {
+  return { entityType: 'ENTITLEMENT', id: step.entitlementId, action: `RENEWAL_${step.action.toUpperCase()}`, summary: `renewal ${step.action}${step.offerId ? ` (offer ${step.offerId})` : ''}${step.renewalEntitlementId ? ` -> ${step.renewalEntitlementId}` : ''}`, eventID: null, lastUpdateTime: state.nowIso(), entitlementID: step.entitlementId };
 }
 
 function entitlementChange(state: SandboxState, entitlement: Entitlement, action: string, summary: string, info?: Record<string, unknown>): Change {

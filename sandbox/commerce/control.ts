@@ -6,6 +6,7 @@ import { badRequest, HttpError, notFound } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
 import { parseFaultRule } from './faults.ts';
 import { injectPoison, parseInjection } from './poison.ts';
+import { acceptRenewal, draftRenewal, lapseRenewal } from './renewals.ts';
 import { resetState, type SandboxState } from './state.ts';
 import type { Store } from './store.ts';
 
@@ -96,6 +97,15 @@ export function handleControl(state: SandboxState, method: string, pathname: str
       if (typeof value !== 'boolean') throw badRequest('termsBumpEntitlement must be true (a term change bumps its entitlement) or false (the term changes alone)', { field: 'termsBumpEntitlement' });
       state.settings.termsBumpEntitlement = value;
       return { status: 200, body: { termsBumpEntitlement: value } };
+    }
+    case 'POST /_sandbox/renewals': {
+      // A test's renewal of one entitlement: { entitlementId, action: draft | accept | lapse } (sandbox/commerce/renewals.ts).
+      const { entitlementId, action } = isPlainObject(body) ? body : {};
+      const entitlement = typeof entitlementId === 'string' ? state.store.entitlements.get(entitlementId) : undefined;
+      if (!entitlement) throw notFound(`no entitlement ${JSON.stringify(entitlementId)}`);
+      const step = action === 'draft' ? draftRenewal(state, entitlement) : action === 'accept' ? acceptRenewal(state, entitlement) : action === 'lapse' ? lapseRenewal(state, entitlement) : undefined;
+      if (!step) throw badRequest(action === 'accept' ? `entitlement ${entitlement.id} has no draft renewal offer to accept` : 'action must be draft, accept or lapse', { field: 'action' });
+      return { status: 200, body: step };
     }
     case 'GET /_sandbox/cosell/review':
       return { status: 200, body: { seconds: state.settings.partnerReviewSeconds } };

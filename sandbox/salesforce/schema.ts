@@ -207,6 +207,11 @@ const objects: SandboxObject[] = [
       field('Cosell_Decision__c', 'Cosell Decision', 'picklist', { length: 255, picklistValues: COSELL_DECISIONS, restrictedPicklist: true }),
       text('Cosell_Decision_Reason__c', 'Cosell Decision Reason', 255),
       datetime('Cosell_Review_Ends__c', 'Cosell Review Ends'),
+      // Renewals (issue #25 section 3): the renewal's key, the entitlement it renews, the one that renewed it, the renewal offer.
+      text('Commerce_Renewal_Key__c', 'Commerce Renewal Key', 80, { externalId: true, unique: true, idLookup: true }),
+      reference('Renewal_Of_Entitlement__c', 'Renewal Of Entitlement', 'Marketplace_Entitlement__c', 'Renewal_Of_Entitlement__r'),
+      reference('Renewal_Entitlement__c', 'Renewal Entitlement', 'Marketplace_Entitlement__c', 'Renewal_Entitlement__r'),
+      text('Renewal_Offer_Id__c', 'Renewal Offer Id', 64),
     ]),
   },
   {

@@ -8,9 +8,10 @@ import { offerReadHandlers } from './offers.ts';
 import { partyHandlers } from './parties.ts';
 import { referralHandlers } from './referrals.ts';
 import { usageHandlers } from './usage.ts';
+import { renewalHandlers } from './renewals.ts';
 
 export const HANDLERS: ReadonlyMap<string, Handler> = new Map(
-  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers, ...usageHandlers }).filter(
+  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers, ...usageHandlers, ...renewalHandlers }).filter(
     (entry): entry is [string, Handler] => entry[1] !== undefined,
   ),
 );

@@ -1,0 +1,13 @@
+// The renewal opportunity's columns, lookups and key on Dataverse's opportunity table (issue #25
+// section 3), as `crm-sync setup` creates them.
+import type { ColumnDeclaration, KeyDeclaration, LookupDeclaration } from './schema.ts';
+
+export const RENEWAL_OPPORTUNITY_COLUMNS: ColumnDeclaration[] = [
+  { logicalName: 'ccs_commercerenewalkey', label: 'Commerce Renewal Key', type: 'String', maxLength: 100 },
+  { logicalName: 'ccs_renewalofferid', label: 'Renewal Offer Id', type: 'String', maxLength: 100 },
+];
+export const RENEWAL_OPPORTUNITY_LOOKUPS: LookupDeclaration[] = [
+  { logicalName: 'ccs_renewalofentitlementid', label: 'Renewal Of Entitlement', target: 'ccs_marketplaceentitlement' },
+  { logicalName: 'ccs_renewalentitlementid', label: 'Renewal Entitlement', target: 'ccs_marketplaceentitlement' },
+];
+export const RENEWAL_OPPORTUNITY_KEYS: KeyDeclaration[] = [{ logicalName: 'ccs_commercerenewalkey_key', label: 'Commerce Renewal Key', columns: ['ccs_commercerenewalkey'] }];
