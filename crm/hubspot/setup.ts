@@ -20,7 +20,7 @@ import {
 } from '../../mappings/hubspot/schema.ts';
 import type { HubSpotCredentials } from './auth.ts';
 import { missingScopes, readCustomObjects } from './object-types.ts';
-import { USAGE_OBJECT, USAGE_PROPERTIES } from '../../mappings/hubspot/usage-schema.ts';
+import { USAGE_OBJECT, USAGE_PROPERTIES, USAGE_SUMMARY_PROPERTIES } from '../../mappings/hubspot/usage-schema.ts';
 import { ensureUsageObject } from './usage-setup.ts';
 import { createHubSpotTransport, HubSpotCallError, type HubSpotTransport } from './transport.ts';
 
@@ -56,6 +56,7 @@ export async function setUpHubSpot(target: SetupTarget): Promise<SetupReport> {
   // Usage by day (issue #25 section 4): a custom object beside the entitlement's, where that is one.
   const usage = entitlements?.object === ENTITLEMENT_OBJECT ? await ensureUsageObject(transport, report, entitlements.objectTypeId) : undefined;
   if (usage && (await ensureGroup(transport, USAGE_OBJECT, usage, report))) await ensureProperties(transport, USAGE_OBJECT, usage, USAGE_PROPERTIES, report);
+  if (usage && entitlements?.object === ENTITLEMENT_OBJECT) await ensureProperties(transport, ENTITLEMENT_OBJECT, entitlements.objectTypeId, USAGE_SUMMARY_PROPERTIES, report);
   await ensurePipelines(transport, report);
   return report;
 }

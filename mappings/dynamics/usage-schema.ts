@@ -1,7 +1,15 @@
 // The usage table (issue #25 section 4) as `crm-sync setup` creates it: one row per entitlement,
 // dimension and day, keyed by ccs_usagekey (entitlement|dimension|date), bound to its
 // ccs_marketplaceentitlement. Appended to DYNAMICS_TABLES (schema.ts).
-import type { TableDeclaration } from './schema.ts';
+import type { ColumnDeclaration, TableDeclaration } from './schema.ts';
+
+/** The entitlement's usage so far, on ccs_marketplaceentitlement (mappings/dynamics/usage-summary.ts). */
+export const USAGE_SUMMARY_COLUMNS: ColumnDeclaration[] = [
+  { logicalName: 'ccs_usageamount', label: 'Usage Amount', type: 'Decimal', precision: 2 },
+  { logicalName: 'ccs_commitburndown', label: 'Commit Burn Down (%)', type: 'Decimal', precision: 2 },
+  { logicalName: 'ccs_lastusagedate', label: 'Last Usage Date', type: 'DateOnly' },
+  { logicalName: 'ccs_failedusagereports', label: 'Failed Usage Reports', type: 'Integer' },
+];
 
 export const USAGE_TABLE: TableDeclaration = {
   logicalName: 'ccs_marketplaceusage',

@@ -18,6 +18,14 @@ export const USAGE_PROPERTIES: PropertyDeclaration[] = [
   number('failed_reports', 'Failed Reports'),
 ];
 
+/** The entitlement's usage so far, on the entitlement's custom object (mappings/hubspot/usage-summary.ts). */
+export const USAGE_SUMMARY_PROPERTIES: PropertyDeclaration[] = [
+  number('usage_amount', 'Usage Amount'),
+  number('commit_burn_down_percent', 'Commit Burn Down (%)'),
+  { name: 'last_usage_date', label: 'Last Usage Date', type: 'date', fieldType: 'date' },
+  number('failed_usage_reports', 'Failed Usage Reports'),
+];
+
 /** POST /crm-object-schemas/v3/schemas (ObjectSchemaEgg), as for the entitlement. */
 export const USAGE_SCHEMA = {
   name: USAGE_OBJECT,

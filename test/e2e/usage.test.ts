@@ -45,6 +45,27 @@ async function usageIn(crm: CrmUnderTest): Promise<Map<string, UsageView>> {
   }]));
 }
 
+/** An entitlement's usage summary as each CRM holds it on the entitlement record, by commerce entitlement id. */
+type SummaryView = { usageAmount: number | null; burnDown: number | null; lastUsageDate: string | null; failedReports: number | null };
+async function summariesIn(crm: CrmUnderTest): Promise<Map<string, SummaryView>> {
+  const day = (value: unknown) => (value ? String(value).slice(0, 10) : null);
+  if (crm.kind === 'salesforce') {
+    return new Map((await salesforceDump(crm.salesforce!, 'Marketplace_Entitlement__c')).map((row) => [row.Commerce_Entitlement_Id__c, {
+      usageAmount: asNumber(row.Usage_Amount__c), burnDown: asNumber(row.Commit_Burn_Down__c), lastUsageDate: day(row.Last_Usage_Date__c), failedReports: asNumber(row.Failed_Usage_Reports__c),
+    }]));
+  }
+  if (crm.kind === 'dynamics') {
+    const body = await dynamicsControl(crm.dynamics!, 'GET', '/records/ccs_marketplaceentitlement');
+    return new Map((Array.isArray(body) ? body : (body.records ?? body.value)).map((row: any) => [row.ccs_entitlementid, {
+      usageAmount: asNumber(row.ccs_usageamount), burnDown: asNumber(row.ccs_commitburndown), lastUsageDate: day(row.ccs_lastusagedate), failedReports: asNumber(row.ccs_failedusagereports),
+    }]));
+  }
+  const body = await hubspotControl(crm.hubspot!, 'GET', '/records/marketplace_entitlement');
+  return new Map((Array.isArray(body) ? body : (body.records ?? body.results)).map((record: any) => record.properties ?? record).map((p: any) => [p.entitlement_id, {
+    usageAmount: asNumber(p.usage_amount), burnDown: asNumber(p.commit_burn_down_percent), lastUsageDate: day(p.last_usage_date), failedReports: asNumber(p.failed_usage_reports),
+  }]));
+}
+
 describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (real Temporal, real PostgreSQL)', (kind) => {
   let database: TestDatabase;
   let sandboxes: Awaited<ReturnType<typeof startSandboxesFor>>;
@@ -55,7 +76,7 @@ describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (re
   beforeAll(async () => {
     database = await createTestDatabase();
     sandboxes = await startSandboxesFor(kind, { entitlements: 60, seed: 17 });
-    connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer', 'offer', 'entitlement', 'usage'] })).id;
+    connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer', 'offer', 'entitlement', 'usage', 'usage-summary'] })).id;
     worker = await startProductionWorker(database, { taskQueue });
   });
   afterAll(async () => {
@@ -68,6 +89,8 @@ describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (re
     new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `usage-${connectionId}-${Date.now()}`, args: [{ connectionId }] });
 
   /** The commerce side's day aggregates, read with plain fetch (not the client under test). */
+  const commerceRecords = async (kind: string): Promise<any[]> => (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/${kind}`)).json() as Promise<any[]>;
+
   async function commerceDays(path: string): Promise<any[]> {
     const token = await (await fetch(`${sandboxes.commerce.authUrl}/oauth2/token`, {
       method: 'POST',
@@ -105,9 +128,30 @@ describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (re
     }
     expect([...usage.values()].filter((day) => day.failedReports === 1)).toHaveLength(6);
 
+    // On each metered entitlement: the billed usage, the commit burnt by it, the last day, the failed report.
+    const summaries = await summariesIn(sandboxes.crm);
+    const entitlements = new Map((await commerceRecords('entitlements')).map((entitlement) => [entitlement.id, entitlement]));
+    const terms = new Map((await commerceRecords('entitlementTerms')).map((term) => [term.id, term]));
+    const yesterday = [...new Set(groups.map((day) => day.date))].sort().at(-1);
+    for (const entitlementId of metered) {
+      const billed = Math.round([...reports.values()].filter((day) => day.entitlementID === entitlementId).reduce((sum, day) => sum + day.amount, 0) * 100) / 100;
+      const entitlement = entitlements.get(entitlementId);
+      const commit = terms.get(entitlement.entitlementTermID)?.commitAmount ?? entitlement.info?.commitAmount;
+      expect(summaries.get(entitlementId), entitlementId).toEqual({
+        usageAmount: billed,
+        burnDown: commit > 0 ? Math.round((billed / commit) * 10_000) / 100 : null,
+        lastUsageDate: yesterday,
+        failedReports: 1,
+      });
+    }
+    // Written onto records the entitlement flow made (a CRM that cannot tell an upsert's update from a create, Dataverse, counts it made).
+    expect(first.entities['usage-summary']!.created + first.entities['usage-summary']!.updated).toBe(6);
+    expect(first.entities['usage-summary']!.failed).toBe(0);
+
     await sandboxes.crm.resetCalls();
     const second = await runSync();
     expect(second.entities.usage).toMatchObject({ created: 0, updated: 0 });
+    expect(second.entities['usage-summary']).toMatchObject({ created: 0, updated: 0 });
     expect(sandboxes.crm.writeCalls(await sandboxes.crm.calls())).toBe(0);
   });
 
@@ -120,6 +164,8 @@ describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (re
     await sandboxes.crm.resetCalls();
     const progress = await runSync();
     expect(progress.entities.usage).toMatchObject({ created: 0, updated: 1, failed: 0 });
+    // A group not reported yet bills nothing and the day was already a day of usage: the summaries stay.
+    expect(progress.entities['usage-summary']).toMatchObject({ created: 0, updated: 0, failed: 0 });
     // One write request carried it; HubSpot's write is the batch upsert and its association to the entitlement (v4, made again with every write).
     expect(sandboxes.crm.writeCalls(await sandboxes.crm.calls())).toBe(kind === 'hubspot' ? 2 : 1);
 
