@@ -2,7 +2,8 @@
 // reports, the reports the service made of them for the marketplace, and their daily aggregates by
 // entitlement, dimension key and date. Kept beside the store (a fresh store on reset: a fresh ledger),
 // made on first use so the generated data set and the seeded draws of the change driver stay as they were.
-//   - The metered entitlements: the first ACTIVE entitlement of each marketplace A-F, in id order.
+//   - The metered entitlements: the first ACTIVE entitlement of each marketplace A-F, in id order, and
+//     every 100th ACTIVE entitlement beyond them (the benchmark's volumes: 1% of the active ones).
 //   - Their history: the 30 days before the day the ledger is made, three dimensions, one group per
 //     day and dimension, each reported (one report with its amount); on the 11th day one more group of
 //     storage_gb failed to report (REPORT_FAILED), so a seller sees revenue at risk.
@@ -70,8 +71,11 @@ export function usageLedger(state: SandboxState): Ledger {
   if (ledger) return ledger;
   const entitlementIds: string[] = [];
   const seen = new Set<string>();
+  let active = 0;
   for (const entitlement of state.store.entitlements.rows) {
-    if (typeof entitlement.id !== 'string' || state.store.injected.has(entitlement) || entitlement.status !== 'ACTIVE' || seen.has(entitlement.partner)) continue;
+    if (typeof entitlement.id !== 'string' || state.store.injected.has(entitlement) || entitlement.status !== 'ACTIVE') continue;
+    active += 1;
+    if (seen.has(entitlement.partner) && active % 100 !== 0) continue;
     seen.add(entitlement.partner);
     entitlementIds.push(entitlement.id);
   }
