@@ -197,9 +197,15 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const readDue = FLOWS[input.entity].due;
       if (readDue) {
         const linked = async (ids: string[]) => new Set((await links.get(input.connectionId, input.entity, ids)).keys());
-        const due = await guard(() => readDue(rt.commerce, orgId, { now: clock(), settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal }));
+        const now = clock();
+        const last = await cursors.get(input.connectionId, input.entity);
+        const since = last && new Date(last.time.getTime() - rt.settings.schedule.lookbackSeconds * 1000);
+        const due = await guard(() => readDue(rt.commerce, orgId, { now, since, settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal }));
         const letters = due.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw }));
-        const { rejections, unknown, crmWriteCalls, ...counts } = await syncRecordBatch(rt, rd, { connectionId: input.connectionId, entity: input.entity, records: due.records, letters, respectRetryTimes: true, dryRun: input.dryRun });
+        const { rejections, unknown, crmWriteCalls, ...counts } = await syncRecordBatch(rt, rd, { connectionId: input.connectionId, entity: input.entity, records: due.records, letters, respectRetryTimes: true, dryRun: input.dryRun,
+          // Where the next run's `since` starts, moved with the links.
+          advanceCursorTo: input.advanceStoredCursor && !input.dryRun ? { time: now, id: '' } : undefined,
+        });
         if (!input.dryRun) deps.metrics?.pageSynced({ connectionId: input.connectionId, entity: input.entity, read: counts.records, created: counts.created, updated: counts.updated, unchanged: counts.unchanged, failed: counts.failed });
         if (!input.dryRun && unknown?.length) deps.metrics?.unknownValues({ connectionId: input.connectionId, entity: input.entity, values: unknown });
         return { ...counts, crmWriteCalls, nextCursor: input.cursor, done: true, pagesRead: 1, rejections: input.dryRun ? rejections : undefined };

@@ -12,6 +12,7 @@ import type { CrmToCommerceFlow } from './crm-to-commerce.ts';
 import { opportunityDraftOfferFlow } from './opportunity-draft-offer.ts';
 import { opportunityReferralFlow } from './opportunity-referral.ts';
 import { renewalFlow } from './renewal.ts';
+import { liveAgreementFlow } from './live-agreement.ts';
 
 export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   buyer: buyerFlow,
@@ -21,6 +22,7 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   referral: referralFlow,
   'inbound-referral': inboundReferralFlow,
   renewal: renewalFlow,
+  'live-agreement': liveAgreementFlow,
 };
 
 /** All flows, parents before children (a stable topological order of the declarations). */

@@ -79,12 +79,13 @@ export type CommerceToCrmFlow<Name extends string = string> = {
   /**
    * Records whose CRM record changes with the clock, not only with their own changes (a renewal falling
    * due): read whole on every run in place of a change window, no cursor kept (flows/renewal.ts).
-   * `linked`: which of some source ids are already in the CRM.
+   * `linked`: which of some source ids are already in the CRM; `since`: when the last run of this flow
+   * read (less the connection's look-back), absent on its first run.
    */
   due?(
     commerce: CommerceClient,
     orgId: string,
-    context: { now: Date; settings: ConnectionSettings; linked(ids: string[]): Promise<Set<string>>; pageSize: number; signal?: AbortSignal },
+    context: { now: Date; since?: Date; settings: ConnectionSettings; linked(ids: string[]): Promise<Set<string>>; pageSize: number; signal?: AbortSignal },
   ): Promise<{ records: any[]; rejected: Page<any>['rejected'] }>;
   /** Runs after the batch's links are recorded; safe to run twice. What it could not do becomes dead letters. */
   afterWrite?(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]>;

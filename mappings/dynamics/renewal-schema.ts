@@ -1,5 +1,5 @@
-// The renewal opportunity's columns, lookups and key on Dataverse's opportunity table (issue #25
-// section 3), as `crm-sync setup` creates them.
+// The renewal opportunity's columns, lookups and key on Dataverse's opportunity table, and the account's
+// live-agreement mark (issue #25 section 3), as `crm-sync setup` creates them.
 import type { ColumnDeclaration, KeyDeclaration, LookupDeclaration } from './schema.ts';
 
 export const RENEWAL_OPPORTUNITY_COLUMNS: ColumnDeclaration[] = [
@@ -11,3 +11,6 @@ export const RENEWAL_OPPORTUNITY_LOOKUPS: LookupDeclaration[] = [
   { logicalName: 'ccs_renewalentitlementid', label: 'Renewal Entitlement', target: 'ccs_marketplaceentitlement' },
 ];
 export const RENEWAL_OPPORTUNITY_KEYS: KeyDeclaration[] = [{ logicalName: 'ccs_commercerenewalkey_key', label: 'Commerce Renewal Key', columns: ['ccs_commercerenewalkey'] }];
+
+/** The account's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */
+export const LIVE_AGREEMENT_ACCOUNT_COLUMNS: ColumnDeclaration[] = [{ logicalName: 'ccs_haslivemarketplaceagreement', label: 'Has Live Marketplace Agreement', type: 'Boolean' }];

@@ -3,7 +3,7 @@
 // it creates whole, and the standard columns the mappings write (checked, never created). The mappings
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
 
-import { RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
+import { LIVE_AGREEMENT_ACCOUNT_COLUMNS, RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
 
 /** Choice: Dataverse's (local) choice column, a Picklist attribute holding one integer option value. */
 export type ColumnType = 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'DateTime' | 'DateOnly' | 'Integer' | 'Choice';
@@ -75,6 +75,8 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       text('ccs_marketplace', 'Marketplace'),
       text('ccs_marketplaceaccountid', 'Marketplace Account Id'),
       text('ccs_marketplacestatus', 'Marketplace Status'),
+      // The buyer has a live marketplace agreement (issue #25 section 3): mappings/dynamics/renewal-schema.ts.
+      ...LIVE_AGREEMENT_ACCOUNT_COLUMNS,
     ],
     lookups: [],
     keys: [key('ccs_commercebuyerid', 'Commerce Buyer Id')],

@@ -1,4 +1,4 @@
-// The renewal deal's properties and pipeline (issue #25 section 3), as `crm-sync setup` creates them.
+// The renewal deal's properties and pipeline, and the company's live-agreement mark (issue #25 section 3), as `crm-sync setup` creates them.
 import type { PipelineDeclaration, PropertyDeclaration } from './schema.ts';
 
 export const RENEWAL_PIPELINE_LABEL = 'Marketplace renewals';
@@ -18,3 +18,8 @@ export const RENEWAL_PIPELINE_DECLARATION: PipelineDeclaration = {
     { label: 'Not renewed', probability: 0, closed: true },
   ],
 };
+
+/** The company's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */
+export const LIVE_AGREEMENT_COMPANY_PROPERTIES: PropertyDeclaration[] = [
+  { name: 'has_live_marketplace_agreement', label: 'Has Live Marketplace Agreement', type: 'bool', fieldType: 'booleancheckbox', options: [{ label: 'Yes', value: 'true' }, { label: 'No', value: 'false' }] },
+];

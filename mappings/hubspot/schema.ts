@@ -2,7 +2,7 @@
 // properties the sync upserts by, the commerce fields, the co-sell fields) and the two deal pipelines.
 // `crm-sync setup` creates what is missing (crm/hubspot/setup.ts); the mappings write exactly these.
 import { MARKETPLACE_NAMES } from '../values.ts';
-import { RENEWAL_DEAL_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
+import { LIVE_AGREEMENT_COMPANY_PROPERTIES, RENEWAL_DEAL_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
 
 export type PropertyDeclaration = {
   name: string;
@@ -47,7 +47,7 @@ export const ENTITLEMENT_OBJECT = 'marketplace_entitlement';
 export const ENTITLEMENT_FALLBACK_OBJECT = 'line_items';
 
 export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
-  companies: [id('commerce_buyer_id', 'Commerce Buyer Id'), marketplace('marketplace', 'Marketplace'), text('marketplace_account_id', 'Marketplace Account Id'), text('marketplace_status', 'Marketplace Status')],
+  companies: [id('commerce_buyer_id', 'Commerce Buyer Id'), marketplace('marketplace', 'Marketplace'), text('marketplace_account_id', 'Marketplace Account Id'), text('marketplace_status', 'Marketplace Status'), ...LIVE_AGREEMENT_COMPANY_PROPERTIES],
   contacts: [id('commerce_contact_id', 'Commerce Contact Id'), text('jobtitle', 'Job Title')],
   deals: [
     id('commerce_offer_id', 'Commerce Offer Id'),

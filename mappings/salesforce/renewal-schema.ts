@@ -1,5 +1,6 @@
 // The renewal opportunity's fields (issue #25 section 3), as `crm-sync setup` creates them: its key,
-// its lookups to the entitlement it renews and to the one that renewed it, and the renewal offer's id.
+// its lookups to the entitlement it renews and to the one that renewed it, and the renewal offer's id;
+// and the Account's live-agreement mark.
 import type { SalesforceCustomField } from './schema.ts';
 
 const entitlementLookup = (name: string, label: string, relationshipName: string): SalesforceCustomField => ({
@@ -18,3 +19,6 @@ export const RENEWAL_FIELDS: SalesforceCustomField[] = [
   entitlementLookup('Renewal_Entitlement__c', 'Renewal Entitlement', 'Renewing_Opportunities'),
   { object: 'Opportunity', name: 'Renewal_Offer_Id__c', label: 'Renewal Offer Id', type: 'Text', length: 64 },
 ];
+
+/** The Account's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */
+export const LIVE_AGREEMENT_FIELDS: SalesforceCustomField[] = [{ object: 'Account', name: 'Has_Live_Marketplace_Agreement__c', label: 'Has Live Marketplace Agreement', type: 'Checkbox' }];

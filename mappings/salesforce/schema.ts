@@ -22,7 +22,7 @@ export type SalesforceCustomField = {
 
 export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
 
-import { RENEWAL_FIELDS } from './renewal-schema.ts';
+import { LIVE_AGREEMENT_FIELDS, RENEWAL_FIELDS } from './renewal-schema.ts';
 
 const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
 
@@ -105,6 +105,7 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   { object: 'Cosell_Referral__c', name: 'Expected_Close_Date__c', label: 'Expected Close Date', type: 'Date' },
   // Renewals (issue #25 section 3): mappings/salesforce/renewal-schema.ts.
   ...RENEWAL_FIELDS,
+  ...LIVE_AGREEMENT_FIELDS,
 ];
 
 /** The Metadata API's definition of a field, as the Tooling API's CustomField takes it. */

@@ -153,6 +153,8 @@ const objects: SandboxObject[] = [
       url('Website', 'Website'),
       field('Marketplace_Status__c', 'Marketplace Status', 'picklist', { length: 255, picklistValues: ['Active', 'Deleted'] }),
       longText('Description', 'Account Description'),
+      // The buyer has a live marketplace agreement (issue #25 section 3).
+      checkbox('Has_Live_Marketplace_Agreement__c', 'Has Live Marketplace Agreement'),
     ]),
   },
   {

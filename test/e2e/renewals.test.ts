@@ -2,7 +2,8 @@
 // opportunity (deal) per entitlement ending within the connection's lead time, made once although the
 // worker is SIGKILLed while the CRM write is in flight, and never again on later runs; it carries the
 // draft renewal offer and follows it when repriced, is closed Won and linked to the new entitlement when
-// the renewal is accepted, and closed Lost when an entitlement ends without one.
+// the renewal is accepted, and closed Lost when an entitlement ends without one. Beside them, each
+// buyer's account shows whether it has a live agreement, and stops showing it when that one ends.
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
@@ -15,13 +16,13 @@ import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { CRMS_UNDER_TEST, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { renewalOpportunities, type RenewalView } from '../support/renewal-view.ts';
+import { liveAgreementMarks, renewalOpportunities, type RenewalView } from '../support/renewal-view.ts';
 import { commerceDump, TEST_SECRET_BOX } from '../support/sync-harness.ts';
 import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 
 const LEAD_DAYS = 200;
 const DAY = 86_400_000;
-const ALL: Entity[] = ['buyer', 'offer', 'entitlement', 'renewal'];
+const ALL: Entity[] = ['buyer', 'offer', 'entitlement', 'renewal', 'live-agreement'];
 
 describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
   let database: TestDatabase;
@@ -76,6 +77,25 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     });
   }
 
+  /** Buyers with a live agreement, by the rule stated independently: an ACTIVE entitlement not past its end whose agreement (if any) still runs. */
+  async function expectedMarks(): Promise<Map<string, boolean>> {
+    const now = Date.now();
+    const marks = new Map<string, boolean>();
+    for (const e of await commerceDump(sandboxes.commerce, 'entitlements')) {
+      const agreement = e.info?.cloudAAgreement?.status;
+      const live = e.status === 'ACTIVE' && (!e.endTime || Date.parse(e.endTime) > now) && !['EXPIRED', 'CANCELLED', 'TERMINATED'].includes(agreement);
+      marks.set(e.buyerID, (marks.get(e.buyerID) ?? false) || live);
+    }
+    return marks;
+  }
+
+  /** Every account shows the mark its buyer's entitlements call for (false where none is live, or the buyer has none). */
+  async function expectMarks(marks: Map<string, boolean>) {
+    const shown = await liveAgreementMarks(sandboxes.crm);
+    expect(Object.fromEntries(shown)).toEqual(Object.fromEntries([...shown.keys()].map((buyerId) => [buyerId, marks.get(buyerId) ?? false])));
+    for (const [buyerId, live] of marks) if (live) expect(shown.get(buyerId), buyerId).toBe(true);
+  }
+
   it('makes one renewal opportunity per entitlement due, on its buyer\'s account, once across a SIGKILL and later runs', async () => {
     const { crm } = sandboxes;
     await sync(['buyer', 'offer', 'entitlement']);
@@ -116,10 +136,16 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
       expect(view.offerId).toBeUndefined();
     }
 
-    // Later runs find every renewal in place: nothing made, nothing written.
+    // Later runs find every renewal in place: nothing made, nothing written. The accounts get their live-agreement marks.
     const quiet = await sync(ALL);
     expect(renewal(quiet)).toMatchObject({ created: 0, updated: 0, failed: 0, unchanged: 5 });
     expect((await renewalOpportunities(crm)).length).toBe(5);
+    const marks = await expectedMarks();
+    expect([...marks.values()].filter(Boolean).length, 'buyers with a live agreement').toBeGreaterThan(0);
+    await expectMarks(marks);
+    expect(quiet.entities['live-agreement']!.failed).toBe(0);
+    // Its next run reads only what changed since: nothing.
+    expect((await sync(ALL)).entities['live-agreement']).toMatchObject({ created: 0, updated: 0, failed: 0 });
   }, 180_000);
 
   it('carries the draft renewal offer, follows its new price, closes Won on the renewal and Lost on an end without one', async () => {
@@ -146,7 +172,10 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     // The buyer accepts: the new entitlement arrives on the renewal offer, and the renewal is won, linked to it.
     const accepted = await control({ entitlementId: 'ent-000001', action: 'accept' });
     expect(accepted.offerId).toBe(draft.id);
+    // ent-000021 ends without a renewal; so does ent-000010 (no renewal due yet: it ended early), its buyer's last live one.
+    expect((await expectedMarks()).get('buyer-000002')).toBe(true);
     await control({ entitlementId: 'ent-000021', action: 'lapse' });
+    await control({ entitlementId: 'ent-000010', action: 'lapse' });
     const closing = await sync(ALL);
     expect(renewal(closing)).toMatchObject({ created: 0, updated: 2, failed: 0 });
     const views = await byKey();
@@ -160,6 +189,11 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     // The new entitlement ends a year after the old one: no renewal of its own yet.
     expect(views.has(`renewal-${accepted.renewalEntitlementId}`)).toBe(false);
     expect([...views.values()].filter((row) => row.state === 'Open').length).toBe(3);
+
+    // The buyer whose entitlements all ended loses its mark; the others keep theirs.
+    const after = await expectedMarks();
+    expect(after.get('buyer-000002')).toBe(false);
+    await expectMarks(after);
 
     // A quiet run after all that writes nothing.
     expect(renewal(await sync(ALL))).toMatchObject({ created: 0, updated: 0, failed: 0 });

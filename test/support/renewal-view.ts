@@ -86,3 +86,18 @@ export async function renewalOpportunities(crm: CrmUnderTest): Promise<RenewalVi
       renewedBy: row._ccs_renewalentitlementid_value ?? undefined,
     }));
 }
+
+/** The live-agreement mark on each account (company) the sync made, by its commerce buyer id. */
+export async function liveAgreementMarks(crm: CrmUnderTest): Promise<Map<string, boolean>> {
+  if (crm.kind === 'salesforce') {
+    return new Map((await salesforceDump(crm.salesforce!, 'Account')).filter((row) => row.Commerce_Buyer_Id__c).map((row) => [row.Commerce_Buyer_Id__c, row.Has_Live_Marketplace_Agreement__c === true]));
+  }
+  if (crm.kind === 'hubspot') {
+    const body = await hubspotControl(crm.hubspot!, 'GET', '/records/companies');
+    const companies: any[] = Array.isArray(body) ? body : (body.records ?? body.results);
+    return new Map(companies.map((company) => (company.properties ?? company) as Record<string, string | undefined>).filter((p) => p.commerce_buyer_id).map((p) => [p.commerce_buyer_id!, p.has_live_marketplace_agreement === 'true']));
+  }
+  const body = await dynamicsControl(crm.dynamics!, 'GET', '/records/accounts');
+  const rows: any[] = Array.isArray(body) ? body : (body.records ?? body.value);
+  return new Map(rows.filter((row) => row.ccs_commercebuyerid).map((row) => [row.ccs_commercebuyerid, row.ccs_haslivemarketplaceagreement === true]));
+}
