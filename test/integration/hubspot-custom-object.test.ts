@@ -36,8 +36,11 @@ describe('the entitlement custom object on a portal that lacks it', () => {
     expect(report.problems).toEqual([]);
     expect(report.entitlementObject).toBe('marketplace_entitlement');
     const schemas = (await (await fetch(`${sandbox.baseUrl}/crm-object-schemas/v3/schemas`, { headers: { authorization: `Bearer ${token}` } })).json()) as { results: { name: string; objectTypeId: string; fullyQualifiedName: string }[] };
-    expect(schemas.results.map((schema) => [schema.name, schema.fullyQualifiedName])).toEqual([['marketplace_entitlement', 'p9001_marketplace_entitlement']]);
+    // And the usage object beside it (issue #25 section 4), associated to the entitlement's.
+    expect(schemas.results.map((schema) => [schema.name, schema.fullyQualifiedName])).toEqual([['marketplace_entitlement', 'p9001_marketplace_entitlement'], ['marketplace_usage', 'p9001_marketplace_usage']]);
     const objectTypeId = schemas.results[0]!.objectTypeId;
+    const usageTypeId = schemas.results[1]!.objectTypeId;
+    expect(report.created).toEqual(expect.arrayContaining([`marketplace_usage (custom object ${usageTypeId})`, 'marketplace_usage property group "commerce"', 'marketplace_usage.quantity', 'marketplace_entitlement.usage_amount']));
     expect(report.entitlementObjectTypeId).toBe(objectTypeId);
     expect(report.created).toEqual(expect.arrayContaining([`marketplace_entitlement (custom object ${objectTypeId})`, 'marketplace_entitlement property group "commerce"', 'marketplace_entitlement.commit_amount', 'deals property group "commerce"', 'deals.commerce_offer_id']));
 
