@@ -62,8 +62,8 @@ export async function* usageGroupDayPages(commerce: CommerceClient, orgId: strin
   }
 }
 
-/** Every report day of one entitlement between two days (inclusive), by id; rows that cannot be used come back with their reasons. */
-export async function reportDays(commerce: CommerceClient, orgId: string, entitlementId: string, startDate: string, endDate: string): Promise<{ days: Map<string, UsageReportDay>; problems: string[] }> {
+/** Every report day between two days (inclusive), of one entitlement or all, by id; rows that cannot be used come back with their reasons. */
+export async function reportDays(commerce: CommerceClient, orgId: string, entitlementId: string | undefined, startDate: string, endDate: string): Promise<{ days: Map<string, UsageReportDay>; problems: string[] }> {
   const days = new Map<string, UsageReportDay>();
   const problems: string[] = [];
   const pageSize = 1000;
