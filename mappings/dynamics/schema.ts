@@ -45,6 +45,8 @@ const MARKETPLACE_ID_LENGTH = 400;
 const NAME_LENGTH = 400;
 const URL_LENGTH = 2000;
 const ERRORS_LENGTH = 100_000;
+/** Payment installments, one "2026-01-01: 10,000.00 USD" line each. */
+const INSTALLMENTS_LENGTH = 10_000;
 /** A seller's reason for accepting or rejecting a referral. */
 const DECISION_REASON_LENGTH = 1000;
 
@@ -160,6 +162,19 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       text('ccs_marketplacesubscriptionid', 'Marketplace Subscription Id', MARKETPLACE_ID_LENGTH),
       text('ccs_productid', 'Product Id'),
       text('ccs_offerid', 'Offer Id'),
+      // Revenue and agreement (issue #25 section 2).
+      decimal('ccs_invoicedamount', 'Invoiced Amount'),
+      decimal('ccs_grossamount', 'Gross Amount'),
+      decimal('ccs_collectableamount', 'Collectable Amount'),
+      decimal('ccs_disbursedamount', 'Disbursed Amount'),
+      decimal('ccs_reportedamount', 'Reported Amount'),
+      { logicalName: 'ccs_nettermsdays', label: 'Net Terms (Days)', type: 'Integer' },
+      yesNo('ccs_autorenew', 'Auto Renew'),
+      text('ccs_agreementstatus', 'Agreement Status'),
+      text('ccs_agreementpdfurl', 'Agreement PDF URL', URL_LENGTH),
+      text('ccs_agreementpdfnote', 'Agreement PDF Note', NAME_LENGTH),
+      text('ccs_initialagreementid', 'Initial Agreement Id', MARKETPLACE_ID_LENGTH),
+      { logicalName: 'ccs_paymentinstallments', label: 'Payment Installments', type: 'Memo', maxLength: INSTALLMENTS_LENGTH },
     ],
     lookups: [
       { logicalName: 'ccs_accountid', label: 'Account', target: 'account' },

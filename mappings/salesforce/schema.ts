@@ -2,7 +2,7 @@
 // them through the Tooling API (CustomObject, CustomField). Types are the Metadata API's; each key field
 // is an external id marked unique, so an upsert can never match two records.
 
-export type SalesforceFieldType = 'Text' | 'LongTextArea' | 'Url' | 'DateTime' | 'Date' | 'Checkbox' | 'Currency' | 'Picklist' | 'Lookup';
+export type SalesforceFieldType = 'Text' | 'LongTextArea' | 'Url' | 'DateTime' | 'Date' | 'Checkbox' | 'Currency' | 'Number' | 'Picklist' | 'Lookup';
 
 export type SalesforceCustomField = {
   object: string;
@@ -16,6 +16,11 @@ export type SalesforceCustomField = {
   /** Picklist: only the listed values are accepted (a restricted picklist). */
   restricted?: boolean;
   referenceTo?: string;
+  /** A formula field (read-only, computed by Salesforce when read); the sync never writes it. */
+  formula?: string;
+  /** Number: total digits and decimal places. */
+  precision?: number;
+  scale?: number;
   relationshipName?: string;
   relationshipLabel?: string;
 };
@@ -23,6 +28,9 @@ export type SalesforceCustomField = {
 export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
 
 import { LIVE_AGREEMENT_FIELDS, RENEWAL_FIELDS } from './renewal-schema.ts';
+
+/** Whole days from now until the entitlement ends (negative once it has ended); blank for an open-ended one. */
+export const DAYS_TO_END_FORMULA = 'IF(ISBLANK(End_Date__c), NULL, FLOOR(End_Date__c - NOW()))';
 
 const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
 
@@ -93,6 +101,22 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   text('Marketplace_Entitlement__c', 'Marketplace_Subscription_Id__c', 'Marketplace Subscription Id', 255),
   text('Marketplace_Entitlement__c', 'Product_Id__c', 'Product Id', 255),
   text('Marketplace_Entitlement__c', 'Offer_Id__c', 'Offer Id', 64),
+  // Revenue and agreement (issue #25 section 2).
+  currency('Marketplace_Entitlement__c', 'Invoiced_Amount__c', 'Invoiced Amount'),
+  currency('Marketplace_Entitlement__c', 'Gross_Amount__c', 'Gross Amount'),
+  currency('Marketplace_Entitlement__c', 'Collectable_Amount__c', 'Collectable Amount'),
+  currency('Marketplace_Entitlement__c', 'Disbursed_Amount__c', 'Disbursed Amount'),
+  currency('Marketplace_Entitlement__c', 'Reported_Amount__c', 'Reported Amount'),
+  { object: 'Marketplace_Entitlement__c', name: 'Net_Terms_Days__c', label: 'Net Terms (Days)', type: 'Number', precision: 5, scale: 0 },
+  { object: 'Marketplace_Entitlement__c', name: 'Auto_Renew__c', label: 'Auto Renew', type: 'Checkbox' },
+  text('Marketplace_Entitlement__c', 'Agreement_Status__c', 'Agreement Status', 40),
+  { object: 'Marketplace_Entitlement__c', name: 'Agreement_PDF_URL__c', label: 'Agreement PDF URL', type: 'Url' },
+  // Where the PDF link is signed and expiring: the URL is not stored, this says the PDF exists.
+  text('Marketplace_Entitlement__c', 'Agreement_PDF_Note__c', 'Agreement PDF Note', 255),
+  text('Marketplace_Entitlement__c', 'Initial_Agreement_Id__c', 'Initial Agreement Id', 255),
+  { object: 'Marketplace_Entitlement__c', name: 'Payment_Installments__c', label: 'Payment Installments', type: 'LongTextArea', length: 32768 },
+  // Counted by Salesforce whenever it is read: a number the sync wrote would be wrong the next day.
+  { object: 'Marketplace_Entitlement__c', name: 'Days_To_End__c', label: 'Days To End', type: 'Number', precision: 18, scale: 0, formula: DAYS_TO_END_FORMULA },
 
   key('Cosell_Referral__c', 'Commerce_Referral_Id__c', 'Commerce Referral Id'),
   lookup('Cosell_Referral__c', 'Opportunity__c', 'Opportunity', 'Opportunity', 'Cosell_Referrals'),
@@ -118,6 +142,8 @@ export function customFieldMetadata(field: SalesforceCustomField): Record<string
       return { ...base, length: field.length ?? 32768, visibleLines: 5 };
     case 'Currency':
       return { ...base, precision: 18, scale: 2 };
+    case 'Number':
+      return { ...base, precision: field.precision ?? 18, scale: field.scale ?? 0, ...(field.formula && { formula: field.formula, formulaTreatBlanksAs: 'BlankAsBlank' }) };
     case 'Checkbox':
       return { ...base, defaultValue: 'false' };
     case 'Picklist':
@@ -138,6 +164,7 @@ export const DESCRIBE_TYPES: Record<SalesforceFieldType, string[]> = {
   Date: ['date'],
   Checkbox: ['boolean'],
   Currency: ['currency', 'double'],
+  Number: ['double', 'int'],
   Picklist: ['picklist'],
   Lookup: ['reference'],
 };

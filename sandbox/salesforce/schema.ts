@@ -44,6 +44,8 @@ export type SandboxField = {
   defaultValue: boolean | string | null;
   /** Visible to the integration user but not editable: its permission sets grant read without edit (field-access.ts). */
   readOnlyByPermission?: boolean;
+  /** A formula field: computed when read (formulas.ts), never written, readable through a permission set but never editable. */
+  formula?: string;
 };
 
 export type SandboxObject = {
@@ -241,6 +243,20 @@ const objects: SandboxObject[] = [
       text('Marketplace_Subscription_Id__c', 'Marketplace Subscription Id', 255),
       text('Product_Id__c', 'Product Id', 255),
       text('Offer_Id__c', 'Offer Id', 64),
+      // Revenue and agreement (issue #25 section 2).
+      currency('Invoiced_Amount__c', 'Invoiced Amount'),
+      currency('Gross_Amount__c', 'Gross Amount'),
+      currency('Collectable_Amount__c', 'Collectable Amount'),
+      currency('Disbursed_Amount__c', 'Disbursed Amount'),
+      currency('Reported_Amount__c', 'Reported Amount'),
+      field('Net_Terms_Days__c', 'Net Terms (Days)', 'double', { precision: 5, scale: 0 }),
+      checkbox('Auto_Renew__c', 'Auto Renew'),
+      text('Agreement_Status__c', 'Agreement Status', 40),
+      url('Agreement_PDF_URL__c', 'Agreement PDF URL'),
+      text('Agreement_PDF_Note__c', 'Agreement PDF Note', 255),
+      text('Initial_Agreement_Id__c', 'Initial Agreement Id', 255),
+      longText('Payment_Installments__c', 'Payment Installments', 32768),
+      field('Days_To_End__c', 'Days To End', 'double', { precision: 18, scale: 0, formula: 'IF(ISBLANK(End_Date__c), NULL, FLOOR(End_Date__c - NOW()))' }),
     ]),
   },
   {
