@@ -29,7 +29,8 @@ describe('co-sell continues as new inside its stage loop (Salesforce, a Temporal
   beforeAll(async () => {
     server = await startTemporalDevServer({ port: await freePort(), logger: quietLogger, cliPath: process.env.TEMPORAL_CLI_PATH, dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 12 } });
     database = await createTestDatabase();
-    sandboxes = await startSandboxesFor('salesforce', { entitlements: 30, seed: 29 });
+    // No partner review: the test moves referrals' stages on the commerce side right after they are submitted.
+    sandboxes = await startSandboxesFor('salesforce', { entitlements: 30, seed: 29, partnerReviewSeconds: 0 });
     connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer'] })).id;
     const connection = await NativeConnection.connect({ address: server.address });
     const created = await createSyncWorker({ connection, namespace: 'default', taskQueue, pool: database.pool, secretBox: TEST_SECRET_BOX });

@@ -28,8 +28,8 @@ const inStep = (): OrgDump => ({
     { Id: '001B', Commerce_Buyer_Id__c: 'b-2', Name: 'Two', Marketplace__c: 'Marketplace B', Marketplace_Status__c: 'Deleted' },
   ],
   contact: [{ Id: '003A', Commerce_Contact_Id__c: 'c-1', LastName: 'Lee', AccountId: '001A' }],
-  offer: [{ Id: '006A', Commerce_Offer_Id__c: 'o-1', Name: 'Deal', StageName: 'Closed Won', CloseDate: '2026-02-01', Marketplace__c: null, Offer_Status__c: 'ACCEPTED', AccountId: '001B', Cosell_Share__c: false, Private_Offer_Requested__c: false }],
-  entitlement: [{ Id: 'a0EA', Commerce_Entitlement_Id__c: 'e-1', Name: 'Ent', Status__c: 'ACTIVE', Currency__c: 'USD', Offer_Id__c: 'o-1', Account__c: '001B', Opportunity__c: '006A' }],
+  offer: [{ Id: '006A', Commerce_Offer_Id__c: 'o-1', Name: 'Deal', StageName: 'Closed Won', CloseDate: '2026-02-01', Marketplace__c: null, Offer_Status__c: 'ACCEPTED', AccountId: '001B', Cosell_Share__c: false, Cosell_Submit__c: false, Private_Offer_Requested__c: false }],
+  entitlement: [{ Id: 'a0EA', Commerce_Entitlement_Id__c: 'e-1', Name: 'Ent', Status__c: 'ACTIVE', Currency__c: 'USD', Auto_Renew__c: false, Offer_Id__c: 'o-1', Account__c: '001B', Opportunity__c: '006A' }],
   referral: [],
 });
 
