@@ -26,6 +26,7 @@ type EditOptions = {
   cosell?: string;
   cosellEvery?: string;
   stageOwner?: string;
+  renewalLeadDays?: string;
 };
 
 /** The saved settings with the flags given applied; zod names any bad value. */
@@ -53,6 +54,7 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
     entities: parseEntities(options.entities) ?? settings.entities,
     overrides,
     cosell,
+    ...(options.renewalLeadDays !== undefined && { renewals: { ...settings.renewals, leadDays: Number(options.renewalLeadDays) } }),
     schedule: {
       ...settings.schedule,
       ...(options.every && { every: options.every }),
@@ -79,6 +81,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     .option('--cosell-every <interval>', 'co-sell pass interval (CRM to commerce, stages both ways), e.g. 1m')
     .option('--stage-owner <owner>', 'who owns the co-sell stage: commerce, crm or latest (each side\'s own clock)')
     .option('--cosell <json>', 'co-sell settings as JSON, merged into the saved ones, e.g. {"enabled":false} or {"share":{"by":"stage","stages":["Negotiation/Review"]}} or {"stages":{"toCommerce":{"Value Proposition":"Qualified"}}}')
+    .option('--renewal-lead-days <n>', 'how many days before an entitlement ends its renewal opportunity is made (default 90; the connection syncs renewal)')
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection stops writing CRM ids back')
     .option('--start-afresh', 'when new secrets reach another Salesforce org: forget the record links, cursors and open dead letters')

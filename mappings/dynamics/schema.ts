@@ -3,7 +3,7 @@
 // it creates whole, and the standard columns the mappings write (checked, never created). The mappings
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
 
-import { LIVE_AGREEMENT_ACCOUNT_COLUMNS, RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
+import { LIVE_AGREEMENT_ACCOUNT_COLUMNS, RENEWAL_ENTITLEMENT_LOOKUPS, RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
 
 /** Choice: Dataverse's (local) choice column, a Picklist attribute holding one integer option value. */
 export type ColumnType = 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'DateTime' | 'DateOnly' | 'Integer' | 'Choice';
@@ -179,6 +179,7 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
     lookups: [
       { logicalName: 'ccs_accountid', label: 'Account', target: 'account' },
       { logicalName: 'ccs_opportunityid', label: 'Opportunity', target: 'opportunity' },
+      ...RENEWAL_ENTITLEMENT_LOOKUPS,
     ],
     keys: [key('ccs_entitlementid', 'Commerce Entitlement Id')],
   },

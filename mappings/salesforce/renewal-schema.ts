@@ -18,6 +18,8 @@ export const RENEWAL_FIELDS: SalesforceCustomField[] = [
   entitlementLookup('Renewal_Of_Entitlement__c', 'Renewal Of Entitlement', 'Renewal_Opportunities'),
   entitlementLookup('Renewal_Entitlement__c', 'Renewal Entitlement', 'Renewing_Opportunities'),
   { object: 'Opportunity', name: 'Renewal_Offer_Id__c', label: 'Renewal Offer Id', type: 'Text', length: 64 },
+  // The entitlement's side: its renewal opportunity (flows/renewal-links.ts).
+  { object: 'Marketplace_Entitlement__c', name: 'Renewal_Opportunity__c', label: 'Renewal Opportunity', type: 'Lookup', referenceTo: 'Opportunity', relationshipName: 'Renewed_Entitlements', relationshipLabel: 'Renewed Entitlements' },
 ];
 
 /** The Account's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */

@@ -229,6 +229,8 @@ const objects: SandboxObject[] = [
       externalKey('Commerce_Entitlement_Id__c', 'Commerce Entitlement Id'),
       reference('Account__c', 'Account', 'Account', 'Account__r'),
       reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
+      // Its renewal opportunity (issue #25 section 3).
+      reference('Renewal_Opportunity__c', 'Renewal Opportunity', 'Opportunity', 'Renewal_Opportunity__r'),
       text('Status__c', 'Status', 40),
       datetime('Start_Date__c', 'Start Date'),
       datetime('End_Date__c', 'End Date'),

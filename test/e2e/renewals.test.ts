@@ -16,7 +16,7 @@ import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { CRMS_UNDER_TEST, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { liveAgreementMarks, renewalOpportunities, type RenewalView } from '../support/renewal-view.ts';
+import { liveAgreementMarks, renewalOfEntitlement, renewalOpportunities, type RenewalView } from '../support/renewal-view.ts';
 import { commerceDump, TEST_SECRET_BOX } from '../support/sync-harness.ts';
 import { startWorkerProcess, waitForExit } from '../support/worker-process.ts';
 
@@ -103,9 +103,9 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     // Seed 77's 40 entitlements: five end within 200 days and still run, three of them marketplace A's.
     expect(due.map((e) => e.id).sort()).toEqual(['ent-000001', 'ent-000021', 'ent-000024', 'ent-000033', 'ent-000034']);
 
-    // The CRM answers every call 2.5 s late; the worker dies once a renewal write is in flight.
+    // The CRM answers every call 1.5 s late; the worker dies once a renewal write is in flight.
     const writesBefore = crm.writeCalls(await crm.calls());
-    await crm.faults({ latencyMs: 2500 });
+    await crm.faults({ latencyMs: 1500 });
     const handle = await client.workflow.start(WORKFLOW_TYPES.incrementalSync, {
       taskQueue: env.TASK_QUEUE!,
       workflowId: `renewals-kill-${kind}-${Date.now()}`,
@@ -133,6 +133,8 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
       expect(view.stage).toBe({ salesforce: 'Prospecting', hubspot: 'Renewal due', dynamics: '1-Qualify' }[kind]);
       expect(view.accountId).toBe(accounts.get(entitlement.buyerID));
       if (kind !== 'hubspot') expect(view.renews).toBe(entitlementIds.get(entitlement.id)!.id);
+      // The entitlement points at its renewal too (HubSpot: the deal's association, on both records).
+      expect(await renewalOfEntitlement(sandboxes.crm, entitlementIds.get(entitlement.id)!.id), entitlement.id).toBe(view.id);
       expect(view.offerId).toBeUndefined();
     }
 
@@ -195,7 +197,12 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     expect(after.get('buyer-000002')).toBe(false);
     await expectMarks(after);
 
-    // A quiet run after all that writes nothing.
-    expect(renewal(await sync(ALL))).toMatchObject({ created: 0, updated: 0, failed: 0 });
+    // A quiet run after all that writes nothing: no record, no entitlement link, no mark.
+    await sync(ALL);
+    const writes = sandboxes.crm.writeCalls(await sandboxes.crm.calls());
+    const quiet = await sync(ALL);
+    expect(renewal(quiet)).toMatchObject({ created: 0, updated: 0, failed: 0 });
+    expect(quiet.entities['live-agreement']).toMatchObject({ created: 0, updated: 0, failed: 0 });
+    expect(sandboxes.crm.writeCalls(await sandboxes.crm.calls())).toBe(writes);
   }, 120_000);
 });

@@ -101,3 +101,18 @@ export async function liveAgreementMarks(crm: CrmUnderTest): Promise<Map<string,
   const rows: any[] = Array.isArray(body) ? body : (body.records ?? body.value);
   return new Map(rows.filter((row) => row.ccs_commercebuyerid).map((row) => [row.ccs_commercebuyerid, row.ccs_haslivemarketplaceagreement === true]));
 }
+
+/** The renewal opportunity (deal) an entitlement's CRM record points at (HubSpot: the renewal deal associated to it). */
+export async function renewalOfEntitlement(crm: CrmUnderTest, entitlementCrmId: string): Promise<string | undefined> {
+  if (crm.kind === 'salesforce') return (await salesforceDump(crm.salesforce!, 'Marketplace_Entitlement__c')).find((row) => row.Id === entitlementCrmId)?.Renewal_Opportunity__c ?? undefined;
+  if (crm.kind === 'dynamics') {
+    const body = await dynamicsControl(crm.dynamics!, 'GET', '/records/ccs_marketplaceentitlements');
+    const rows: any[] = Array.isArray(body) ? body : (body.records ?? body.value);
+    return rows.find((row) => row.ccs_marketplaceentitlementid === entitlementCrmId)?._ccs_renewalopportunityid_value ?? undefined;
+  }
+  const renewals = new Set((await renewalOpportunities(crm)).map((view) => view.id));
+  const associations: { fromType: string; fromId: string; toType: string; toId: string }[] = await hubspotControl(crm.hubspot!, 'GET', '/associations');
+  const dealsOf = associations.flatMap((a) => (String(a.toId) === entitlementCrmId && a.fromType === 'deals' ? [String(a.fromId)] : String(a.fromId) === entitlementCrmId && a.toType === 'deals' ? [String(a.toId)] : []));
+  const found = [...new Set(dealsOf.filter((id) => renewals.has(id)))];
+  return found.length === 1 ? found[0] : found.length ? `several: ${found.join(', ')}` : undefined;
+}
