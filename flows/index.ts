@@ -11,6 +11,8 @@ import type { CommerceToCrmFlow } from './types.ts';
 import type { CrmToCommerceFlow } from './crm-to-commerce.ts';
 import { opportunityDraftOfferFlow } from './opportunity-draft-offer.ts';
 import { opportunityReferralFlow } from './opportunity-referral.ts';
+import { usageFlow } from './usage.ts';
+import { usageSummaryFlow } from './usage-summary.ts';
 import { renewalFlow } from './renewal.ts';
 import { liveAgreementFlow } from './live-agreement.ts';
 
@@ -21,6 +23,8 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   entitlement: entitlementFlow,
   referral: referralFlow,
   'inbound-referral': inboundReferralFlow,
+  usage: usageFlow,
+  'usage-summary': usageSummaryFlow,
   renewal: renewalFlow,
   'live-agreement': liveAgreementFlow,
 };

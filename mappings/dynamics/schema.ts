@@ -2,6 +2,7 @@
 // columns, lookups and alternate keys `crm-sync setup` creates (publisher prefix ccs_), the custom tables
 // it creates whole, and the standard columns the mappings write (checked, never created). The mappings
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
+import { USAGE_SUMMARY_COLUMNS, USAGE_TABLE } from './usage-schema.ts';
 
 import { LIVE_AGREEMENT_ACCOUNT_COLUMNS, RENEWAL_ENTITLEMENT_LOOKUPS, RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
 
@@ -175,6 +176,8 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       text('ccs_agreementpdfnote', 'Agreement PDF Note', NAME_LENGTH),
       text('ccs_initialagreementid', 'Initial Agreement Id', MARKETPLACE_ID_LENGTH),
       { logicalName: 'ccs_paymentinstallments', label: 'Payment Installments', type: 'Memo', maxLength: INSTALLMENTS_LENGTH },
+      // Its usage so far (issue #25 section 4): mappings/dynamics/usage-schema.ts.
+      ...USAGE_SUMMARY_COLUMNS,
     ],
     lookups: [
       { logicalName: 'ccs_accountid', label: 'Account', target: 'account' },
@@ -221,6 +224,8 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
     // Link rows: no alternate key.
     keys: [],
   },
+  // Usage by day (issue #25 section 4).
+  USAGE_TABLE,
 ];
 
 /** A table's declaration by logical name. */

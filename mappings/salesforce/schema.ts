@@ -28,6 +28,7 @@ export type SalesforceCustomField = {
 export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
 
 import { LIVE_AGREEMENT_FIELDS, RENEWAL_FIELDS } from './renewal-schema.ts';
+import { USAGE_CUSTOM_FIELDS, USAGE_CUSTOM_OBJECTS } from './usage-schema.ts';
 
 /** Whole days from now until the entitlement ends (negative once it has ended); blank for an open-ended one. */
 export const DAYS_TO_END_FORMULA = 'IF(ISBLANK(End_Date__c), NULL, FLOOR(End_Date__c - NOW()))';
@@ -37,6 +38,8 @@ const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Market
 export const SALESFORCE_CUSTOM_OBJECTS: SalesforceCustomObject[] = [
   { name: 'Marketplace_Entitlement__c', label: 'Marketplace Entitlement', pluralLabel: 'Marketplace Entitlements' },
   { name: 'Cosell_Referral__c', label: 'Cosell Referral', pluralLabel: 'Cosell Referrals' },
+  // Usage by day (issue #25 section 4): mappings/salesforce/usage-schema.ts.
+  ...USAGE_CUSTOM_OBJECTS,
 ];
 
 const key = (object: string, name: string, label: string): SalesforceCustomField => ({ object, name, label, type: 'Text', length: 64, externalId: true, unique: true });
@@ -130,6 +133,8 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   // Renewals (issue #25 section 3): mappings/salesforce/renewal-schema.ts.
   ...RENEWAL_FIELDS,
   ...LIVE_AGREEMENT_FIELDS,
+  // Usage by day (issue #25 section 4): mappings/salesforce/usage-schema.ts.
+  ...USAGE_CUSTOM_FIELDS,
 ];
 
 /** The Metadata API's definition of a field, as the Tooling API's CustomField takes it. */

@@ -258,6 +258,11 @@ const objects: SandboxObject[] = [
       text('Agreement_PDF_Note__c', 'Agreement PDF Note', 255),
       text('Initial_Agreement_Id__c', 'Initial Agreement Id', 255),
       longText('Payment_Installments__c', 'Payment Installments', 32768),
+      // Its usage so far (issue #25 section 4).
+      currency('Usage_Amount__c', 'Usage Amount'),
+      field('Commit_Burn_Down__c', 'Commit Burn Down (%)', 'double', { precision: 9, scale: 2 }),
+      field('Last_Usage_Date__c', 'Last Usage Date', 'date'),
+      field('Failed_Usage_Reports__c', 'Failed Usage Reports', 'double', { precision: 9, scale: 0 }),
       field('Days_To_End__c', 'Days To End', 'double', { precision: 18, scale: 0, formula: 'IF(ISBLANK(End_Date__c), NULL, FLOOR(End_Date__c - NOW()))' }),
     ]),
   },
@@ -278,6 +283,24 @@ const objects: SandboxObject[] = [
       currency('Deal_Value__c', 'Deal Value'),
       text('Currency__c', 'Currency', 3),
       field('Expected_Close_Date__c', 'Expected Close Date', 'date'),
+    ]),
+  },
+  {
+    // Usage by day (issue #25 section 4): one record per entitlement, dimension and date.
+    name: 'Marketplace_Usage__c',
+    label: 'Marketplace Usage',
+    labelPlural: 'Marketplace Usage',
+    keyPrefix: 'a0U',
+    custom: true,
+    fields: systemFields('Record ID', [
+      text('Name', 'Marketplace Usage Name', 80, { required: true, custom: false, idLookup: true }),
+      text('Commerce_Usage_Key__c', 'Commerce Usage Key', 255, { externalId: true, unique: true, idLookup: true }),
+      reference('Entitlement__c', 'Entitlement', 'Marketplace_Entitlement__c', 'Entitlement__r'),
+      text('Dimension__c', 'Dimension', 255),
+      field('Usage_Date__c', 'Usage Date', 'date'),
+      field('Quantity__c', 'Quantity', 'double', { precision: 18, scale: 6 }),
+      currency('Amount__c', 'Amount'),
+      field('Failed_Reports__c', 'Failed Reports', 'double', { precision: 9, scale: 0 }),
     ]),
   },
   {
