@@ -7,7 +7,8 @@
 // held by its retry and stops, never creating beside it.
 //
 // "Surely visible" rests on one bound: the service commits a request no later than the client's request
-// timeout after it was sent (commerce/http.ts, 30 s, which sync/runtime.ts leaves as it is). A failed
+// timeout after it was sent (commerce/http.ts, 30 s unless the connection sets commerce.requestTimeoutMs,
+// which sync/runtime.ts gives the client and the caller gives here). A failed
 // create call sent its last request before it failed, so its rows are visible TIMEOUT after the failure;
 // a create call that never came back (the worker died mid-call) is given two timeouts from its claim.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,13 +18,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Made } from '../flows/crm-to-commerce.ts';
 import type { Claimant, OutboundIntentStore } from '../store/outbound-intents.ts';
 
-/** The commerce client's per-request timeout (commerce/http.ts), with a margin for clocks. */
+/** The commerce client's default per-request timeout (commerce/http.ts), with a margin for clocks. */
 export const COMMERCE_REQUEST_TIMEOUT_SECONDS = 30;
 const MARGIN_SECONDS = 5;
 /** A failed create call's rows are visible this long after the failure. */
-export const AFTER_FAILURE_SECONDS = COMMERCE_REQUEST_TIMEOUT_SECONDS + MARGIN_SECONDS;
+export const afterFailureSeconds = (timeoutSeconds: number) => timeoutSeconds + MARGIN_SECONDS;
 /** A claimed create's rows are visible this long after the claim, whatever became of the call. */
-export const CLAIM_HOLD_SECONDS = 2 * COMMERCE_REQUEST_TIMEOUT_SECONDS + MARGIN_SECONDS;
+export const claimHoldSeconds = (timeoutSeconds: number) => 2 * timeoutSeconds + MARGIN_SECONDS;
+export const AFTER_FAILURE_SECONDS = afterFailureSeconds(COMMERCE_REQUEST_TIMEOUT_SECONDS);
+export const CLAIM_HOLD_SECONDS = claimHoldSeconds(COMMERCE_REQUEST_TIMEOUT_SECONDS);
 
 /** This activity attempt, as the intent rows name their holder; outside Temporal, a one-off name. */
 export function currentClaimant(): Claimant {
@@ -55,14 +58,17 @@ export async function claimThenCreate<C extends { crmId: string }, R>(input: {
   beat(detail: Record<string, unknown>): void;
   signal?: AbortSignal;
   now?: () => number;
+  /** The commerce client's request timeout, in seconds (the connection's; default 30). */
+  requestTimeoutSeconds?: number;
 }): Promise<ClaimedCreate<C, R>> {
   const now = input.now ?? Date.now;
+  const timeoutSeconds = input.requestTimeoutSeconds ?? COMMERCE_REQUEST_TIMEOUT_SECONDS;
   const adopted: ClaimedCreate<C, R>['adopted'] = [];
   let remaining = input.chunk;
   for (;;) {
     input.signal?.throwIfAborted();
     input.beat({ flow: input.flow, phase: 'claim', rows: remaining.length });
-    const claimed = await input.intents.claim(input.connectionId, input.flow, remaining.map((candidate) => candidate.crmId), input.claimant, CLAIM_HOLD_SECONDS);
+    const claimed = await input.intents.claim(input.connectionId, input.flow, remaining.map((candidate) => candidate.crmId), input.claimant, claimHoldSeconds(timeoutSeconds));
     if (claimed.length < remaining.length) {
       const taken = new Set(claimed.map((row) => row.crmId));
       const lost = remaining.filter((candidate) => !taken.has(candidate.crmId)).map((candidate) => candidate.crmId);
@@ -96,7 +102,7 @@ export async function claimThenCreate<C extends { crmId: string }, R>(input: {
     results = await input.create(remaining);
   } catch (error) {
     // Whatever was sent, was sent before now: the next attempt need wait only a timeout from here.
-    await input.intents.holdFromNow(input.connectionId, input.flow, remaining.map((candidate) => candidate.crmId), input.claimant, AFTER_FAILURE_SECONDS).catch(() => undefined);
+    await input.intents.holdFromNow(input.connectionId, input.flow, remaining.map((candidate) => candidate.crmId), input.claimant, afterFailureSeconds(timeoutSeconds)).catch(() => undefined);
     throw error;
   }
   return { adopted, created: remaining.map((candidate, index) => ({ candidate, result: results[index]! })) };

@@ -21,7 +21,7 @@ import { withTransaction } from '../store/transaction.ts';
 import { canonicalJson } from '../sync/hash.ts';
 import type { ConnectionRuntime, RuntimeFor } from '../sync/runtime.ts';
 import { cancellationSignal, createBeat } from './activity-context.ts';
-import { claimThenCreate, currentClaimant } from './claimed-creates.ts';
+import { claimThenCreate, COMMERCE_REQUEST_TIMEOUT_SECONDS, currentClaimant } from './claimed-creates.ts';
 import { retryFlowWriteBacks, type WriteBackRetryCounts } from './cosell-write-back-retry.ts';
 import { fitWriteBack } from '../flows/fit-write-back.ts';
 import { guard } from './failures.ts';
@@ -167,6 +167,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
               create: (toCreate) => guard(() => flow.target.create(rt.commerce, orgId, toCreate.map((candidate) => candidate.request))),
               beat,
               signal,
+              requestTimeoutSeconds: (rt.settings.commerce.requestTimeoutMs ?? COMMERCE_REQUEST_TIMEOUT_SECONDS * 1000) / 1000,
             });
             const created: Intent[] = [];
             for (const { candidate, made } of adopted) {

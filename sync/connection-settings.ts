@@ -116,6 +116,12 @@ export const connectionSettingsSchema = z.object({
     authUrl: z.url(),
     clientId: z.string().min(1),
     organizationId: z.string().min(1),
+    /**
+     * The commerce client's per-request timeout (default 30 s). It also bounds how long a create whose
+     * answer was lost is waited out before it is looked for (activities/claimed-creates.ts): a service
+     * commits a request no later than the client gives up on it.
+     */
+    requestTimeoutMs: z.number().int().min(1000).max(300_000).optional(),
   }),
   crm: crmSettingsSchema,
   /**

@@ -48,6 +48,7 @@ export function createRuntimeCache(connections: ConnectionStore, options: Runtim
         clientSecret: secrets.commerceClientSecret,
         retries: options.commerceRetries,
         minRetryDelayMs: options.commerceMinRetryDelayMs,
+        timeoutMs: settings.commerce.requestTimeoutMs,
       }),
       // A rotated refresh token is sealed into the connection without touching updated_at, so this runtime stays cached.
       crm: createConnector(settings, secrets, { lookbackSeconds: settings.schedule.lookbackSeconds, refreshTokens: storedRefreshTokenVault(connections, stored.id) }),

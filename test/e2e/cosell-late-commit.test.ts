@@ -18,7 +18,8 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s against late commits', (kind) =>
   let stack: CosellStack;
 
   beforeAll(async () => {
-    stack = await startCosellStack({ name: `cosell-late-${kind}`, entitlements: 30, seed: 61, crm: kind });
+    // A 5 s commerce timeout (the late commits land 3 s after the failure, within it): a lost create is waited out 10 s, not 35 s.
+    stack = await startCosellStack({ name: `cosell-late-${kind}`, entitlements: 30, seed: 61, crm: kind, commerceRequestTimeoutMs: 5000 });
   });
   afterAll(() => stack?.stop());
 

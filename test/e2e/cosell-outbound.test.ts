@@ -22,7 +22,8 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s', (kind) => {
   let accounts: { id: string; buyerId: string }[];
 
   beforeAll(async () => {
-    stack = await startCosellStack({ name: `cosell-${kind}`, entitlements: 40, seed: 59, crm: kind });
+    // A 5 s commerce timeout: a lost create is waited out 10 s (timeout + margin) instead of 35 s.
+    stack = await startCosellStack({ name: `cosell-${kind}`, entitlements: 40, seed: 59, crm: kind, commerceRequestTimeoutMs: 5000 });
     ({ sandboxes, database, connectionId } = stack);
     accounts = await sandboxes.crm.accounts();
   });

@@ -16,11 +16,12 @@ import { startProductionWorker } from './sync-harness.ts';
  * referral stays SUBMITTED and takes updates), so tests of other things are not held by a review; the
  * lifecycle tests set one.
  */
-export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions; partnerReviewSeconds?: number }) {
+/** `commerceRequestTimeoutMs`: the connection's commerce client timeout, which also bounds how long a lost create is waited out. */
+export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions; partnerReviewSeconds?: number; commerceRequestTimeoutMs?: number }) {
   const database = await createTestDatabase();
   const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed, partnerReviewSeconds: options.partnerReviewSeconds ?? 0 }, options.crmOptions);
   const sandboxes = { ...started, salesforce: started.crm.salesforce! };
-  const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'] })).id;
+  const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'], ...(options.commerceRequestTimeoutMs && { commerceSettings: { requestTimeoutMs: options.commerceRequestTimeoutMs } }) })).id;
   const taskQueue = `${options.name}-${Date.now()}`;
   const worker = await startProductionWorker(database, { taskQueue });
   const run = (type: string): Promise<any> =>

@@ -599,10 +599,10 @@ export async function createCrmConnection(
   database: TestDatabase,
   commerce: CommerceSandbox,
   crm: CrmUnderTest,
-  extra: { name?: string; pageSize?: number; entities?: Entity[]; lookbackSeconds?: number; crmSettings?: Record<string, unknown>; overrides?: MappingOverrides } = {},
+  extra: { name?: string; pageSize?: number; entities?: Entity[]; lookbackSeconds?: number; crmSettings?: Record<string, unknown>; commerceSettings?: Record<string, unknown>; overrides?: MappingOverrides } = {},
 ) {
   const settings = connectionSettingsSchema.parse({
-    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId },
+    commerce: { baseUrl: commerce.apiUrl, authUrl: commerce.authUrl, clientId: commerce.clientId, organizationId: commerce.organizationId, ...extra.commerceSettings },
     crm: { ...crm.settings(), ...extra.crmSettings },
     entities: extra.entities,
     overrides: extra.overrides,
