@@ -16,8 +16,8 @@ const draftsOf = (store: Store) => {
   return map;
 };
 
-/** How near its end an entitlement must be for the service to draft its renewal (A15). */
-export const DRAFT_WITHIN_DAYS = 90;
+/** How near its end an entitlement must be for the change driver to draft its renewal: when AWS first tells the buyer (A15). */
+export const DRAFT_WITHIN_DAYS = 180;
 
 export type RenewalStep = { entitlementId: string; action: 'drafted' | 'repriced' | 'accepted' | 'lapsed'; offerId?: string; renewalEntitlementId?: string };
 
