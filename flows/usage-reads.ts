@@ -21,6 +21,9 @@ export type UsageGroupDay = {
 /** A day of usage record reports (A16): what was reported to the marketplace, and its amount. */
 export type UsageReportDay = { id: string; entitlementID: string; dimensionKey: string; date: string; reportCount: number; quantity: number; amount: number; currency?: string; lastUpdateTime: string };
 
+/** A day of usage as the usage flow reads it: its groups, and its reports when anything of it was reported. */
+export type UsageDay = UsageGroupDay & { reported?: UsageReportDay };
+
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
 

@@ -4,7 +4,7 @@
 // is what the marketplace was billed for the reported part (a day nothing was reported of has none: left
 // empty, never invented). Keyed entitlement|dimension|date, so re-running a day finds the same record and
 // an unchanged day writes nothing (its content hash is the same).
-import type { UsageGroupDay, UsageReportDay } from '../../flows/usage-reads.ts';
+import type { UsageDay } from '../../flows/usage-reads.ts';
 import type { CanonicalRecord } from './record.ts';
 
 export type CanonicalUsageDay = {
@@ -23,7 +23,7 @@ export type CanonicalUsageDay = {
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
-export const USAGE_DAY: CanonicalRecord<UsageGroupDay, UsageReportDay | undefined, CanonicalUsageDay> = {
+export const USAGE_DAY: CanonicalRecord<UsageDay, unknown, CanonicalUsageDay> = {
   entity: 'usage',
   id: (record) => record.key,
   describe: {
@@ -36,7 +36,8 @@ export const USAGE_DAY: CanonicalRecord<UsageGroupDay, UsageReportDay | undefine
     amount: 'usageRecordReport/aggregate amount of the day (empty while nothing of the day is reported)',
     failedReports: 'usageRecordGroup/aggregate failedCount: groups of the day in REPORT_FAILED',
   },
-  compute(day, reported) {
+  compute(day) {
+    const reported = day.reported;
     return {
       ok: true,
       value: {

@@ -1,12 +1,12 @@
 // A day of usage -> ccs_marketplaceusage, keyed by ccs_usagekey (entitlement|dimension|date), bound to
 // its ccs_marketplaceentitlement by the entitlement's key. The values are the canonical usage day's
 // (mappings/canonical/usage.ts).
-import type { UsageGroupDay, UsageReportDay } from '../../flows/usage-reads.ts';
+import type { UsageDay } from '../../flows/usage-reads.ts';
 import { canonicalMapping, lookup } from '../canonical/record.ts';
 import { USAGE_DAY } from '../canonical/usage.ts';
 import type { EntityMapping } from '../types.ts';
 
-export const usageToDynamicsUsage: EntityMapping<UsageGroupDay, UsageReportDay | undefined> = canonicalMapping(USAGE_DAY, {
+export const usageToDynamicsUsage: EntityMapping<UsageDay> = canonicalMapping(USAGE_DAY, {
   object: 'ccs_marketplaceusage',
   externalIdField: 'ccs_usagekey',
   fields: {

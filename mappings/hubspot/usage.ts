@@ -3,13 +3,13 @@
 // (mappings/canonical/usage.ts). Where the account has no custom objects (HubSpot sells them with
 // Enterprise) there is no fallback object for days of usage: the usage flow is not run there (a
 // connection does not choose it), as a line item per day would bury the offer's deal in rows.
-import type { UsageGroupDay, UsageReportDay } from '../../flows/usage-reads.ts';
+import type { UsageDay } from '../../flows/usage-reads.ts';
 import { canonicalMapping, lookup } from '../canonical/record.ts';
 import { USAGE_DAY } from '../canonical/usage.ts';
 import type { EntityMapping } from '../types.ts';
 import { USAGE_ID_PROPERTY, USAGE_OBJECT } from './usage-schema.ts';
 
-export const usageToHubSpotUsage: EntityMapping<UsageGroupDay, UsageReportDay | undefined> = canonicalMapping(USAGE_DAY, {
+export const usageToHubSpotUsage: EntityMapping<UsageDay> = canonicalMapping(USAGE_DAY, {
   object: USAGE_OBJECT,
   externalIdField: USAGE_ID_PROPERTY,
   fields: {

@@ -25,7 +25,7 @@ const reports: UsageReportDay = { id: 'ent-7|api_calls|2026-03-04', entitlementI
 
 describe('canonical usage day', () => {
   it('adds the reported quantity and the groups not yet reported; the amount is what was reported; failed groups counted', () => {
-    expect(USAGE_DAY.compute(groups(), reports)).toEqual({
+    expect(USAGE_DAY.compute({ ...groups(), reported: reports }, undefined)).toEqual({
       ok: true,
       value: { key: 'ent-7|api_calls|2026-03-04', name: 'api_calls 2026-03-04', entitlementId: 'ent-7', dimension: 'api_calls', usageDate: '2026-03-04', quantity: 1450, amount: 2.4, failedReports: 1 },
     });
@@ -40,7 +40,7 @@ describe('canonical usage day', () => {
   });
 
   it('keeps fractional quantities exact to six places (no float dust that would change the content hash)', () => {
-    const day = USAGE_DAY.compute(groups({ pendingQuantity: 0.2 }), { ...reports, quantity: 0.1 });
+    const day = USAGE_DAY.compute({ ...groups({ pendingQuantity: 0.2 }), reported: { ...reports, quantity: 0.1 } }, undefined);
     expect(day.ok && day.value.quantity).toBe(0.3);
   });
 });
@@ -55,6 +55,6 @@ describe('each CRM takes the usage day', () => {
       { ccs_name: 'api_calls 2026-03-04', ccs_marketplaceentitlementid: { ccs_entitlementid: 'ent-7' }, ccs_dimension: 'api_calls', ccs_usagedate: '2026-03-04', ccs_quantity: 1450, ccs_amount: 2.4, ccs_failedreports: 1 }],
   ] as const;
   it.each(cases)('%s', (_crm, mapping, object, externalIdField, fields) => {
-    expect(mapping.map(groups(), reports)).toEqual({ ok: true, record: { object, externalIdField, externalId: 'ent-7|api_calls|2026-03-04', fields } });
+    expect(mapping.map({ ...groups(), reported: reports }, undefined)).toEqual({ ok: true, record: { object, externalIdField, externalId: 'ent-7|api_calls|2026-03-04', fields } });
   });
 });
