@@ -4,6 +4,7 @@
 // it due now), the intent row says what the outcome was: made (the commerce record is read again, so the
 // record shows its status and stage as they are now) or refused (its words). The outcome is written
 // again; a letter written resolves, one refused again counts an attempt and backs off.
+import { fitWriteBack } from '../flows/fit-write-back.ts';
 import type { ConnectionRuntime } from '../sync/runtime.ts';
 import type { CrmToCommerceFlow, Made } from '../flows/crm-to-commerce.ts';
 import type { CrmRecord } from '../crm/connector.ts';
@@ -46,6 +47,9 @@ export async function retryFlowWriteBacks(input: {
     } else if (intent?.state === 'refused' && intent.message) items.push({ sourceId: intent.crmId, crmId: intent.crmId, fields: side.refused(intent.message) });
   }
   if (items.length === 0) return counts;
+  // As this org takes them: an optional field it lacks is left out (flows/fit-write-back.ts), as the flow's own write-back does.
+  const schema = await guard(() => rt.crm.describe(side.object));
+  for (const item of items) item.fields = fitWriteBack(side, schema, item.fields);
   const results = await guard(() => rt.crm.update(side.object, items, { signal: input.signal }));
   const written = results.filter((result) => result.ok).map((result) => result.sourceId);
   const failed = results.flatMap((result) => (result.ok ? [] : [{ sourceId: result.sourceId, reason: `the outcome could not be written onto ${side.object} ${result.sourceId}: ${result.error.code}: ${result.error.message}`, crmError: result.error }]));

@@ -6,8 +6,12 @@ import type { CrmRecord } from '../../crm/connector.ts';
 import type { CrmSide } from '../../flows/crm-to-commerce.ts';
 import { referralShown } from '../../sync/referral-lifecycle.ts';
 
-/** A CRM's co-sell fields: where the referral id, its status, its stage and the reasons go. */
-export type ReferralWriteBackFields = { id: string; status: string; stage: string; errors: string };
+/**
+ * A CRM's co-sell fields: where the referral id, its status, its stage, the reasons and the partner's review
+ * end go (the review end is written in the same call as the rest, so a new referral costs one write, not two;
+ * an org set up before the field lacks it: the side lists it among its optional fields).
+ */
+export type ReferralWriteBackFields = { id: string; status: string; stage: string; errors: string; reviewEnds: string };
 
 /** The status a refused record shows: nothing was shared. */
 export const NOT_SHARED = 'Not shared';
@@ -15,12 +19,17 @@ export const NOT_SHARED = 'Not shared';
 export function referralWriteBack(fields: ReferralWriteBackFields, textLimit: number): Pick<CrmSide<unknown>, 'made' | 'refused' | 'refusedAfterMade'> {
   return {
     // A referral the partner rejected shows why (sync/referral-lifecycle.ts), whichever pass writes it.
-    made: (referral): CrmRecord => ({
-      [fields.id]: referral.id,
-      [fields.status]: referral.status ?? null,
-      [fields.stage]: referral.stage ?? null,
-      [fields.errors]: referralShown(referral as Referral).rejection?.slice(0, textLimit) ?? null,
-    }),
+    made: (referral): CrmRecord => {
+      const shown = referralShown(referral as Referral);
+      return {
+        [fields.id]: referral.id,
+        [fields.status]: referral.status ?? null,
+        [fields.stage]: referral.stage ?? null,
+        [fields.errors]: shown.rejection?.slice(0, textLimit) ?? null,
+        // Only a full referral says whether it is under review; a bare id leaves the field as it is.
+        ...(referral.status !== undefined && { [fields.reviewEnds]: shown.reviewEnds }),
+      };
+    },
     refused: (message) => ({ [fields.status]: NOT_SHARED, [fields.errors]: message.slice(0, textLimit) }),
     // The next step refused for a record already made: the reasons only, so it keeps showing what was made.
     refusedAfterMade: (message) => ({ [fields.errors]: message.slice(0, textLimit) }),

@@ -159,11 +159,11 @@ export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
   object: 'opportunity',
   fields: (settings) => [...new Set([...REFERRAL_FIELDS, ...shareRuleFields(settings.cosell.share), ...fieldsReadBySubmitRule(settings.cosell.submit, 'stepname')])],
   // The opportunity's own Description and its transaction currency, read where the environment shows them.
-  optionalFields: ['description', CURRENCY],
+  optionalFields: ['description', CURRENCY, 'ccs_cosellreviewends'],
   related: (crm, records) => opportunityRelations(crm, records, { contacts: false }),
   ask: (record, settings, related) => opportunityToReferral(record, settings.cosell.share, related as OpportunityRelations | undefined, settings.cosell.submit),
   madeField: 'ccs_commercereferralid',
-  ...referralWriteBack({ id: 'ccs_commercereferralid', status: 'ccs_cosellstatus', stage: 'ccs_cosellstage', errors: 'ccs_cosellerrors' }, ERRORS_LIMIT),
+  ...referralWriteBack({ id: 'ccs_commercereferralid', status: 'ccs_cosellstatus', stage: 'ccs_cosellstage', errors: 'ccs_cosellerrors', reviewEnds: 'ccs_cosellreviewends' }, ERRORS_LIMIT),
 };
 
 /** The Dynamics side of the opportunity-draft-offer flow. */

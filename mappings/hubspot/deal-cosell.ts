@@ -91,11 +91,11 @@ export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   object: 'deals',
   fields: (settings) => [...new Set([...DEAL_FIELDS, ...fieldsReadByShareRule(settings.cosell.share, 'dealstage'), ...fieldsReadBySubmitRule(settings.cosell.submit, 'dealstage')])],
   // HubSpot's own deal description and the deal's currency; read where the account shows them.
-  optionalFields: ['description', CURRENCY],
+  optionalFields: ['description', CURRENCY, 'cosell_review_ends'],
   related: dealRelations,
   ask: (record, settings, related) => dealToReferral(record, settings.cosell.share, related as DealRelations | undefined, settings.cosell.submit),
   madeField: 'commerce_referral_id',
-  ...referralWriteBack({ id: 'commerce_referral_id', status: 'cosell_status', stage: 'cosell_stage', errors: 'cosell_errors' }, TEXT_LIMIT),
+  ...referralWriteBack({ id: 'commerce_referral_id', status: 'cosell_status', stage: 'cosell_stage', errors: 'cosell_errors', reviewEnds: 'cosell_review_ends' }, TEXT_LIMIT),
 };
 
 export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {

@@ -59,9 +59,9 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, s
 export const opportunityReferralSide: CrmSide<ReferralRequest> = {
   object: 'Opportunity',
   fields: (settings) => [...new Set([...OPPORTUNITY_FIELDS, ...shareRuleFields(settings.cosell.share), ...fieldsReadBySubmitRule(settings.cosell.submit, 'StageName')])],
-  optionalFields: ['CurrencyIsoCode'],
+  optionalFields: ['CurrencyIsoCode', 'Cosell_Review_Ends__c'],
   ask: (record, settings) => askOf(record, settings.cosell),
   madeField: 'Commerce_Referral_Id__c',
   // The referral, or the reasons (Cosell_Errors__c, a Long Text Area of 32,000 characters).
-  ...referralWriteBack({ id: 'Commerce_Referral_Id__c', status: 'Cosell_Status__c', stage: 'Cosell_Stage__c', errors: 'Cosell_Errors__c' }, 32_000),
+  ...referralWriteBack({ id: 'Commerce_Referral_Id__c', status: 'Cosell_Status__c', stage: 'Cosell_Stage__c', errors: 'Cosell_Errors__c', reviewEnds: 'Cosell_Review_Ends__c' }, 32_000),
 };

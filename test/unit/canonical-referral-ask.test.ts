@@ -98,8 +98,10 @@ describe('what goes back onto the record, under each CRM\'s names (mappings/cano
   const why = 'Marketplace B rejected the referral: Buyer not in our territory. To submit it again, change what the partner asks for in the opportunity\'s name, amount, close date, description or partner, and save it: it is submitted again once.';
 
   it('Salesforce: Commerce_Referral_Id__c, Cosell_Status__c, Cosell_Stage__c, Cosell_Errors__c (32,000 characters)', () => {
-    expect(salesforceSide.made({ id: 'ref-9', status: 'SUBMITTED', stage: 'Prospect' })).toEqual({ Commerce_Referral_Id__c: 'ref-9', Cosell_Status__c: 'SUBMITTED', Cosell_Stage__c: 'Prospect', Cosell_Errors__c: null });
-    expect(salesforceSide.made(rejected)).toEqual({ Commerce_Referral_Id__c: 'ref-7', Cosell_Status__c: 'REJECTED', Cosell_Stage__c: 'Qualified', Cosell_Errors__c: why });
+    expect(salesforceSide.made({ id: 'ref-9', status: 'SUBMITTED', stage: 'Prospect' })).toEqual({ Commerce_Referral_Id__c: 'ref-9', Cosell_Status__c: 'SUBMITTED', Cosell_Stage__c: 'Prospect', Cosell_Errors__c: null, Cosell_Review_Ends__c: null });
+    // Under the partner's review: the review's end goes back in the same write, to the second.
+    expect(salesforceSide.made({ id: 'ref-9', status: 'SUBMITTED', stage: 'Prospect', partnerReviewEndTime: '2026-11-26T20:01:02.345Z' } as never)).toMatchObject({ Cosell_Review_Ends__c: '2026-11-26T20:01:02Z' });
+    expect(salesforceSide.made(rejected)).toEqual({ Commerce_Referral_Id__c: 'ref-7', Cosell_Status__c: 'REJECTED', Cosell_Stage__c: 'Qualified', Cosell_Errors__c: why, Cosell_Review_Ends__c: null });
     expect(salesforceSide.refused('partner: no')).toEqual({ Cosell_Status__c: 'Not shared', Cosell_Errors__c: 'partner: no' });
     expect((salesforceSide.refused('x'.repeat(40_000)).Cosell_Errors__c as string).length).toBe(32_000);
     expect(salesforceSide.refusedAfterMade!('resubmit: no')).toEqual({ Cosell_Errors__c: 'resubmit: no' });
@@ -107,14 +109,14 @@ describe('what goes back onto the record, under each CRM\'s names (mappings/cano
 
   it('HubSpot: commerce_referral_id, cosell_status, cosell_stage, cosell_errors (65,536 characters)', () => {
     expect(dealReferralSide.made({ id: 'ref-9' })).toEqual({ commerce_referral_id: 'ref-9', cosell_status: null, cosell_stage: null, cosell_errors: null });
-    expect(dealReferralSide.made(rejected)).toEqual({ commerce_referral_id: 'ref-7', cosell_status: 'REJECTED', cosell_stage: 'Qualified', cosell_errors: why });
+    expect(dealReferralSide.made(rejected)).toEqual({ commerce_referral_id: 'ref-7', cosell_status: 'REJECTED', cosell_stage: 'Qualified', cosell_errors: why, cosell_review_ends: null });
     expect((dealReferralSide.refused('x'.repeat(70_000)).cosell_errors as string).length).toBe(65_536);
     expect(dealReferralSide.refused('partner: no').cosell_status).toBe('Not shared');
     expect(dealReferralSide.refusedAfterMade!('resubmit: no')).toEqual({ cosell_errors: 'resubmit: no' });
   });
 
   it('Dynamics: ccs_commercereferralid, ccs_cosellstatus, ccs_cosellstage, ccs_cosellerrors', () => {
-    expect(dynamicsSide.made(rejected)).toEqual({ ccs_commercereferralid: 'ref-7', ccs_cosellstatus: 'REJECTED', ccs_cosellstage: 'Qualified', ccs_cosellerrors: why });
+    expect(dynamicsSide.made(rejected)).toEqual({ ccs_commercereferralid: 'ref-7', ccs_cosellstatus: 'REJECTED', ccs_cosellstage: 'Qualified', ccs_cosellerrors: why, ccs_cosellreviewends: null });
     expect(dynamicsSide.refusedAfterMade!('resubmit: no')).toEqual({ ccs_cosellerrors: 'resubmit: no' });
   });
 });

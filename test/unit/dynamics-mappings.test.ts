@@ -388,7 +388,7 @@ describe('Dynamics opportunities asking the commerce side', () => {
 
   it('what goes back onto the opportunity: the referral, or the reasons', () => {
     expect(opportunityReferralSide.madeField).toBe('ccs_commercereferralid');
-    expect(opportunityReferralSide.made({ id: 'ref-9', status: 'SUBMITTED', stage: 'Prospect' })).toEqual({ ccs_commercereferralid: 'ref-9', ccs_cosellstatus: 'SUBMITTED', ccs_cosellstage: 'Prospect', ccs_cosellerrors: null });
+    expect(opportunityReferralSide.made({ id: 'ref-9', status: 'SUBMITTED', stage: 'Prospect' })).toEqual({ ccs_commercereferralid: 'ref-9', ccs_cosellstatus: 'SUBMITTED', ccs_cosellstage: 'Prospect', ccs_cosellerrors: null, ccs_cosellreviewends: null });
     expect(opportunityReferralSide.made({ id: 'ref-9' })).toEqual({ ccs_commercereferralid: 'ref-9', ccs_cosellstatus: null, ccs_cosellstage: null, ccs_cosellerrors: null });
     expect(opportunityReferralSide.refused('partner: no')).toEqual({ ccs_cosellstatus: 'Not shared', ccs_cosellerrors: 'partner: no' });
     expect((opportunityReferralSide.refused('x'.repeat(200_000)).ccs_cosellerrors as string).length).toBe(100_000);
