@@ -38,10 +38,10 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue: env.TASK_QUEUE!, workflowId: `renewals-${kind}-${Date.now()}-${run++}`, args: [{ connectionId, entities }] });
   const renewal = (progress: SyncProgress) => progress.entities.renewal!;
   const byKey = async () => new Map((await renewalOpportunities(sandboxes.crm)).map((view) => [view.key, view] as const));
-  const control = async (body: unknown) => {
+  const control = async (body: unknown): Promise<{ entitlementId: string; action: string; offerId?: string; renewalEntitlementId?: string }> => {
     const answer = await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/renewals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(answer.status).toBe(200);
-    return answer.json();
+    return (await answer.json()) as { entitlementId: string; action: string; offerId?: string; renewalEntitlementId?: string };
   };
 
   beforeAll(async () => {
@@ -182,7 +182,7 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     expect(renewal(closing)).toMatchObject({ created: 0, updated: 2, failed: 0 });
     const views = await byKey();
     view = views.get('renewal-ent-000001')!;
-    const renewedEntitlement = (await sandboxes.crm.keyed('entitlement')).get(accepted.renewalEntitlementId);
+    const renewedEntitlement = (await sandboxes.crm.keyed('entitlement')).get(accepted.renewalEntitlementId!);
     expect(renewedEntitlement, 'the renewing entitlement reached the CRM').toBeDefined();
     expect(view).toMatchObject({ state: 'Won', stage: { salesforce: 'Closed Won', hubspot: 'Renewed', dynamics: 'Won' }[kind], offerId: draft.id });
     expect(view.renewedBy).toBe(kind === 'hubspot' ? accepted.renewalEntitlementId : renewedEntitlement!.id);

@@ -13,7 +13,7 @@ describe('commerce sandbox: renewals', () => {
   const draftOffer = (entitlementId: string) => api.call('GET /org/{orgId}/entitlement/{entitlementId}/renewal/draftOffer', { orgId: org(), entitlementId });
   const renew = async (body: unknown) => {
     const answer = await fetch(`${sandbox.apiUrl}/_sandbox/renewals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: answer.status, body: await answer.json() };
+    return { status: answer.status, body: (await answer.json()) as { entitlementId: string; action: string; offerId?: string; renewalEntitlementId?: string } };
   };
 
   beforeAll(async () => {
@@ -70,7 +70,7 @@ describe('commerce sandbox: renewals', () => {
 
   it('makes renewals happen as change kinds asked for by name: a draft for an entitlement within 180 days of its end, its acceptance', async () => {
     const fresh = await startCommerceSandbox({ entitlements: 40, seed: 77 });
-    const changes = async (kind: string) => (await (await fetch(`${fresh.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, kinds: [kind] }) })).json()).changes;
+    const changes = async (kind: string): Promise<any[]> => ((await (await fetch(`${fresh.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, kinds: [kind] }) })).json()) as any).changes;
     try {
       // Seed 77: ent-000001 and ent-000034 are the marketplace A entitlements ACTIVE within 180 days of their end.
       const [drafted] = await changes('renewalDraft');
@@ -87,6 +87,6 @@ describe('commerce sandbox: renewals', () => {
   it('a kind no entitlement suits happens not at all', async () => {
     const answer = await fetch(`${sandbox.apiUrl}/_sandbox/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, kinds: ['renewalAccepted'] }) });
     // Here every marketplace A entitlement near its end was renewed or has ended: nothing to accept.
-    expect((await answer.json()).changes).toEqual([]);
+    expect(((await answer.json()) as any).changes).toEqual([]);
   });
 });
