@@ -10,13 +10,20 @@
 //   noop          the same data again, nothing changed: CRM calls (target 0), commerce calls, seconds;
 //   changed-1pct  1% of the entitlements' worth of commerce changes, then one incremental run: CRM write
 //                 requests against the floor, seconds;
+//   usage-day     1% of the entitlements' worth of usage changes (a group not reported yet on a day of a
+//                 metered entitlement), then one incremental run: usage write requests against their own
+//                 floor, seconds;
 //   memory        the worker's peak RSS over a backfill of 10,000 entitlements (a stack of its own) beside
 //                 the one above: workerPeakRssMb10k, workerPeakRssMb100k and their ratio.
+// Every pass includes usage (issue #25 section 4): the connection syncs the days of usage of the metered
+// entitlements (1% of the active ones, A16) and their summaries on the entitlements, so the backfill's
+// memory and write requests include them, and its floor counts them as entities of their own.
 // One JSON object per scenario and CRM on stdout, each figure beside its target where it has one, then
 // a readable summary table.
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
 import type { SyncProgress } from '../workflows/sync.ts';
 import { CRM_CALLS, readCalls, resetCalls, writeFloor, type CrmKind } from './crm-calls.ts';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
 import path from 'node:path';
 import type { BaselineResult } from './processes/baseline.ts';
 import { startChild } from './processes/ipc.ts';
@@ -25,7 +32,11 @@ import { prepareCrm, startBenchStack, type BenchStack, type SandboxesDescription
 const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 100_000);
 const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
 // The kinds of change that move existing records (1% of the entitlements' worth), as sellers' and buyers' days do.
-const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage'];
+const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage', 'usage'];
+/** The default entities and usage: the days of usage and their summaries on the entitlements (BENCH_USAGE=0: without, to compare). */
+const withUsage = process.env.BENCH_USAGE !== '0';
+const BENCH_SETTINGS = { entities: [...ENTITIES, ...(withUsage ? (['usage', 'usage-summary'] as const) : [])] satisfies Entity[] };
+const USAGE_FLOWS = ['usage', 'usage-summary'];
 
 type Result = Record<string, unknown> & { crm: CrmKind; scenario: string };
 const results: Result[] = [];
@@ -102,7 +113,7 @@ async function scenarios(kind: CrmKind) {
   let stack: BenchStack | undefined;
   let backfillResult: Result | undefined;
   try {
-    stack = await startBenchStack({ name: `bench-scenarios-${kind}`, entitlements, secretKey: Buffer.alloc(32, 3), crm: kind });
+    stack = await startBenchStack({ name: `bench-scenarios-${kind}`, entitlements, secretKey: Buffer.alloc(32, 3), crm: kind, settings: BENCH_SETTINGS });
     const controlUrl = stack[kind].controlUrl;
 
     await stack.worker.mark();
@@ -123,6 +134,9 @@ async function scenarios(kind: CrmKind) {
       recordsPerSecond: round(recordsWritten / backfill.seconds, 0),
       failed: backfill.progress.totals.failed,
       ...writes,
+      // The usage pass's share: its records and the floor they add (each flow written apart).
+      usageRecordsWritten: Object.fromEntries(USAGE_FLOWS.map((flow) => [flow, records[flow] ?? 0])),
+      usageWriteRequestFloor: writeFloor(kind, Object.fromEntries(USAGE_FLOWS.map((flow) => [flow, records[flow] ?? 0]))),
       ...(kind === 'salesforce' && { recordsPerWriteRequest: round(recordsWritten / Math.max(1, writes.crmWriteRequests), 1), recordsPerWriteRequestTarget: 500 }),
       crmCalls: backfill.crmCalls.total,
       crmCallsByKind: backfill.crmCalls,
@@ -166,6 +180,23 @@ async function scenarios(kind: CrmKind) {
       crmCalls: changed.crmCalls.total,
       commerceCalls: changed.commerceCalls,
     });
+
+    // Usage alone: a day of usage changes on 1% of the entitlements' worth of days; only those days are written.
+    if (withUsage) await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: ['usage'] }) });
+    const usage = withUsage ? await measure(stack, kind, controlUrl, 'usage') : undefined;
+    const usageRecords = usage ? written(usage.progress) : {};
+    if (usage) emit({
+      bench: 'scenarios',
+      crm: kind,
+      scenario: 'usage-day',
+      entitlements,
+      changes,
+      seconds: round(usage.seconds),
+      recordsWritten: usageRecords,
+      ...writeFigures(kind, usage.crmCalls, usageRecords),
+      crmCalls: usage.crmCalls.total,
+      commerceCalls: usage.commerceCalls,
+    });
   } finally {
     await stack?.stop();
   }
@@ -186,7 +217,7 @@ async function scenarios(kind: CrmKind) {
 
 /** The worker's peak RSS over a backfill of `count` entitlements, on a stack of its own. */
 async function workerPeakRss(kind: CrmKind, count: number): Promise<number> {
-  const stack = await startBenchStack({ name: `bench-memory-${kind}`, entitlements: count, secretKey: Buffer.alloc(32, 4), crm: kind });
+  const stack = await startBenchStack({ name: `bench-memory-${kind}`, entitlements: count, secretKey: Buffer.alloc(32, 4), crm: kind, settings: BENCH_SETTINGS });
   try {
     await stack.worker.mark();
     await measure(stack, kind, stack[kind].controlUrl, 'memory');

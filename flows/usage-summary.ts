@@ -1,11 +1,14 @@
 // An entitlement's usage so far -> four fields on its CRM entitlement record (issue #25 section 4): the
 // billed usage amount, the commit burned down by it, the last day with usage, the reports that failed.
 // A summary changes whenever any of its days does, while the entitlement itself may not (its window
-// would not see it), so the metered entitlements are read whole on every run (`due`, no cursor): every
-// day row of the group aggregate once, then per metered entitlement the entitlement, its terms and its
-// days. An unchanged summary maps to the same record and writes nothing (its content hash).
+// would not see it), so the flow is `due`: its first run reads every day row of the group aggregate once,
+// later runs the day rows changed since the last run (`since`, the look-back included); then, per
+// entitlement those rows name, the entitlement, its terms and all its days. An unchanged summary maps to
+// the same record and writes nothing (its content hash). A commit changed while no day of the
+// entitlement did shows in the burn-down with the next change of a day (a metered entitlement's usage
+// moves daily).
 import pLimit from 'p-limit';
-import { toDate, type CommerceClient } from '../commerce/index.ts';
+import { q, toDate, type CommerceClient } from '../commerce/index.ts';
 import type { Entitlement, EntitlementTerm } from '../commerce/models.ts';
 import type { EntitlementUsage } from '../mappings/canonical/usage-summary.ts';
 import { usageSummaryToDynamicsEntitlement } from '../mappings/dynamics/usage-summary.ts';
@@ -14,11 +17,12 @@ import { usageSummaryToMarketplaceEntitlement } from '../mappings/salesforce/usa
 import type { CommerceToCrmFlow, RelatedRead, RelatedReader } from './types.ts';
 import { reportDays, usageGroupDayPages, type UsageGroupDay } from './usage-reads.ts';
 
-/** The entitlements that have usage: every group day once, then each of those entitlements by id. */
-async function meteredEntitlements(commerce: CommerceClient, orgId: string, context: { pageSize: number; signal?: AbortSignal }) {
+/** The entitlements with usage (changed since the last run, when there was one): their group days once, then each entitlement by id. */
+async function meteredEntitlements(commerce: CommerceClient, orgId: string, context: { since?: Date; pageSize: number; signal?: AbortSignal }) {
   const ids = new Set<string>();
   const read: { records: Entitlement[]; rejected: { raw: unknown; error: any }[] } = { records: [], rejected: [] };
-  for await (const page of usageGroupDayPages(commerce, orgId, { pageSize: 1000, s: 'entitlementID,id' })) {
+  const changed = context.since ? q.ge('lastUpdateTime', context.since).expression : undefined;
+  for await (const page of usageGroupDayPages(commerce, orgId, { pageSize: 1000, q: changed, s: 'entitlementID,id' })) {
     context.signal?.throwIfAborted();
     for (const day of page.records) ids.add(day.entitlementID);
     read.rejected.push(...page.rejected);
