@@ -198,7 +198,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       if (readDue) {
         const linked = async (ids: string[]) => new Set((await links.get(input.connectionId, input.entity, ids)).keys());
         const now = clock();
-        const last = await cursors.get(input.connectionId, input.entity);
+        // A backfill or reconciliation pass (no stored cursor moves) reads everything that may be due.
+        const last = input.advanceStoredCursor ? await cursors.get(input.connectionId, input.entity) : undefined;
         const since = last && new Date(last.time.getTime() - rt.settings.schedule.lookbackSeconds * 1000);
         const due = await guard(() => readDue(rt.commerce, orgId, { now, since, settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal }));
         const letters = due.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw }));

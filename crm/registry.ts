@@ -6,6 +6,7 @@ import type { Entity, EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSecrets, ConnectionSettings, CrmSettings } from '../sync/connection-settings.ts';
 import type { CrmConnector, CrmKind, SecretsVault } from './connector.ts';
 import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
+import { renewalToHubSpotDealOnLineItems } from '../mappings/hubspot/renewal.ts';
 import { createDynamicsConnector } from './dynamics/connector.ts';
 import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
@@ -27,7 +28,8 @@ const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
 /** Per CRM kind, mappings a connection's CRM settings choose instead of a flow's default one. */
 const MAPPING_CHOICES: { [K in CrmSettings['kind']]?: (crm: Extract<CrmSettings, { kind: K }>) => Partial<Record<Entity, EntityMapping<any, any>>> } = {
   // An account without custom objects keeps entitlements as line items on the offer's deal.
-  hubspot: (crm) => (crm.entitlementObject === 'line_items' ? { entitlement: entitlementToLineItem } : {}),
+  // Its renewal deals then name their entitlements as text, with no association to the custom object it lacks.
+  hubspot: (crm) => (crm.entitlementObject === 'line_items' ? { entitlement: entitlementToLineItem, renewal: renewalToHubSpotDealOnLineItems } : {}),
 };
 
 export function createConnector(settings: ConnectionSettings, secrets: ConnectionSecrets, tuning: Tuning = {}): CrmConnector {

@@ -7,6 +7,7 @@ import { renewalToDynamicsOpportunity } from '../../mappings/dynamics/renewal.ts
 import { renewalToHubSpotDeal } from '../../mappings/hubspot/renewal.ts';
 import { renewalToOpportunity } from '../../mappings/salesforce/renewal.ts';
 import { applyMapping } from '../../mappings/overrides.ts';
+import { mappingsFor } from '../../crm/registry.ts';
 
 const entitlement = {
   id: 'ent-000007',
@@ -107,6 +108,14 @@ describe("each CRM's renewal opportunity", () => {
       companies: { commerce_buyer_id: 'buyer-000003' },
       marketplace_entitlement: [{ entitlement_id: 'ent-000007' }, { entitlement_id: 'ent-000050' }],
     });
+  });
+
+  it('HubSpot without custom objects: the same deal, without associations to the object it lacks', () => {
+    const mapping = mappingsFor('hubspot', { kind: 'hubspot', baseUrl: 'https://api.hubapi.com', auth: 'private-app', entitlementObject: 'line_items' }).renewal!;
+    const mapped = applyMapping(mapping, undefined, entitlement, { asOf: AFTER_END, successor });
+    expect(mapped.ok && mapped.record.fields).toMatchObject({ dealstage: 'Renewed', renewal_entitlement_id: 'ent-000050', companies: { commerce_buyer_id: 'buyer-000003' } });
+    expect(mapped.ok && Object.keys(mapped.record.fields)).not.toContain('marketplace_entitlement');
+    expect(mappingsFor('hubspot').renewal).toBe(renewalToHubSpotDeal);
   });
 
   it('Dynamics: an opportunity whose state is Lost when the entitlement ended without a renewal', () => {
