@@ -7,6 +7,7 @@ import type { ConnectionSecrets, ConnectionSettings, CrmSettings } from '../sync
 import type { CrmConnector, CrmKind, SecretsVault } from './connector.ts';
 import { entitlementToLineItem } from '../mappings/hubspot/entitlement.ts';
 import { renewalToHubSpotDealOnLineItems } from '../mappings/hubspot/renewal.ts';
+import { usageSummaryToLineItem } from '../mappings/hubspot/usage-summary.ts';
 import { createDynamicsConnector } from './dynamics/connector.ts';
 import { createHubSpotConnector } from './hubspot/connector.ts';
 import { createSalesforceConnector } from './salesforce/connector.ts';
@@ -29,7 +30,7 @@ const CONNECTORS: { [K in CrmSettings['kind']]?: Factory<K> } = {
 const MAPPING_CHOICES: { [K in CrmSettings['kind']]?: (crm: Extract<CrmSettings, { kind: K }>) => Partial<Record<Entity, EntityMapping<any, any>>> } = {
   // An account without custom objects keeps entitlements as line items on the offer's deal.
   // Its renewal deals then name their entitlements as text, with no association to the custom object it lacks.
-  hubspot: (crm) => (crm.entitlementObject === 'line_items' ? { entitlement: entitlementToLineItem, renewal: renewalToHubSpotDealOnLineItems } : {}),
+  hubspot: (crm) => (crm.entitlementObject === 'line_items' ? { entitlement: entitlementToLineItem, renewal: renewalToHubSpotDealOnLineItems, 'usage-summary': usageSummaryToLineItem } : {}),
 };
 
 export function createConnector(settings: ConnectionSettings, secrets: ConnectionSecrets, tuning: Tuning = {}): CrmConnector {

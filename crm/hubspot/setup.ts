@@ -57,6 +57,8 @@ export async function setUpHubSpot(target: SetupTarget): Promise<SetupReport> {
   const usage = entitlements?.object === ENTITLEMENT_OBJECT ? await ensureUsageObject(transport, report, entitlements.objectTypeId) : undefined;
   if (usage && (await ensureGroup(transport, USAGE_OBJECT, usage, report))) await ensureProperties(transport, USAGE_OBJECT, usage, USAGE_PROPERTIES, report);
   if (usage && entitlements?.object === ENTITLEMENT_OBJECT) await ensureProperties(transport, ENTITLEMENT_OBJECT, entitlements.objectTypeId, USAGE_SUMMARY_PROPERTIES, report);
+  // The fallback: an entitlement's usage summary on its line item (no usage object there).
+  if (entitlements?.object === ENTITLEMENT_FALLBACK_OBJECT) await ensureProperties(transport, ENTITLEMENT_FALLBACK_OBJECT, ENTITLEMENT_FALLBACK_OBJECT, USAGE_SUMMARY_PROPERTIES, report);
   await ensurePipelines(transport, report);
   return report;
 }

@@ -176,3 +176,44 @@ describe.each(CRMS_UNDER_TEST)('usage by day, commerce sandbox -> %s sandbox (re
     expect(after.get(change!.id)).toEqual({ ...before.get(change!.id)!, quantity: before.get(change!.id)!.quantity + added });
   });
 });
+
+// HubSpot without custom objects (entitlements as line items on the offer's deal): no usage object, the
+// entitlement's usage summary on its line item (the documented fallback).
+describe('usage summary on HubSpot line items, an account without custom objects (real Temporal, real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let sandboxes: Awaited<ReturnType<typeof startSandboxesFor>>;
+  let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+  const taskQueue = `usage-line-items-${Date.now()}`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandboxes = await startSandboxesFor('hubspot', { entitlements: 60, seed: 17 }, { sandbox: { customObjects: false } });
+    worker = await startProductionWorker(database, { taskQueue });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await sandboxes?.stop();
+    await database?.drop();
+  });
+
+  it("writes each metered entitlement's summary onto its line item, once", async () => {
+    const { id } = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer', 'offer', 'entitlement', 'usage-summary'], crmSettings: { entitlementObject: 'line_items' } });
+    const run = () => new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `usage-li-${id}-${Date.now()}`, args: [{ connectionId: id }] }) as Promise<SyncProgress>;
+    const first = await run();
+    expect(first.entities['usage-summary']).toMatchObject({ failed: 0 });
+    const body = await hubspotControl(sandboxes.crm.hubspot!, 'GET', '/records/line_items');
+    const items: Record<string, string>[] = (Array.isArray(body) ? body : (body.records ?? body.results)).map((record: any) => record.properties ?? record);
+    const summarised = items.filter((item) => item.failed_usage_reports !== undefined && item.failed_usage_reports !== null && item.failed_usage_reports !== '');
+    // Six metered entitlements (one per marketplace), each with one report failed and usage until yesterday.
+    expect(summarised).toHaveLength(6);
+    for (const item of summarised) {
+      expect(Number(item.failed_usage_reports), item.commerce_entitlement_id).toBe(1);
+      expect(Number(item.usage_amount)).toBeGreaterThan(0);
+      expect(item.last_usage_date).toBeTruthy();
+    }
+    await sandboxes.crm.resetCalls();
+    const second = await run();
+    expect(second.entities['usage-summary']).toMatchObject({ created: 0, updated: 0 });
+    expect(sandboxes.crm.writeCalls(await sandboxes.crm.calls())).toBe(0);
+  });
+});

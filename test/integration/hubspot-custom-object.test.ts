@@ -134,6 +134,9 @@ describe('setup and the account', () => {
     expect(report.entitlementObjectTypeId).toBeUndefined();
     expect(report.present[0]).toMatch(/^marketplace_entitlement: HubSpot refused to create the custom object \(".*Enterprise.*"\): custom objects come with HubSpot's Enterprise subscriptions, so entitlements go to line items/);
     expect(report.created).toEqual(expect.arrayContaining(['line_items property group "commerce"', 'line_items.commerce_entitlement_id']));
+    // Usage (issue #25 section 4): no usage object; the entitlement's usage summary on its line item.
+    expect(report.created).toEqual(expect.arrayContaining(['line_items.usage_amount', 'line_items.commit_burn_down_percent', 'line_items.last_usage_date', 'line_items.failed_usage_reports']));
+    expect([...report.created, ...report.present].filter((item) => item.startsWith('marketplace_usage'))).toEqual([]);
   });
 
   it('a commerce group someone made already is used as it is', async () => {

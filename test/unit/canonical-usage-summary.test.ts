@@ -6,7 +6,7 @@ import type { Entitlement } from '../../commerce/models.ts';
 import type { UsageGroupDay, UsageReportDay } from '../../flows/usage-reads.ts';
 import { USAGE_SUMMARY } from '../../mappings/canonical/usage-summary.ts';
 import { usageSummaryToDynamicsEntitlement } from '../../mappings/dynamics/usage-summary.ts';
-import { usageSummaryToHubSpotEntitlement } from '../../mappings/hubspot/usage-summary.ts';
+import { usageSummaryToHubSpotEntitlement, usageSummaryToLineItem } from '../../mappings/hubspot/usage-summary.ts';
 import { usageSummaryToMarketplaceEntitlement } from '../../mappings/salesforce/usage-summary.ts';
 
 const entitlement = { id: 'ent-7', name: 'Analytics', status: 'ACTIVE', partner: 'cloudA', entitlementTermID: 'term-7', info: { commitAmount: 999 }, lastUpdateTime: '2026-03-01T00:00:00Z' } as unknown as Entitlement;
@@ -41,6 +41,7 @@ describe('each CRM takes the summary onto its entitlement record', () => {
   const cases = [
     ['Salesforce', usageSummaryToMarketplaceEntitlement, 'Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c', { Usage_Amount__c: 100.01, Commit_Burn_Down__c: 25, Last_Usage_Date__c: '2026-03-04', Failed_Usage_Reports__c: 1 }],
     ['HubSpot', usageSummaryToHubSpotEntitlement, 'marketplace_entitlement', 'entitlement_id', { usage_amount: 100.01, commit_burn_down_percent: 25, last_usage_date: '2026-03-04', failed_usage_reports: 1 }],
+    ['HubSpot without custom objects (the line item fallback)', usageSummaryToLineItem, 'line_items', 'commerce_entitlement_id', { usage_amount: 100.01, commit_burn_down_percent: 25, last_usage_date: '2026-03-04', failed_usage_reports: 1 }],
     ['Dynamics', usageSummaryToDynamicsEntitlement, 'ccs_marketplaceentitlement', 'ccs_entitlementid', { ccs_usageamount: 100.01, ccs_commitburndown: 25, ccs_lastusagedate: '2026-03-04', ccs_failedusagereports: 1 }],
   ] as const;
   it.each(cases)('%s', (_crm, mapping, object, externalIdField, fields) => {
