@@ -115,3 +115,13 @@ export const ENTITLEMENT: CanonicalRecord<Entitlement, EntitlementWithTerms | un
     });
   },
 };
+
+/**
+ * The values issue #25 added (revenue and agreement): a CRM set up before them lacks their fields, so each
+ * CRM's table lists its fields for them as optional (written where the org has them, and `crm-sync setup`
+ * adds them); a connection keeps syncing entitlements until then.
+ */
+export const REVENUE_VALUES: readonly (keyof CanonicalEntitlement)[] = [
+  'invoicedAmount', 'grossAmount', 'collectableAmount', 'disbursedAmount', 'reportedAmount', 'netTermsInDays', 'autoRenew',
+  'agreementStatus', 'agreementPdfUrl', 'agreementPdfNote', 'initialAgreementId', 'paymentInstallments',
+];

@@ -75,3 +75,8 @@ export function computing<C>(what: string, compute: () => C): Computed<C> {
     throw error;
   }
 }
+
+/** The CRM fields of a table that take one of `values` as they are (to declare them optional, say). */
+export function fieldsTaking<C>(table: FieldTable<C>, values: readonly (keyof C)[]): string[] {
+  return Object.entries(table).filter(([, source]) => typeof source === 'string' && values.includes(source as keyof C)).map(([field]) => field);
+}

@@ -4,8 +4,8 @@
 // commerce_entitlement_id, its price the commit amount and its description the rest. The values are the
 // canonical entitlement's (mappings/canonical/entitlement.ts).
 import type { Entitlement } from '../../commerce/models.ts';
-import { ENTITLEMENT, type CanonicalEntitlement, type EntitlementWithTerms } from '../canonical/entitlement.ts';
-import { canonicalMapping, fieldsOf, lookup, type FieldTable } from '../canonical/record.ts';
+import { ENTITLEMENT, REVENUE_VALUES, type CanonicalEntitlement, type EntitlementWithTerms } from '../canonical/entitlement.ts';
+import { canonicalMapping, fieldsOf, fieldsTaking, lookup, type FieldTable } from '../canonical/record.ts';
 import type { EntityMapping } from '../types.ts';
 import { ENTITLEMENT_FALLBACK_OBJECT, ENTITLEMENT_ID_PROPERTY, ENTITLEMENT_OBJECT } from './schema.ts';
 
@@ -44,6 +44,8 @@ const onOffersDeal = lookup<CanonicalEntitlement>('offerId', 'commerce_offer_id'
 export const entitlementToHubSpotEntitlement: EntityMapping<Entitlement, EntitlementWithTerms> = canonicalMapping(ENTITLEMENT, {
   object: ENTITLEMENT_OBJECT,
   externalIdField: ENTITLEMENT_ID_PROPERTY,
+  // Properties an account set up before them lacks: written where it has them (mappings/fit-to-schema.ts).
+  optionalFields: fieldsTaking(FACTS, REVENUE_VALUES),
   fields: {
     entitlement_name: 'name',
     ...FACTS,

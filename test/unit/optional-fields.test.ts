@@ -67,3 +67,19 @@ describe('optional fields', () => {
     expect(referral.shared && 'request' in referral && referral.request.currency).toBe('EUR');
   });
 });
+
+describe('an org set up before the revenue and agreement fields (issue #25)', () => {
+  // The fields issue #25 added to Marketplace_Entitlement__c, written out by hand.
+  const added = ['Invoiced_Amount__c', 'Gross_Amount__c', 'Collectable_Amount__c', 'Disbursed_Amount__c', 'Reported_Amount__c', 'Net_Terms_Days__c', 'Auto_Renew__c', 'Agreement_Status__c', 'Agreement_PDF_URL__c', 'Agreement_PDF_Note__c', 'Initial_Agreement_Id__c', 'Payment_Installments__c'];
+  function before(): ObjectSchema {
+    const schema = describeOrgObject('Marketplace_Entitlement__c');
+    return { name: schema.name, fields: new Map([...schema.fields].filter(([name]) => !added.includes(name))) };
+  }
+
+  it('the mapping still fits (nothing to fix before syncing), and its records are written without those fields', () => {
+    expect(validateMapping(SALESFORCE_MAPPINGS.entitlement, undefined, before())).toEqual([]);
+    const write = planned(before());
+    for (const field of added) expect(write.item.fields).not.toHaveProperty(field);
+    expect(write.item.fields).toMatchObject({ Commit_Amount__c: 80000, Currency__c: 'EUR' });
+  });
+});
