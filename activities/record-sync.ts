@@ -96,7 +96,8 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     letters.push(...plan.rejected.map((row) => ({ sourceId: row.sourceId, reason: row.reason })));
     if (plan.unknown.length) {
       counts.unknown = countUnknown(plan.unknown);
-      sayUnknownOnce(connectionId, mapping.object, counts.unknown, activityWarn);
+      // A dry run shows them in its counts; the warning is kept for the run that writes.
+      if (!batch.dryRun) sayUnknownOnce(connectionId, mapping.object, counts.unknown, activityWarn);
     }
     plan.writes = await withReferences(plan.writes, client);
     if (batch.respectRetryTimes) plan.writes = await withoutWaiting(plan.writes, client);

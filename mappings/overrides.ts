@@ -31,7 +31,8 @@ export function applyMapping<S, R>(mapping: EntityMapping<S, R>, overrides: Enti
       // field keeps the CRM's last known value, the raw value goes where the mapping writes it as text
       // (Offer_Status__c and its equivalents), and the caller counts it and says so once.
       delete fields[field];
-      unknown.push({ field, value: sourceValue });
+      const fallback = mapping.unknownOnCreate;
+      unknown.push({ field, value: sourceValue, ...(fallback !== undefined && Object.hasOwn(table, fallback) && { onCreate: table[fallback] }) });
       continue;
     }
     fields[field] = table[sourceValue];

@@ -24,7 +24,7 @@ export type MappedRecord = {
 };
 
 /** A source value a picklist map lacks (contract §9.5: the service may add values): its field was left as the CRM holds it. */
-export type UnknownValue = { field: string; value: string };
+export type UnknownValue = { field: string; value: string; /** What a new record takes there instead (EntityMapping.unknownOnCreate). */ onCreate?: unknown };
 
 /**
  * A mapping either produces a record or says, for a person, why the source cannot be mapped. `unknown`:
@@ -50,6 +50,12 @@ export type EntityMapping<Source, Related = unknown> = {
    * Every picklist field now does (issue #25 section 5); kept for the declarations that name it.
    */
   unmappedLeavesAlone?: string[];
+  /**
+   * The source value whose mapping a NEW record takes in a picklist field whose value the map lacks (the
+   * CRM may require the field on a create: Salesforce's StageName): the offer's PENDING_CREATE, an
+   * opening stage. An existing record keeps its value.
+   */
+  unknownOnCreate?: string;
   /** Which source field feeds each picklist-mapped CRM field. */
   map(source: Source, related: Related): MappingResult;
   /** Documentation of every default field: CRM field -> where its value comes from. */

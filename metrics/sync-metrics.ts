@@ -43,6 +43,7 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
     labelNames: ['connection', 'entity', 'field', 'value'] as const,
     registers: [registry],
   });
+  const unknownSeen = new Map<string, Set<string>>();
   const pool = options.pool;
   if (pool) {
     new client.Gauge({
@@ -87,8 +88,15 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
       runs.observe({ connection: run.connectionId, kind: run.kind, status: run.status }, Math.max(0, run.seconds));
     },
     unknownValues({ connectionId, entity, values }) {
-      // A value is a status or enum of the contract: a handful per field, so a label of its own.
-      for (const value of values) unknown.inc({ connection: connectionId, entity, field: value.field, value: value.value.slice(0, 64) }, value.records);
+      // A value is a status or enum of the contract: a handful per field, so a label of its own; past 20
+      // distinct values of one field (a service sending garbage) the rest count as "other", so the series stay few.
+      for (const value of values) {
+        const key = `${connectionId}\u0000${entity}\u0000${value.field}`;
+        const seen = (unknownSeen.get(key) ?? unknownSeen.set(key, new Set()).get(key))!;
+        if (seen.size < 20) seen.add(value.value);
+        const label = seen.has(value.value) ? value.value.slice(0, 64) : 'other';
+        unknown.inc({ connection: connectionId, entity, field: value.field, value: label }, value.records);
+      }
     },
     stop() {
       api?.stop();

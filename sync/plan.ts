@@ -61,7 +61,7 @@ export function planPage<S extends { id: string }, R>(input: {
       plan.rejected.push({ sourceId: source.id, reason: mapped.reason });
       continue;
     }
-    for (const value of mapped.unknown ?? []) plan.unknown.push({ sourceId: source.id, ...value });
+    for (const { field, value } of mapped.unknown ?? []) plan.unknown.push({ sourceId: source.id, field, value });
     const createOnly = [...(input.mapping.createOnly ?? []), ...(input.sellersRecords?.has(source.id) ? (input.mapping.sellerKeeps ?? []) : [])];
     const hash = contentHash(createOnly.length ? { ...mapped.record, fields: without(mapped.record.fields, createOnly) } : mapped.record);
     const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;
@@ -77,7 +77,10 @@ export function planPage<S extends { id: string }, R>(input: {
     // A relink wins; else the CRM id already recorded; next the id the commerce record carries; else the external id.
     const crmId = relinkedFrom ? carried : (link?.crmId ?? carried);
     // A record the CRM already holds (linked) gets no create-only field.
-    const fields = crmId && createOnly.length ? without(mapped.record.fields, createOnly) : mapped.record.fields;
+    const kept = crmId && createOnly.length ? without(mapped.record.fields, createOnly) : mapped.record.fields;
+    // A new record takes the opening value where its status is unknown (the CRM may require the field); not in the hash.
+    const openings = crmId ? [] : (mapped.unknown ?? []).filter((value) => value.onCreate !== undefined);
+    const fields = openings.length ? { ...kept, ...Object.fromEntries(openings.map((value) => [value.field, value.onCreate])) } : kept;
     plan.writes.push({
       item: { sourceId: source.id, externalIdField: mapped.record.externalIdField, externalId: mapped.record.externalId, crmId: crmId ?? undefined, fields },
       record: mapped.record,

@@ -43,7 +43,7 @@ export function canonicalMapping<Source, Related, C>(
     fields: FieldTable<C>;
     /** The id of this CRM's record the commerce record already carries (e.g. metaInfo.crmAAccountId), so the sync updates that record. */
     carriedCrmId?: (record: C) => string | undefined;
-  } & Partial<Pick<EntityMapping<Source, Related>, 'picklists' | 'unmappedLeavesAlone' | 'createOnly' | 'sellerKeeps' | 'optionalFields'>>,
+  } & Partial<Pick<EntityMapping<Source, Related>, 'picklists' | 'unmappedLeavesAlone' | 'unknownOnCreate' | 'createOnly' | 'sellerKeeps' | 'optionalFields'>>,
 ): EntityMapping<Source, Related> & { table: FieldTable<C> } {
   const describe = Object.fromEntries(Object.entries(spec.fields).map(([field, source]) => [field, typeof source === 'string' ? canonical.describe[source] : source.describe]));
   return {
@@ -52,6 +52,7 @@ export function canonicalMapping<Source, Related, C>(
     externalIdField: spec.externalIdField,
     picklists: spec.picklists ?? {},
     ...(spec.unmappedLeavesAlone && { unmappedLeavesAlone: spec.unmappedLeavesAlone }),
+    ...(spec.unknownOnCreate !== undefined && { unknownOnCreate: spec.unknownOnCreate }),
     ...(spec.createOnly && { createOnly: spec.createOnly }),
     ...(spec.sellerKeeps && { sellerKeeps: spec.sellerKeeps }),
     ...(spec.optionalFields && { optionalFields: spec.optionalFields }),

@@ -48,6 +48,8 @@ export const offerToOpportunity: EntityMapping<Offer> = canonicalMapping(OFFER, 
   externalIdField: 'ccs_commerceofferid',
   // Dataverse ids are GUIDs: the carried one lowercased and without braces (§2.6).
   carriedCrmId: ({ crmIds }) => (crmIds.dynamics ? dynamicsGuid(crmIds.dynamics) : undefined),
+  // An unknown status (§9.5) on a new record: the opening stage, since the record needs one; an existing one keeps its stage.
+  unknownOnCreate: 'PENDING_CREATE',
   picklists: { stepname: OFFER_STATUS_TO_STEP, statecode: OFFER_STATUS_TO_STATE },
   // The state moves the opportunity (a close, a re-open): a status the state map lacks moves it nowhere.
   unmappedLeavesAlone: ['statecode'],

@@ -26,6 +26,8 @@ export const offerToDeal: EntityMapping<Offer> = canonicalMapping(OFFER, {
   object: 'deals',
   externalIdField: 'commerce_offer_id',
   carriedCrmId: (record) => record.crmIds.hubspot,
+  // An unknown status (§9.5) on a new record: the opening stage, since the record needs one; an existing one keeps its stage.
+  unknownOnCreate: 'PENDING_CREATE',
   picklists: { dealstage: OFFER_STATUS_TO_DEAL_STAGE },
   // A seller's deal made before its offer stays in the seller's pipeline.
   createOnly: ['pipeline'],

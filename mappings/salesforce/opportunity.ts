@@ -24,6 +24,8 @@ export const offerToOpportunity: EntityMapping<Offer> = canonicalMapping(OFFER, 
   object: 'Opportunity',
   externalIdField: 'Commerce_Offer_Id__c',
   carriedCrmId: (record) => record.crmIds.salesforce,
+  // An unknown status (§9.5) on a new record: the opening stage, since the record needs one; an existing one keeps its stage.
+  unknownOnCreate: 'PENDING_CREATE',
   picklists: { StageName: OFFER_STATUS_TO_STAGE },
   optionalFields: ['CurrencyIsoCode'],
   // Salesforce refuses to change the currency of an Opportunity with products (their price book entries

@@ -51,3 +51,16 @@ it('an offer status no stage is mapped for: written without a stage change, raw 
   expect(opportunity()).toMatchObject({ StageName: 'Closed Won', Offer_Status__c: 'ON_HOLD', Name: 'Renamed while on hold' });
   expect(await createDeadLetterStore(database.pool).listOpen(connectionId)).toEqual([]);
 });
+
+it('a NEW offer with an unknown status is made at the opening stage (Salesforce requires a stage), its raw status kept', async () => {
+  const offers = await commerceDump(commerce, 'offers');
+  const offer = offers.filter((row) => row.buyerID).at(-1)!;
+  const buyer = (await commerceDump(commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
+  await write('buyer', [buyer]);
+  const outcome = await write('offer', [{ ...offer, status: 'ON_HOLD', lastUpdateTime: '2026-06-03T00:00:00.000Z' }]);
+  expect(outcome).toMatchObject({ failed: 0, created: 1 });
+  // The memory CRM refuses an Opportunity without StageName, as Salesforce does (REQUIRED_FIELD_MISSING).
+  expect(crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)).toMatchObject({ StageName: 'Prospecting', Offer_Status__c: 'ON_HOLD' });
+  // Read again unchanged, it is no news: nothing is written.
+  expect(await write('offer', [{ ...offer, status: 'ON_HOLD', lastUpdateTime: '2026-06-03T00:00:00.000Z' }])).toMatchObject({ unchanged: 1, updated: 0 });
+});

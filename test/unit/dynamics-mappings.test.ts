@@ -214,7 +214,7 @@ describe('Dynamics mappings refuse what cannot be mapped, with a reason, never a
     const unknown = applyMapping(DYNAMICS_MAPPINGS.offer, undefined, onHold, undefined);
     expect(unknown.ok && unknown.record.fields.ccs_offerstatus).toBe('ON_HOLD');
     expect(unknown.ok && ['stepname', 'statecode'].filter((field) => field in unknown.record.fields)).toEqual([]);
-    expect(unknown.ok && unknown.unknown).toEqual([{ field: 'stepname', value: 'ON_HOLD' }, { field: 'statecode', value: 'ON_HOLD' }]);
+    expect(unknown.ok && unknown.unknown).toEqual([{ field: 'stepname', value: 'ON_HOLD', onCreate: '1-Qualify' }, { field: 'statecode', value: 'ON_HOLD', onCreate: 'Open' }]);
     const overridden = applyMapping(DYNAMICS_MAPPINGS.offer, { picklists: { stepname: { ON_HOLD: '2-Develop' } } }, onHold, undefined);
     expect(overridden.ok && overridden.record.fields.stepname).toBe('2-Develop');
   });

@@ -48,7 +48,7 @@ describe('per-connection mapping overrides', () => {
     if (!result.ok) throw new Error(result.reason);
     expect(result.record.fields).not.toHaveProperty('StageName');
     expect(result.record.fields).toMatchObject({ Offer_Status__c: 'ON_HOLD', Name: 'Private offer for cloudA' });
-    expect(result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD' }]);
+    expect(result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD', onCreate: 'Prospecting' }]);
   });
 
   it('reports unknown fields and picklist values by name before any write', () => {

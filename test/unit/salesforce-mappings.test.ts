@@ -60,7 +60,7 @@ describe('Salesforce default mappings: whole records, marketplace by marketplace
     const result = applyMapping(SALESFORCE_MAPPINGS.offer, undefined, { ...MARKETPLACE_FIXTURES.B.offer, status: 'ON_HOLD' }, undefined);
     expect(result.ok && result.record.fields.Offer_Status__c).toBe('ON_HOLD');
     expect(result.ok && 'StageName' in result.record.fields).toBe(false);
-    expect(result.ok && result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD' }]);
+    expect(result.ok && result.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD', onCreate: 'Prospecting' }]);
   });
 });
 

@@ -35,3 +35,15 @@ describe('unknown picklist values', () => {
     metrics.stop();
   });
 });
+
+describe('the unknown-values metric stays small', () => {
+  it('past 20 distinct values of one field, the rest count as "other"', async () => {
+    const metrics = createSyncMetrics({ prefix: 'test_cap_' });
+    const values = Array.from({ length: 25 }, (_, index) => ({ field: 'StageName', value: `WEIRD_${index}`, records: 1 }));
+    metrics.unknownValues({ connectionId: 'c-1', entity: 'offer', values });
+    const text = await metrics.registry.metrics();
+    expect(text.match(/^test_cap_unknown_values_total\{/gm)).toHaveLength(21);
+    expect(text).toContain('test_cap_unknown_values_total{connection="c-1",entity="offer",field="StageName",value="other"} 5');
+    metrics.stop();
+  });
+});
