@@ -25,6 +25,15 @@ export function opportunityCurrency(value: unknown): string {
   return crmText(value).toUpperCase() || 'USD';
 }
 
+/**
+ * Why a record's currency cannot go to the marketplace (not a three-letter ISO 4217 code, e.g. a
+ * Dataverse custom currency's code of up to five characters), or none when it can.
+ */
+export function currencyProblem(value: unknown): string | undefined {
+  const code = opportunityCurrency(value);
+  return /^[A-Z]{3}$/.test(code) ? undefined : `currency: the opportunity's currency "${crmText(value)}" is not a three-letter ISO currency code the marketplace takes (USD, EUR, ...); choose such a currency on the opportunity`;
+}
+
 /** YYYY-MM-DD of a date or date-time text; anything else is no date. */
 export function dateOnly(value: unknown): string | undefined {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined;

@@ -4,7 +4,7 @@
 // draft request (POST {O}/draftOffer, A9), or the refusal, once for Salesforce, HubSpot and Dynamics.
 import type { OpportunityIdField } from '../../commerce/crm-ids.ts';
 import type { Ask } from '../../flows/crm-to-commerce.ts';
-import { crmText, dateOnly, isCrmTrue, nonNegativeAmount, opportunityCurrency } from '../cosell-values.ts';
+import { crmText, currencyProblem, dateOnly, isCrmTrue, nonNegativeAmount, opportunityCurrency } from '../cosell-values.ts';
 
 export type DraftOfferRequest<IdField extends OpportunityIdField> = {
   name: string;
@@ -45,8 +45,10 @@ export function draftOfferAsk<IdField extends OpportunityIdField>(idField: IdFie
   if (!isCrmTrue(values.requested)) return { asks: false };
   const productID = crmText(values.productId);
   const buyerID = crmText(values.buyerId);
-  if (!productID || !buyerID) return { asks: true, refused: [...(productID ? [] : [NO_PRODUCT]), ...(buyerID ? [] : [noBuyer])].join('\n') };
   const commitAmount = nonNegativeAmount(values.amount);
+  // The currency matters only where there is an amount to send in it.
+  const currency = commitAmount !== undefined ? currencyProblem(values.currency) : undefined;
+  if (!productID || !buyerID || currency) return { asks: true, refused: [...(productID ? [] : [NO_PRODUCT]), ...(buyerID ? [] : [noBuyer]), ...(currency ? [currency] : [])].join('\n') };
   const close = dateOnly(values.closeDate);
   return {
     asks: true,

@@ -4,7 +4,7 @@
 // a salesperson acts on, once for Salesforce, HubSpot and Dynamics (docs/commerce-api-assumptions.md A6, A13).
 import type { OpportunityIdField } from '../../commerce/crm-ids.ts';
 import type { Ask } from '../../flows/crm-to-commerce.ts';
-import { crmText, dateOnly, marketplacePartnerByName, nonNegativeAmount, opportunityCurrency } from '../cosell-values.ts';
+import { crmText, currencyProblem, dateOnly, marketplacePartnerByName, nonNegativeAmount, opportunityCurrency } from '../cosell-values.ts';
 
 /** What the referral create takes, with the CRM id under the asking CRM's field (crmAOpportunityId, crmBDealId, crmCOpportunityId). */
 export type ReferralRequest<IdField extends OpportunityIdField> = {
@@ -52,8 +52,9 @@ export function referralAsk<IdField extends OpportunityIdField>(idField: IdField
   const partnerName = crmText(values.partnerName);
   const partner = marketplacePartnerByName(partnerName);
   const buyerID = crmText(values.buyerId);
-  const problems = [...(partner ? [] : [notAMarketplace(partnerName, words.partnerFix)]), ...(buyerID ? [] : [words.noBuyer])];
-  if (!partner || !buyerID) return { asks: true, refused: problems.join('\n') };
+  const currency = currencyProblem(values.currency);
+  const problems = [...(partner ? [] : [notAMarketplace(partnerName, words.partnerFix)]), ...(buyerID ? [] : [words.noBuyer]), ...(currency ? [currency] : [])];
+  if (!partner || !buyerID || currency) return { asks: true, refused: problems.join('\n') };
   const dealValue = nonNegativeAmount(values.amount);
   const expectedCloseDate = dateOnly(values.closeDate);
   const request = {

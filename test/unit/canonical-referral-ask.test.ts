@@ -120,3 +120,15 @@ describe('what goes back onto the record, under each CRM\'s names (mappings/cano
     expect(dynamicsSide.refusedAfterMade!('resubmit: no')).toEqual({ ccs_cosellerrors: 'resubmit: no' });
   });
 });
+
+describe('a currency the marketplace cannot take', () => {
+  it('a code that is not three letters refuses the ask in words a seller can act on', async () => {
+    const { referralAsk } = await import('../../mappings/canonical/referral-ask.ts');
+    const { draftOfferAsk } = await import('../../mappings/canonical/draft-offer-ask.ts');
+    const values = { shared: true, partnerName: 'Marketplace A', buyerId: 'buyer-1', name: 'Deal', amount: 10, closeDate: '2027-01-31', description: null, crmId: 'opp-1', submitsNow: false, currency: 'XBTC1' };
+    const refusal = 'currency: the opportunity\'s currency "XBTC1" is not a three-letter ISO currency code the marketplace takes (USD, EUR, ...); choose such a currency on the opportunity';
+    expect(referralAsk('crmAOpportunityId', values as never, { partnerFix: 'x', noBuyer: 'y' })).toEqual({ asks: true, refused: refusal });
+    expect(referralAsk('crmAOpportunityId', { ...values, currency: 'eur' } as never, { partnerFix: 'x', noBuyer: 'y' })).toMatchObject({ asks: true, request: { currency: 'EUR' } });
+    expect(draftOfferAsk('crmAOpportunityId', { requested: true, productId: 'prod-1', buyerId: 'buyer-1', name: 'Deal', amount: 10, closeDate: null, crmId: 'opp-1', currency: 'US$', contactIds: [] } as never, 'y')).toEqual({ asks: true, refused: refusal.replace('XBTC1', 'US$') });
+  });
+});
