@@ -31,7 +31,7 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEYS.has(name) || SECRET_KEY_ENDINGS.some((ending) => name.endsWith(ending));
 }
 
-function isSecretParam(name: string): boolean {
+export function isSecretParam(name: string): boolean {
   const squashed = squash(name);
   return SECRET_PARAMS.has(squashed) || SECRET_PARAM_ENDINGS.some((ending) => squashed.endsWith(ending));
 }

@@ -3,6 +3,7 @@
 // marketplace's own record, the agreement PDF (never a signed, expiring link), the renewal chain and
 // the payment installments as readable lines. A value the marketplace does not give stays undefined:
 // nothing is invented (undefined is not written, so it never overwrites a CRM value).
+import { isSecretParam } from '../../store/redact.ts';
 import type { Entitlement, EntitlementInfo } from '../../commerce/models.ts';
 import { amount, isoDate } from '../values.ts';
 
@@ -53,6 +54,23 @@ export function agreementStatus(entitlement: Entitlement): string | undefined {
  */
 const SIGNED = /[?&](x-amz-signature|x-amz-credential|x-amz-expires|x-amz-security-token|x-goog-signature|x-goog-credential|x-goog-expires|signature|expires|sig|se|token)=/i;
 
+/**
+ * A link that may be stored in a CRM for anyone to open: https, no credentials in it (user:password, a
+ * query parameter that signs or authorises, as the log redaction knows them: store/redact.ts, or a
+ * fragment carrying one), and no expiry. Anything else is not stored.
+ */
+function isLastingLink(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' || url.username || url.password || SIGNED.test(text)) return false;
+  const fragment = new URLSearchParams(url.hash.replace(/^#/, ''));
+  return ![...url.searchParams.keys(), ...fragment.keys()].some(isSecretParam);
+}
+
 export const PDF_NOTE =
   'The agreement PDF exists; its link is signed and expires, so it is not stored here. Open it from the marketplace, or ask the commerce service for a fresh link (entitlement PDF).';
 
@@ -63,7 +81,7 @@ export const PDF_NOTE =
 export function agreementPdf(info: EntitlementInfo): { url?: string | null; note?: string | null } {
   const url = text(info.cloudAAgreementPdfURL);
   if (!url) return {};
-  return SIGNED.test(url) ? { url: null, note: PDF_NOTE } : { url, note: null };
+  return isLastingLink(url) ? { url, note: null } : { url: null, note: PDF_NOTE };
 }
 
 /** Marketplace A's renewal chain: the root agreement this one renews (initialAgreementId), when it is not itself. */

@@ -1,7 +1,7 @@
 // The revenue and agreement rules that need more than one field (mappings/canonical/entitlement-agreement.ts),
 // case by case, with expectations written by hand.
 import { describe, expect, it } from 'vitest';
-import { agreementPdf, agreementStatus, autoRenew, installmentLines, netTermsInDays, PDF_NOTE, renewalChainRoot } from '../../mappings/canonical/entitlement-agreement.ts';
+import { agreementPdf, agreementStatus, autoRenew, installmentLines, netTermsInDays, renewalChainRoot } from '../../mappings/canonical/entitlement-agreement.ts';
 
 describe('the agreement PDF', () => {
   it('a lasting link is kept and the note cleared', () => {
@@ -13,13 +13,24 @@ describe('the agreement PDF', () => {
       'https://b.s3.amazonaws.com/a.pdf?AWSAccessKeyId=AK&Expires=1767225600&Signature=ab',
       'https://storage.googleapis.com/b/a.pdf?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=ab',
       'https://acct.blob.core.windows.net/c/a.pdf?sv=2024-01-01&se=2026-01-01T00%3A00%3A00Z&sig=ab',
-    ]) expect(agreementPdf({ cloudAAgreementPdfURL: url }), url).toEqual({ url: null, note: PDF_NOTE });
+      // Credentials of other kinds: an API key, a JWT, CloudFront's policy and key pair, a user and password, a fragment token; and no https.
+      'https://files.example/a.pdf?key=abc123',
+      'https://files.example/a.pdf?jwt=eyJhbGciOi',
+      'https://d111.cloudfront.net/a.pdf?Policy=eyJ&Key-Pair-Id=K2J',
+      'https://user:pass@files.example/a.pdf',
+      'https://files.example/a.pdf#access_token=abc',
+      'http://files.example/a.pdf',
+      'javascript:alert(1)',
+    ]) expect(agreementPdf({ cloudAAgreementPdfURL: url }), url).toEqual({ url: null, note: PDF_NOTE_TEXT });
   });
   it('no PDF: neither field is written', () => {
     expect(agreementPdf({})).toEqual({});
     expect(agreementPdf({ cloudAAgreementPdfURL: '' })).toEqual({});
   });
 });
+
+/** The note, written out by hand. */
+const PDF_NOTE_TEXT = 'The agreement PDF exists; its link is signed and expires, so it is not stored here. Open it from the marketplace, or ask the commerce service for a fresh link (entitlement PDF).';
 
 describe('net terms, auto-renew, agreement status, renewal chain', () => {
   it('net terms: the entitlement\'s days first, else marketplace A\'s whole-day duration, else none', () => {
