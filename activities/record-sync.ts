@@ -144,7 +144,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     const afterWrite = FLOWS[entity].afterWrite;
     if (afterWrite) {
       const linkedNow = [...written.succeeded, ...unchangedLinked];
-      const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, signal: deps.signal })) : [];
+      const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, related: (sourceId) => related?.byRecord.get(sourceId), signal: deps.signal })) : [];
       if (problems.length) {
         counts.failed += problems.length;
         await deadLetters.record(connectionId, entity, uniqueBySource(problems), client);

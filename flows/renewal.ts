@@ -14,6 +14,7 @@ import { renewalToDynamicsOpportunity } from '../mappings/dynamics/renewal.ts';
 import { renewalToHubSpotDeal } from '../mappings/hubspot/renewal.ts';
 import { renewalToOpportunity } from '../mappings/salesforce/renewal.ts';
 import { DEFAULT_RENEWAL_LEAD_DAYS, type ConnectionSettings } from '../sync/connection-settings.ts';
+import { linkRenewingEntitlementsToPrevious } from './previous-entitlement-links.ts';
 import { linkEntitlementsToRenewals } from './renewal-links.ts';
 import type { CommerceToCrmFlow, RelatedRead, RelatedReader } from './types.ts';
 
@@ -126,6 +127,7 @@ export const renewalFlow = {
   related: readRenewalContext,
   mappings: { salesforce: renewalToOpportunity, hubspot: renewalToHubSpotDeal, dynamics: renewalToDynamicsOpportunity },
   deletes: 'reflect-status',
-  // The entitlement points at its renewal too (flows/renewal-links.ts).
-  afterWrite: linkEntitlementsToRenewals,
+  // The entitlement points at its renewal too (flows/renewal-links.ts), and the entitlement that renewed
+  // it back at it (flows/previous-entitlement-links.ts).
+  afterWrite: async (context) => [...(await linkEntitlementsToRenewals(context)), ...(await linkRenewingEntitlementsToPrevious(context))],
 } satisfies CommerceToCrmFlow<'buyer' | 'entitlement' | 'renewal'>;

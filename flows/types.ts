@@ -49,6 +49,8 @@ export type AfterWriteContext = {
   records: any[];
   /** The records the CRM now holds, by source id and CRM id (written now or linked before). */
   linked: { sourceId: string; crmId: string }[];
+  /** What the flow's related reader read for a record (the renewal's renewing entitlement), by source id. */
+  related?: (sourceId: string) => unknown;
   signal?: AbortSignal;
 };
 

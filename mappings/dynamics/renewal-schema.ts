@@ -15,5 +15,11 @@ export const RENEWAL_OPPORTUNITY_KEYS: KeyDeclaration[] = [{ logicalName: 'ccs_c
 /** The account's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */
 export const LIVE_AGREEMENT_ACCOUNT_COLUMNS: ColumnDeclaration[] = [{ logicalName: 'ccs_haslivemarketplaceagreement', label: 'Has Live Marketplace Agreement', type: 'Boolean' }];
 
-/** The entitlement's side: its renewal opportunity (flows/renewal-links.ts). */
-export const RENEWAL_ENTITLEMENT_LOOKUPS: LookupDeclaration[] = [{ logicalName: 'ccs_renewalopportunityid', label: 'Renewal Opportunity', target: 'opportunity' }];
+/**
+ * The entitlement's side: its renewal opportunity (flows/renewal-links.ts) and, on a renewing
+ * entitlement, the entitlement it renews (flows/previous-entitlement-links.ts).
+ */
+export const RENEWAL_ENTITLEMENT_LOOKUPS: LookupDeclaration[] = [
+  { logicalName: 'ccs_renewalopportunityid', label: 'Renewal Opportunity', target: 'opportunity' },
+  { logicalName: 'ccs_previousentitlementid', label: 'Previous Entitlement', target: 'ccs_marketplaceentitlement' },
+];

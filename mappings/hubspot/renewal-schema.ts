@@ -19,6 +19,14 @@ export const RENEWAL_PIPELINE_DECLARATION: PipelineDeclaration = {
   ],
 };
 
+/**
+ * The renewing entitlement's side: the commerce id of the entitlement it renews
+ * (flows/previous-entitlement-links.ts; text, not an association: docs/crm-wire-behaviour.md).
+ */
+export const RENEWAL_ENTITLEMENT_PROPERTIES: PropertyDeclaration[] = [
+  { name: 'previous_entitlement_id', label: 'Previous Entitlement Id', type: 'string', fieldType: 'text', description: 'The entitlement this one renews, by its Marketplace Commerce Service id (set by commerce-crm-sync)' },
+];
+
 /** The company's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */
 export const LIVE_AGREEMENT_COMPANY_PROPERTIES: PropertyDeclaration[] = [
   { name: 'has_live_marketplace_agreement', label: 'Has Live Marketplace Agreement', type: 'bool', fieldType: 'booleancheckbox', options: [{ label: 'Yes', value: 'true' }, { label: 'No', value: 'false' }] },

@@ -2,7 +2,7 @@
 // properties the sync upserts by, the commerce fields, the co-sell fields) and the two deal pipelines.
 // `crm-sync setup` creates what is missing (crm/hubspot/setup.ts); the mappings write exactly these.
 import { MARKETPLACE_NAMES } from '../values.ts';
-import { LIVE_AGREEMENT_COMPANY_PROPERTIES, RENEWAL_DEAL_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
+import { LIVE_AGREEMENT_COMPANY_PROPERTIES, RENEWAL_DEAL_PROPERTIES, RENEWAL_ENTITLEMENT_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
 
 export type PropertyDeclaration = {
   name: string;
@@ -113,6 +113,8 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     text('agreement_pdf_note', 'Agreement PDF Note', { fieldType: 'textarea' }),
     text('initial_agreement_id', 'Initial Agreement Id'),
     text('payment_installments', 'Payment Installments', { fieldType: 'textarea' }),
+    // The entitlement it renews (issue #25 section 2): mappings/hubspot/renewal-schema.ts.
+    ...RENEWAL_ENTITLEMENT_PROPERTIES,
   ],
   [ENTITLEMENT_FALLBACK_OBJECT]: [id('commerce_entitlement_id', 'Commerce Entitlement Id')],
 };

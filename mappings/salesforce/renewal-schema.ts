@@ -20,6 +20,8 @@ export const RENEWAL_FIELDS: SalesforceCustomField[] = [
   { object: 'Opportunity', name: 'Renewal_Offer_Id__c', label: 'Renewal Offer Id', type: 'Text', length: 64 },
   // The entitlement's side: its renewal opportunity (flows/renewal-links.ts).
   { object: 'Marketplace_Entitlement__c', name: 'Renewal_Opportunity__c', label: 'Renewal Opportunity', type: 'Lookup', referenceTo: 'Opportunity', relationshipName: 'Renewed_Entitlements', relationshipLabel: 'Renewed Entitlements' },
+  // The renewing entitlement's side: the entitlement it renews (flows/previous-entitlement-links.ts).
+  { object: 'Marketplace_Entitlement__c', name: 'Previous_Entitlement__c', label: 'Previous Entitlement', type: 'Lookup', referenceTo: 'Marketplace_Entitlement__c', relationshipName: 'Renewing_Entitlements', relationshipLabel: 'Renewing Entitlements' },
 ];
 
 /** The Account's mark: the buyer has a live marketplace agreement (flows/live-agreement.ts). */

@@ -231,6 +231,8 @@ const objects: SandboxObject[] = [
       reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
       // Its renewal opportunity (issue #25 section 3).
       reference('Renewal_Opportunity__c', 'Renewal Opportunity', 'Opportunity', 'Renewal_Opportunity__r'),
+      // The entitlement a renewing one renews (issue #25 section 2).
+      reference('Previous_Entitlement__c', 'Previous Entitlement', 'Marketplace_Entitlement__c', 'Previous_Entitlement__r'),
       text('Status__c', 'Status', 40),
       datetime('Start_Date__c', 'Start Date'),
       datetime('End_Date__c', 'End Date'),

@@ -27,13 +27,13 @@ describe('Salesforce setup grants what it creates to the integration user', () =
     expect(first.problems).toEqual([]);
     expect(first.created).toEqual(expect.arrayContaining(['permission set Commerce_CRM_Sync', `Commerce_CRM_Sync assigned to the integration user ${userId}`, 'Commerce_CRM_Sync: Cosell_Referral__c.Deal_Value__c (read, edit)']));
     const rows = await conn.query<{ Field: string }>("SELECT Field FROM FieldPermissions WHERE Parent.Name = 'Commerce_CRM_Sync'");
-    // Counted by hand: the 80 custom fields of mappings/salesforce/schema.ts (Cosell_Draft_Errors__c the 46th, issue #24 item 8;
+    // Counted by hand: the 81 custom fields of mappings/salesforce/schema.ts (Cosell_Draft_Errors__c the 46th, issue #24 item 8;
     // the lifecycle's Cosell_Submit__c, Cosell_Decision__c, Cosell_Decision_Reason__c, Cosell_Review_Ends__c the 47th to 50th;
-    // the entitlement's twelve revenue and agreement fields, issue #25 section 2, the 51st to 62nd, and its formula Days_To_End__c, granted Read only, the 63rd; the renewal's four Opportunity fields, section 3, the 64th to 67th; the usage object's seven fields and the entitlement's four usage summary fields, section 4, the 68th to 78th; the Account's Has_Live_Marketplace_Agreement__c and the entitlement's Renewal_Opportunity__c, section 3, the 79th and 80th), and the standard fields the
+    // the entitlement's twelve revenue and agreement fields, issue #25 section 2, the 51st to 62nd, and its formula Days_To_End__c, granted Read only, the 63rd; the renewal's four Opportunity fields, section 3, the 64th to 67th; the usage object's seven fields and the entitlement's four usage summary fields, section 4, the 68th to 78th; the Account's Has_Live_Marketplace_Agreement__c and the entitlement's Renewal_Opportunity__c, section 3, the 79th and 80th; the entitlement's Previous_Entitlement__c, section 2, the 81st), and the standard fields the
     // mappings and co-sell use that Salesforce lets a permission set grant (Name, LastName, StageName and
     // CloseDate are required: none): Account BillingCountry, Website; Contact FirstName, Email, Phone,
     // Title, AccountId; Opportunity Amount, AccountId, Description.
-    expect(rows.totalSize).toBe(90);
+    expect(rows.totalSize).toBe(91);
     expect(rows.records.map((r) => r.Field)).toEqual(expect.arrayContaining(['Account.Website', 'Contact.AccountId', 'Opportunity.Description', 'Marketplace_Entitlement__c.Net_Terms_Days__c', 'Marketplace_Entitlement__c.Payment_Installments__c', 'Marketplace_Usage__c.Quantity__c', 'Marketplace_Usage__c.Entitlement__c']));
     expect(rows.records.map((r) => r.Field)).not.toContain('Opportunity.StageName');
     expect((await conn.query('SELECT Id, Commerce_Buyer_Id__c, Marketplace_Status__c FROM Account')).totalSize).toBe(0);

@@ -2,7 +2,7 @@
 // opportunity (deal) per entitlement ending within the connection's lead time, made once although the
 // worker is SIGKILLed while the CRM write is in flight, and never again on later runs; it carries the
 // draft renewal offer and follows it when repriced, is closed Won and linked to the new entitlement when
-// the renewal is accepted, and closed Lost when an entitlement ends without one. Beside them, each
+// the renewal is accepted (the new entitlement pointing back at the one it renews), and closed Lost when an entitlement ends without one. Beside them, each
 // buyer's account shows whether it has a live agreement, and stops showing it when that one ends.
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -182,8 +182,14 @@ describe.each(CRMS_UNDER_TEST)('renewals on %s', (kind) => {
     expect(renewal(closing)).toMatchObject({ created: 0, updated: 2, failed: 0 });
     const views = await byKey();
     view = views.get('renewal-ent-000001')!;
-    const renewedEntitlement = (await sandboxes.crm.keyed('entitlement')).get(accepted.renewalEntitlementId!);
+    const entitlementsNow = await sandboxes.crm.keyed('entitlement');
+    const renewedEntitlement = entitlementsNow.get(accepted.renewalEntitlementId!);
     expect(renewedEntitlement, 'the renewing entitlement reached the CRM').toBeDefined();
+    // The new entitlement points back at the one it renews (Salesforce and Dynamics by lookup, as the old one's
+    // CRM id; HubSpot as its commerce id, text); no other entitlement points at a previous one.
+    const previousField = { salesforce: 'Previous_Entitlement__c', hubspot: 'previous_entitlement_id', dynamics: '_ccs_previousentitlementid_value' }[kind];
+    expect(renewedEntitlement!.fields[previousField]).toBe(kind === 'hubspot' ? 'ent-000001' : entitlementsNow.get('ent-000001')!.id);
+    expect([...entitlementsNow].filter(([, row]) => row.fields[previousField]).map(([id]) => id)).toEqual([accepted.renewalEntitlementId]);
     expect(view).toMatchObject({ state: 'Won', stage: { salesforce: 'Closed Won', hubspot: 'Renewed', dynamics: 'Won' }[kind], offerId: draft.id });
     expect(view.renewedBy).toBe(kind === 'hubspot' ? accepted.renewalEntitlementId : renewedEntitlement!.id);
     // The entitlement that ended without a renewal: closed Lost.
