@@ -140,7 +140,7 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       return entitlementChange(state, entitlement, 'UPDATED', `usage of ${amount} reported`, { reportedAmount: amount });
     }
     case 'usage': {
-      // One more usage record group on a day already reported (A14): that day's aggregates change, no event.
+      // One more usage record group on a day already reported (A16): that day's aggregates change, no event.
       const day = addUsageToADay(state);
       return day && { entityType: 'USAGE', id: day.id, action: 'UPDATED', summary: day.summary, eventID: null, lastUpdateTime: day.lastUpdateTime };
     }
@@ -359,7 +359,7 @@ export function startChangeTimer(state: SandboxState): () => void {
       owed = 0;
       return;
     }
-    advanceUsageDays(state); // a new day's usage, once the day turns (A14)
+    advanceUsageDays(state); // a new day's usage, once the day turns (A16)
     owed += rate / 10;
     const due = Math.floor(owed);
     if (due > 0) {
