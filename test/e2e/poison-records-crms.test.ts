@@ -1,5 +1,6 @@
 // Poison on the commerce side, for each CRM (issue #14): malformed records of every kind (missing
-// fields, wrong types, bad dates, oversized strings, unknown enum values, plain-string error bodies)
+// fields, wrong types, bad dates, oversized strings, plain-string error bodies; an unknown enum value is
+// no poison since contract §9.5 is followed: test/support/commerce-poison.ts)
 // among the records the sync reads, and notification events of an unknown version. The production
 // worker (`crm-sync worker`) syncs them on the real Temporal server and PostgreSQL: each malformed
 // record becomes a dead letter whose reason names the field and the problem, everything else reaches

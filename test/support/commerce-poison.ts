@@ -99,14 +99,7 @@ export const PAGE_POISON: PoisonRow[] = [
     problem: /too large|exceeded the maximum allowed length|too long/i,
     repaired: { ...contact, id: 'contact-poison-long', lastName: 'Repaired', email: 'long@poison.example.com' },
   },
-  // Unknown enum values: an offer status §3 does not list, which no opportunity stage is mapped for.
-  {
-    entity: 'offer',
-    kind: 'unknown enum value',
-    row: { ...offer, id: 'offer-poison-status', name: 'Poison offer (status unknown)', status: 'ON_HOLD' },
-    // The stage field the status maps to (Salesforce StageName, HubSpot dealstage, Dataverse stepname).
-    field: /StageName|dealstage|stepname/,
-    problem: /"ON_HOLD"/,
-    repaired: { ...offer, id: 'offer-poison-status', name: 'Poison offer (status unknown)', status: 'ACTIVE' },
-  },
+  // Unknown enum values are no poison since issue #25 section 5 (contract §9.5): an offer status §3 does not
+  // list is written, the stage left as the CRM holds it (a new record opens at PENDING_CREATE's stage), the
+  // raw status kept and counted (test/integration/unknown-values.test.ts; the witnesses above expect it so).
 ];

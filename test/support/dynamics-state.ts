@@ -207,8 +207,8 @@ function contact(source: any): ExpectedDynamicsRecord {
 function opportunity(offer: any): ExpectedDynamicsRecord {
   const id = requireId('offer', offer);
   const where = (field: string) => `offer ${id}: ${field}`;
-  const step = offer.status === undefined || offer.status === null ? OFFER_STEP.PENDING_CREATE : OFFER_STEP[offer.status];
-  if (step === undefined) throw new ExpectedRejection(`offer ${id}: no opportunity stepname is mapped for the status ${JSON.stringify(offer.status)}`);
+  // §9.5: a status no step is mapped for opens a new opportunity at PENDING_CREATE's step, state Open; the raw status is in ccs_offerstatus.
+  const step = offer.status === undefined || offer.status === null ? OFFER_STEP.PENDING_CREATE : (OFFER_STEP[offer.status] ?? OFFER_STEP.PENDING_CREATE);
   const closeDate = expectedDate(offer.expireTime, where('expireTime')) ?? expectedDate(offer.metaInfo?.offerAcceptDate, where('metaInfo.offerAcceptDate')) ?? expectedDate(offer.creationTime, where('creationTime'));
   return {
     key: id,

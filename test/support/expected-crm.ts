@@ -91,8 +91,9 @@ export function expectedOpportunity(offer: any): ExpectedRecord {
   const id = requireId('offer', offer);
   const where = (field: string) => `offer ${id}: ${field}`;
   const status = offer.status;
-  const stage = status === undefined ? undefined : STAGE_OF_STATUS[status];
-  if (status !== undefined && stage === undefined) throw new ExpectedRejection(`offer ${id}: no Opportunity stage is mapped for the status ${JSON.stringify(status)}`);
+  // Contract §9.5 (README "Metrics", unknown values): a status no stage is mapped for never refuses the
+  // record; a new Opportunity opens at the stage of PENDING_CREATE, its raw status in Offer_Status__c.
+  const stage = status === undefined ? undefined : (STAGE_OF_STATUS[status] ?? STAGE_OF_STATUS.PENDING_CREATE);
   const closeDate = expectedDate(offer.expireTime, where('expireTime')) ?? expectedDate(offer.metaInfo?.offerAcceptDate, where('metaInfo.offerAcceptDate')) ?? expectedDate(offer.creationTime, where('creationTime'));
   return record('offer', id, {
     Name: offer.name || `Offer ${id}`,
