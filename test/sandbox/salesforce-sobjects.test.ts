@@ -249,7 +249,7 @@ describe('Salesforce sandbox: describe', () => {
   it('lists the objects in describeGlobal and answers NOT_FOUND for others', async () => {
     const global = await conn.describeGlobal();
     expect(global.sobjects.map((s) => s.name)).toEqual([
-      'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'OpportunityContactRole',
+      'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'Marketplace_Usage__c', 'OpportunityContactRole',
       // The standard objects behind permission sets (field-level security), and the integration user's User.
       'User', 'PermissionSet', 'ObjectPermissions', 'FieldPermissions', 'PermissionSetAssignment',
     ]);
