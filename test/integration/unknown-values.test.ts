@@ -6,41 +6,25 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createBeat } from '../../activities/activity-context.ts';
 import { syncRecordBatch } from '../../activities/record-sync.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
-import type { ConnectionRuntime } from '../../sync/runtime.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { createMemoryCrm, memoryConnection } from '../support/memory-crm.ts';
-import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { commerceDump } from '../support/expected-crm.ts';
+import { startMemoryStack, type MemoryStack } from '../support/memory-stack.ts';
 
-let database: TestDatabase;
-let commerce: CommerceSandbox;
-let crm: ReturnType<typeof createMemoryCrm>;
-let runtime: ConnectionRuntime;
-let connectionId: string;
-
+let stack: MemoryStack;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  commerce = await startCommerceSandbox({ entitlements: 10, seed: 37 });
-  crm = createMemoryCrm();
-  const made = await memoryConnection(database.pool, commerce, { name: 'unknown-values', crm: crm.connector });
-  runtime = made.runtime as ConnectionRuntime;
-  connectionId = made.connectionId;
+  stack = await startMemoryStack({ name: 'unknown-values', seed: 37 });
 });
-afterAll(async () => {
-  await commerce.stop();
-  await database.drop();
-});
+afterAll(() => stack?.stop());
 
-const write = (entity: 'buyer' | 'offer', records: unknown[]) => syncRecordBatch(runtime, { pool: database.pool, clock: () => new Date(), beat: createBeat() }, { connectionId, entity, records, letters: [] });
+const write = (entity: 'buyer' | 'offer', records: unknown[]) => syncRecordBatch(stack.runtime, { pool: stack.database.pool, clock: () => new Date(), beat: createBeat() }, { connectionId: stack.connectionId, entity, records, letters: [] });
 
 it('an offer status no stage is mapped for: written without a stage change, raw status kept, reported, no dead letter', async () => {
-  const offers = await commerceDump(commerce, 'offers');
+  const offers = await commerceDump(stack.commerce, 'offers');
   const offer = offers.find((row) => row.buyerID)!;
-  const buyer = (await commerceDump(commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
+  const buyer = (await commerceDump(stack.commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
   await write('buyer', [buyer]);
   const accepted = { ...offer, status: 'ACCEPTED', name: 'Known status deal', lastUpdateTime: '2026-06-01T00:00:00.000Z' };
   expect((await write('offer', [accepted])).failed).toBe(0);
-  const opportunity = () => crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)!;
+  const opportunity = () => stack.crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)!;
   expect(opportunity()).toMatchObject({ StageName: 'Closed Won', Offer_Status__c: 'ACCEPTED' });
 
   const onHold = { ...offer, status: 'ON_HOLD', name: 'Renamed while on hold', lastUpdateTime: '2026-06-02T00:00:00.000Z' };
@@ -49,18 +33,18 @@ it('an offer status no stage is mapped for: written without a stage change, raw 
   expect(outcome.unknown).toEqual([{ field: 'StageName', value: 'ON_HOLD', records: 1, example: offer.id }]);
   // The last known stage stays; the other fields, the raw status among them, are written.
   expect(opportunity()).toMatchObject({ StageName: 'Closed Won', Offer_Status__c: 'ON_HOLD', Name: 'Renamed while on hold' });
-  expect(await createDeadLetterStore(database.pool).listOpen(connectionId)).toEqual([]);
+  expect(await createDeadLetterStore(stack.database.pool).listOpen(stack.connectionId)).toEqual([]);
 });
 
 it('a NEW offer with an unknown status is made at the opening stage (Salesforce requires a stage), its raw status kept', async () => {
-  const offers = await commerceDump(commerce, 'offers');
+  const offers = await commerceDump(stack.commerce, 'offers');
   const offer = offers.filter((row) => row.buyerID).at(-1)!;
-  const buyer = (await commerceDump(commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
+  const buyer = (await commerceDump(stack.commerce, 'buyers')).find((row) => row.id === offer.buyerID)!;
   await write('buyer', [buyer]);
   const outcome = await write('offer', [{ ...offer, status: 'ON_HOLD', lastUpdateTime: '2026-06-03T00:00:00.000Z' }]);
   expect(outcome).toMatchObject({ failed: 0, created: 1 });
   // The memory CRM refuses an Opportunity without StageName, as Salesforce does (REQUIRED_FIELD_MISSING).
-  expect(crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)).toMatchObject({ StageName: 'Prospecting', Offer_Status__c: 'ON_HOLD' });
+  expect(stack.crm.objects('Opportunity').find((row) => row.Commerce_Offer_Id__c === offer.id)).toMatchObject({ StageName: 'Prospecting', Offer_Status__c: 'ON_HOLD' });
   // Read again unchanged, it is no news: nothing is written.
   expect(await write('offer', [{ ...offer, status: 'ON_HOLD', lastUpdateTime: '2026-06-03T00:00:00.000Z' }])).toMatchObject({ unchanged: 1, updated: 0 });
 });
