@@ -9,7 +9,7 @@ import { createConnector } from '../crm/registry.ts';
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { ENTITIES } from '../mappings/types.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
-import { openDeadLetters, type DeadLetterView } from '../ops/dead-letter-view.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
 import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
@@ -22,7 +22,7 @@ import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
-import { colours, details, printResult, table, when } from './output.ts';
+import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
 
 const STATUS_COLOUR: Record<string, (text: string) => string> = {
@@ -94,9 +94,12 @@ function printRuns(runs: RunView[]): string {
   );
 }
 
-function printLetters(letters: DeadLetterView[], name: string, withPayload: boolean): string {
-  if (letters.length === 0) return `No open dead letters for ${name}.`;
-  const blocks = letters.map((letter) => {
+const count = (n: number) => n.toLocaleString('en-US');
+
+function printLetters(shown: DeadLetterPage, name: string, withPayload: boolean, next: string): string {
+  if (shown.total === 0) return `No open dead letters for ${name}.`;
+  if (shown.letters.length === 0) return `Page ${shown.page} is past the end: ${count(shown.total)} open, ${shown.pages} page${shown.pages === 1 ? '' : 's'} of ${shown.limit}.`;
+  const blocks = shown.letters.map((letter) => {
     const lines = [
       `${colours.bold(`${letter.entity} ${letter.sourceId}`)}  ${colours.dim(`#${letter.id}`)}`,
       details([
@@ -110,7 +113,14 @@ function printLetters(letters: DeadLetterView[], name: string, withPayload: bool
     if (withPayload && letter.payload !== undefined) lines.push(JSON.stringify(letter.payload, null, 2));
     return lines.join('\n');
   });
-  return `${blocks.join('\n\n')}\n\n${letters.length} open. Retry them: crm-sync retry ${name} [--entity E] [--id ID]`;
+  return `${blocks.join('\n\n')}\n\n${pagingNote(shown, next)}. Retry them: crm-sync retry ${name} [--entity E] [--id ID]`;
+}
+
+/** "3 open", or "showing 51–100 of 100,000 open; --page 3 for more" when they span pages. */
+function pagingNote(shown: DeadLetterPage, next: string): string {
+  if (shown.first === 1 && shown.last === shown.total) return `${count(shown.total)} open`;
+  const more = shown.page < shown.pages ? `; ${next} for more` : '';
+  return `Showing ${count(shown.first)}–${count(shown.last)} of ${count(shown.total)} open${more}`;
 }
 
 function printMapping(view: MappingInEffect, name: string): string {
@@ -139,13 +149,35 @@ function letterEntity(value: string | undefined): string | undefined {
   return parseEntities(value)?.[0];
 }
 
-export const errorsAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string; payload?: boolean }) =>
+type ErrorsOptions = { entity?: string; id?: string; payload?: boolean; limit?: string; page?: string; search?: string; order?: string };
+
+/** A whole number from 1 to `max` given to `flag`, or a usage error naming the flag. */
+function wholeNumber(flag: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value.trim()) || parsed < 1 || parsed > max) throw new ExitError(`${flag} takes a whole number from 1${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, not "${value}"`, EXIT.usage);
+  return parsed;
+}
+
+const ORDERS = ['newest', 'next-retry'] as const;
+
+/**
+ * One page of open letters (newest first, 50 by default), counted apart: a connection with 100,000
+ * letters prints 50 and says how to see more. Under --json, stdout holds the page's letters (an
+ * array, as before paging) and the "showing ... of ..." line goes to stderr.
+ */
+export const errorsAction = (withConfig: withConfigType, connection: string, options: ErrorsOptions) =>
   withContext(withConfig, async (context) => {
+    const limit = wholeNumber('--limit', options.limit, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+    const page = wholeNumber('--page', options.page, 1);
+    if (options.order !== undefined && !(ORDERS as readonly string[]).includes(options.order)) throw new ExitError(`--order takes ${ORDERS.join(' or ')}, not "${options.order}"`, EXIT.usage);
     const found = await context.findConnection(connection);
     const entity = letterEntity(options.entity);
     const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
-    const letters = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, withPayload: options.payload });
-    printResult(letters, (shown) => printLetters(shown, found.name, Boolean(options.payload)));
+    const shown = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, search: options.search, order: options.order as (typeof ORDERS)[number] | undefined, limit, page, withPayload: options.payload });
+    const next = `--page ${shown.page + 1}`;
+    if (jsonOutput() && shown.total > shown.letters.length) process.stderr.write(`${pagingNote(shown, next)}.\n`);
+    printResult(shown.letters, () => printLetters(shown, found.name, Boolean(options.payload), next));
   });
 
 export const retryAction = (withConfig: withConfigType, connection: string, options: { entity?: string; id?: string }) =>
@@ -232,12 +264,16 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
 
   program
     .command('errors <connection>')
-    .description("records waiting as dead letters, with the CRM's or the commerce side's own message")
+    .description("records waiting as dead letters, with the CRM's or the commerce side's own message; newest first, a page at a time")
     .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
-    .option('--payload', 'show the mapped payload of each record too')
-    .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --entity offer --payload')
-    .action((connection: string, options: { entity?: string; id?: string; payload?: boolean }) => errorsAction(withConfig, connection, options)());
+    .option('--search <text>', 'only letters whose reason or record id contains this text (any case)')
+    .option('--order <order>', 'newest (the last failure first; the default) or next-retry (the soonest retry first)')
+    .option('-n, --limit <n>', `letters per page, 1 to ${MAX_PAGE_SIZE}`, String(DEFAULT_PAGE_SIZE))
+    .option('--page <n>', 'which page, from 1', '1')
+    .option('--payload', 'show the mapped payload of each record shown too')
+    .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --page 2\n  crm-sync errors acme --entity offer --search "required field" -n 10 --payload\n  crm-sync errors acme --order next-retry')
+    .action((connection: string, options: ErrorsOptions) => errorsAction(withConfig, connection, options)());
 
   program
     .command('retry <connection>')

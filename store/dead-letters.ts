@@ -15,6 +15,35 @@ export const MAX_DEAD_LETTER_ATTEMPTS = 5;
 
 export type RetryFilter = { entity?: string; sourceIds?: string[] };
 
+/** What a person narrows the open letters to: an entity, some records, words of the reason or a record id. */
+export type OpenLetterFilter = { entity?: string; sourceIds?: string[]; search?: string };
+/** newest: the last failure first; next-retry: the soonest retry first, those waiting for a person last. */
+export type OpenLetterOrder = 'newest' | 'next-retry';
+export type OpenLetterPage = OpenLetterFilter & { order?: OpenLetterOrder; limit: number; offset?: number; withPayload?: boolean };
+export type OpenLetterCounts = { total: number; byEntity: Record<string, number> };
+
+// Every column but the payload: a list reads its rows' reasons, not their (often large) mapped payloads.
+const LIST_COLUMNS = 'id, connection_id, entity, source_id, reason, crm_error, attempts, first_failed_at, last_failed_at, next_retry_at';
+const ORDER_BY: Record<OpenLetterOrder, string> = {
+  newest: 'last_failed_at DESC, id DESC',
+  'next-retry': 'next_retry_at ASC NULLS LAST, id ASC',
+};
+
+/** The filter as SQL conditions after the connection ($1), numbered from $2. */
+function filterSql(filter: OpenLetterFilter, withEntity: boolean): { where: string; params: unknown[] } {
+  const conditions = ['connection_id = $1', 'resolved_at IS NULL'];
+  const params: unknown[] = [];
+  const add = (condition: (n: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length + 1}`));
+  };
+  if (withEntity && filter.entity) add((n) => `entity = ${n}`, filter.entity);
+  if (filter.sourceIds?.length) add((n) => `source_id = ANY(${n}::text[])`, filter.sourceIds);
+  const search = filter.search?.trim();
+  if (search) add((n) => `(reason ILIKE ${n} ESCAPE '\\' OR source_id ILIKE ${n} ESCAPE '\\')`, `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return { where: conditions.join(' AND '), params };
+}
+
 export function createDeadLetterStore(pool: pg.Pool) {
   const toLetter = (row: Record<string, any>): DeadLetter => ({
     id: Number(row.id),
@@ -87,6 +116,31 @@ export function createDeadLetterStore(pool: pg.Pool) {
       return new Map(result.rows.map((row) => [row.source_id, toLetter(row)]));
     },
 
+    /** One page of open letters, filtered and ordered in SQL; the payload only when asked for. */
+    async pageOpen(connectionId: string, page: OpenLetterPage): Promise<DeadLetter[]> {
+      const { where, params } = filterSql(page, true);
+      const n = params.length + 2;
+      const result = await pool.query(
+        `SELECT ${LIST_COLUMNS}${page.withPayload ? ', payload' : ''} FROM dead_letters WHERE ${where}
+         ORDER BY ${ORDER_BY[page.order ?? 'newest']} LIMIT $${n} OFFSET $${n + 1}`,
+        [connectionId, ...params, page.limit, page.offset ?? 0],
+      );
+      return result.rows.map(toLetter);
+    },
+
+    /**
+     * How many open letters the filter matches, and per entity whatever the filter's entity (so a page
+     * can offer each entity with its count): a count, no row read out.
+     */
+    async countOpen(connectionId: string, filter: OpenLetterFilter = {}): Promise<OpenLetterCounts> {
+      const { where, params } = filterSql(filter, false);
+      const result = await pool.query(`SELECT entity, count(*)::int AS open FROM dead_letters WHERE ${where} GROUP BY entity ORDER BY entity`, [connectionId, ...params]);
+      const byEntity = Object.fromEntries(result.rows.map((row) => [row.entity as string, row.open as number]));
+      const total = filter.entity ? (byEntity[filter.entity] ?? 0) : Object.values(byEntity).reduce((sum, count) => sum + count, 0);
+      return { total, byEntity };
+    },
+
+    /** Every open letter with its payload: for the sync's own use, never for a view (see pageOpen). */
     async listOpen(connectionId: string, entity?: string): Promise<DeadLetter[]> {
       const result = await pool.query(
         `SELECT * FROM dead_letters WHERE connection_id = $1 AND ($2::text IS NULL OR entity = $2) AND resolved_at IS NULL ORDER BY last_failed_at DESC`,

@@ -68,7 +68,7 @@ async function connectionPageReply(deps: ConsoleDeps, context: PageContext, conn
   const [[entry], runs, letters, cosell, backfills] = await Promise.all([
     health(deps, connection),
     runHistory(deps.pool, connection.id, 50),
-    openDeadLetters(deps.pool, connection.id, { withPayload: true, limit: 200 }),
+    openDeadLetters(deps.pool, connection.id, { withPayload: true, limit: 100 }).then((shown) => shown.letters),
     cosellQueue(deps.pool, connection.id),
     runningBackfills(deps, connection.id),
   ]);
