@@ -1,5 +1,19 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --max-old-space-size=1024
 // Entry of the `crm-sync` command. Runs on Node >= 22.18 / 24, which execute TypeScript directly.
-import { buildProgram } from '../cli/program.ts';
-
-await buildProgram().parseAsync(process.argv);
+//
+// This file is CommonJS in plain JavaScript (bin/package.json), not an ES module with types: an older
+// Node (the machine's Node 20 when node_modules/.bin is not first on the PATH) refuses a .ts ES module
+// with an ERR_UNKNOWN_FILE_EXTENSION stack before running a line of it, but it runs this file, so the
+// version check below can say in one line what is needed. That check replaces package.json's
+// `engines`: npm checked `engines` against the Node npm itself runs on (the machine's, often 20), not
+// the Node 24 the command runs on, and printed EBADENGINE warnings at the top of every first `npx crm-sync`.
+import('./node-version.mjs')
+  .then(({ tooOldNodeMessage }) => {
+    const problem = tooOldNodeMessage(process.versions.node, process.execPath);
+    if (problem) {
+      process.stderr.write(`${problem}\n`);
+      process.exit(1);
+    }
+    return import('../cli/program.ts');
+  })
+  .then(({ buildProgram }) => buildProgram().parseAsync(process.argv));
