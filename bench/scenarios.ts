@@ -99,7 +99,7 @@ async function baseline(kind: CrmKind) {
     await prepareCrm(sandboxes.info, kind);
     const controlUrl = sandboxes.info[kind].controlUrl;
     await resetCalls(kind, controlUrl);
-    const child = await sandboxes.whileAlive(startChild<BaselineResult>(path.join(import.meta.dirname, 'processes', 'baseline.ts'), { env: { BENCH_BASELINE: JSON.stringify({ sandboxes: sandboxes.info, kind }) } }));
+    const child = await sandboxes.whileAlive(startChild<BaselineResult>(path.join(import.meta.dirname, 'processes', 'baseline.ts'), { env: { BENCH_BASELINE: JSON.stringify({ sandboxes: sandboxes.info, kind, settings: BENCH_SETTINGS }) } }));
     const memory = await child.stop();
     const calls = await readCalls(controlUrl);
     const recordsWritten = Object.values(child.info.recordsWritten).reduce((sum, count) => sum + count, 0);
