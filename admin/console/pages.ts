@@ -2,7 +2,7 @@
 // inputs: connections come without secrets, dead letters redacted. Every form carries the CSRF token.
 import { formatSeconds, type ConnectionHealth } from '../../ops/connection-health.ts';
 import type { CosellQueue } from '../../ops/cosell-queue.ts';
-import type { DeadLetterView } from '../../ops/dead-letter-view.ts';
+import type { DeadLetterPage } from '../../ops/dead-letter-view.ts';
 import type { MappingInEffect } from '../../ops/mapping-view.ts';
 import type { RunView } from '../../ops/run-history.ts';
 import { html, jsonBlock, Markup } from './html.ts';
@@ -99,7 +99,10 @@ ${connections.length === 0
 export type ConnectionPageData = {
   health: ConnectionHealth;
   runs: RunView[];
-  letters: DeadLetterView[];
+  /** One page of open dead letters, with the totals (see ops/dead-letter-view.ts). */
+  letters: DeadLetterPage;
+  /** The entity the letters are narrowed to, if any. */
+  lettersEntity?: string;
   cosell: CosellQueue;
   entities: string[];
   /** Backfills of this connection running now (workflow ids). */
@@ -141,21 +144,52 @@ function runsSection(runs: RunView[]): Markup {
 </section>`;
 }
 
-const LETTERS_SHOWN = 100;
+const count = (n: number) => n.toLocaleString('en-US');
 
-function lettersSection(context: PageContext, connectionId: string, letters: DeadLetterView[]): Markup {
+/** The connection page showing some letters: an entity (or all) and a page; the anchor brings the section into view. */
+function lettersHref(connectionId: string, entity: string | undefined, page: number): string {
+  const query = new URLSearchParams();
+  if (entity) query.set('entity', entity);
+  if (page > 1) query.set('page', String(page));
+  const search = query.toString();
+  return `/connections/${encodeURIComponent(connectionId)}${search ? `?${search}` : ''}#dead-letters`;
+}
+
+/** All, then each entity with open letters and its count; the one shown is marked as current. */
+function entityFilter(connectionId: string, letters: DeadLetterPage, chosen: string | undefined): Markup {
+  const all = Object.values(letters.byEntity).reduce((sum, n) => sum + n, 0);
+  const link = (label: string, entity: string | undefined, n: number) =>
+    entity === chosen ? html`<strong aria-current="page">${label} (${count(n)})</strong>` : html`<a href="${lettersHref(connectionId, entity, 1)}">${label} (${count(n)})</a>`;
+  return html`<nav aria-label="Dead letters by entity" class="meta">Show: ${link('all', undefined, all)}${Object.entries(letters.byEntity).map(([entity, n]) => html` · ${link(entity, entity, n)}`)}</nav>`;
+}
+
+function lettersPager(connectionId: string, letters: DeadLetterPage, entity: string | undefined): Markup {
+  if (letters.pages <= 1) return html``;
+  return html`<nav aria-label="Dead letter pages" class="meta pager">
+    Showing ${count(letters.first)}–${count(letters.last)} of ${count(letters.total)}, page ${letters.page} of ${count(letters.pages)}.
+    ${letters.page > 1 ? html`<a href="${lettersHref(connectionId, entity, letters.page - 1)}" rel="prev">Previous ${letters.limit}</a>` : ''}
+    ${letters.page < letters.pages ? html`<a href="${lettersHref(connectionId, entity, letters.page + 1)}" rel="next">Next ${Math.min(letters.limit, letters.total - letters.last)}</a>` : ''}
+  </nav>`;
+}
+
+function lettersSection(context: PageContext, connectionId: string, letters: DeadLetterPage, entity: string | undefined): Markup {
   const action = `/connections/${encodeURIComponent(connectionId)}/retry`;
-  const shown = letters.slice(0, LETTERS_SHOWN);
+  const anyOpen = Object.keys(letters.byEntity).length > 0;
   return html`<section aria-labelledby="letters-title" id="dead-letters">
-  <h2 id="letters-title">Dead letters <span class="count">(${letters.length})</span></h2>
-  ${letters.length === 0
+  <h2 id="letters-title">Dead letters <span class="count">(${count(letters.total)}${entity ? ` ${entity}` : ''})</span></h2>
+  ${!anyOpen
     ? html`<p>No record is waiting.</p>`
-    : html`<p>Records the CRM or the commerce side refused, kept with the reason and retried on their own with a growing delay. Fix the cause (often the mapping), then retry.</p>
-  <form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${context.csrf}"><button type="submit">Retry all ${letters.length}</button></form>
-  <table class="grid letters">
+    : html`<p>Records the CRM or the commerce side refused, kept with the reason and retried on their own with a growing delay. Fix the cause (often the mapping), then retry. Newest first; <code>crm-sync errors</code> filters by record or words of the reason too.</p>
+  ${entityFilter(connectionId, letters, entity)}
+  ${letters.total > 0
+    ? html`<form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${context.csrf}">${entity ? html`<input type="hidden" name="entity" value="${entity}">` : ''}<button type="submit">Retry all ${count(letters.total)}${entity ? ` ${entity}` : ''}</button></form>`
+    : ''}
+  ${letters.letters.length === 0
+    ? html`<p>${letters.total > 0 ? html`Page ${letters.page} is past the end: <a href="${lettersHref(connectionId, entity, 1)}">the first page</a>.` : entity ? `No ${entity} record is waiting.` : 'No record is waiting.'}</p>`
+    : html`<table class="grid letters">
   <thead><tr><th scope="col">Record</th><th scope="col">Why it failed</th><th scope="col">Attempts</th><th scope="col">Next retry</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
   <tbody>
-  ${shown.map(
+  ${letters.letters.map(
     (letter) => html`<tr class="letter" data-source-id="${letter.sourceId}">
     <th scope="row">${letter.entity}<br><code>${letter.sourceId}</code></th>
     <td><p class="reason">${letter.reason}</p>
@@ -177,7 +211,7 @@ function lettersSection(context: PageContext, connectionId: string, letters: Dea
   </tr>`,
   )}
   </tbody></table>
-  ${letters.length > shown.length ? html`<p>And ${letters.length - shown.length} more: <code>crm-sync errors</code> lists them all.</p>` : ''}`}
+  ${lettersPager(connectionId, letters, entity)}`}`}
 </section>`;
 }
 
@@ -247,7 +281,7 @@ export function connectionPage(context: PageContext, data: ConnectionPageData): 
   <dt>Writes CRM ids back</dt><dd>${health.writesBack ? 'yes' : 'no'}</dd>
 </dl>
 <p><a href="/connections/${encodeURIComponent(health.id)}/mapping">The mapping in effect</a></p>
-${lettersSection(context, health.id, data.letters)}
+${lettersSection(context, health.id, data.letters, data.lettersEntity)}
 ${backfillSection(context, data)}
 ${cosellSection(data.cosell)}
 ${runsSection(data.runs)}`,

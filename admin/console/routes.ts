@@ -63,17 +63,29 @@ async function health(deps: ConsoleDeps, only?: Connection) {
   return readConnectionHealth(deps.pool, chosen, { scheduleState: scheduleState(deps), all });
 }
 
-async function connectionPageReply(deps: ConsoleDeps, context: PageContext, connection: Connection, watch?: string): Promise<Reply> {
+/** Which dead letters the connection page shows: ?entity= and ?page= (a page of LETTERS_PER_PAGE, newest first). */
+export type LettersShown = { entity?: string; page: number };
+
+const LETTERS_PER_PAGE = 50;
+
+function lettersShown(url: URL): LettersShown {
+  const page = Number(url.searchParams.get('page'));
+  // A page that is not a whole number from 1 (a mistyped or old link) shows the first.
+  return { entity: url.searchParams.get('entity') || undefined, page: Number.isSafeInteger(page) && page >= 1 ? page : 1 };
+}
+
+async function connectionPageReply(deps: ConsoleDeps, context: PageContext, connection: Connection, shown: LettersShown, watch?: string): Promise<Reply> {
   const settings = connectionSettingsSchema.parse(connection.settings);
   const [[entry], runs, letters, cosell, backfills] = await Promise.all([
     health(deps, connection),
     runHistory(deps.pool, connection.id, 50),
-    openDeadLetters(deps.pool, connection.id, { withPayload: true, limit: 100 }).then((shown) => shown.letters),
+    // Payloads only for the page's rows: the row's details show them.
+    openDeadLetters(deps.pool, connection.id, { entity: shown.entity, page: shown.page, limit: LETTERS_PER_PAGE, withPayload: true }),
     cosellQueue(deps.pool, connection.id),
     runningBackfills(deps, connection.id),
   ]);
   const watched = watch && watch.startsWith(`backfill-${connection.id}-`) ? watch : undefined;
-  return page(connectionPage(context, { health: entry!, runs, letters, cosell, entities: settings.entities, backfills, watch: watched }));
+  return page(connectionPage(context, { health: entry!, runs, letters, lettersEntity: shown.entity, cosell, entities: settings.entities, backfills, watch: watched }));
 }
 
 function localTime(value: string | null): string | undefined {
@@ -100,7 +112,7 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
 
   if (!api && method === 'GET' && rest === '') {
     session.flash = undefined;
-    return connectionPageReply(deps, context, connection, url.searchParams.get('backfill') ?? undefined);
+    return connectionPageReply(deps, context, connection, lettersShown(url), url.searchParams.get('backfill') ?? undefined);
   }
   if (!api && method === 'GET' && rest === '/mapping') {
     return page(mappingPage(context, connection.name, connection.id, mappingInEffect(connectionSettingsSchema.parse(connection.settings))));
