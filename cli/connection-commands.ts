@@ -2,7 +2,7 @@
 // Secrets come from the environment (never from flags, which other users can read in the process list).
 import type { Command } from 'commander';
 import { CRM_KINDS, CRM_NAMES, type CrmKind } from '../crm/connector.ts';
-import { CHOOSABLE_ENTITIES, ENTITIES, type Entity } from '../mappings/types.ts';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
 import type { Connection } from '../store/connections.ts';
 import { MAX_DEAD_LETTER_ATTEMPTS } from '../store/dead-letters.ts';
 import { forgetSyncState, type ForgottenSyncState } from '../store/sync-state.ts';
@@ -17,13 +17,19 @@ import type { withConfigType } from './with-config.ts';
 import { errorsAction, retryAction } from './operations-commands.ts';
 import { printResult } from './output.ts';
 import { askForMissing } from './connect-prompts.ts';
+import { UsageError } from './exit-codes.ts';
+import { duration, entityList, httpUrl, digits, jsonObject, letterEntity, oneOf, wholeNumber } from './option-parsers.ts';
+import { settingsFromFlags } from './usage-errors.ts';
 
-export function parseEntities(value: string | undefined): Entity[] | undefined {
+/** A list of entities given as text (or already read by --entities' parser), or a usage error naming them. */
+export function parseEntities(value: string | Entity[] | undefined, flag = '--entities'): Entity[] | undefined {
   if (!value) return undefined;
-  const entities = value.split(',').map((entity) => entity.trim()).filter(Boolean);
-  const unknown = entities.filter((entity) => !CHOOSABLE_ENTITIES.includes(entity as Entity));
-  if (unknown.length) throw new Error(`Unknown entit${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')}: choose from ${CHOOSABLE_ENTITIES.join(', ')}`);
-  return entities as Entity[];
+  if (Array.isArray(value)) return value;
+  try {
+    return entityList(value);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
 }
 
 export type SaveRequest = {
@@ -135,19 +141,19 @@ export async function saveAndSchedule(context: CommandContext, taskQueue: string
 }
 
 /** The CRM kind `connect`'s options point at when --crm is not given. */
-function crmKindFromOptions(options: Record<string, string | undefined>): string {
+function crmKindFromOptions(options: Record<string, unknown>): string {
   if (options.dynamicsUrl) return 'dynamics';
   if (options.hubspotClientId || options.hubspotPortalId || (options.hubspotUrl && options.hubspotUrl !== 'https://api.hubapi.com')) return 'hubspot';
   return 'salesforce';
 }
 
 /** The CRM side of `connect`'s options; a missing option is named. */
-function crmSettingsFromOptions(options: Record<string, string | undefined>): Record<string, unknown> {
-  const kind = options.crm ?? crmKindFromOptions(options);
-  if (!(CRM_KINDS as readonly string[]).includes(kind)) throw new Error(`--crm ${kind}: choose one of ${CRM_KINDS.join(', ')}`);
+function crmSettingsFromOptions(options: Record<string, string | number | undefined>): Record<string, unknown> {
+  const kind = (options.crm as string | undefined) ?? crmKindFromOptions(options);
+  if (!(CRM_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--crm: ${JSON.stringify(kind)} is not a CRM; choose ${CRM_KINDS.join(', ')}`);
   if (kind === 'salesforce') {
     const missing = [!options.salesforceLoginUrl && '--salesforce-login-url', !options.salesforceClientId && '--salesforce-client-id'].filter(Boolean);
-    if (missing.length) throw new Error(`A Salesforce connection needs ${missing.join(' and ')}`);
+    if (missing.length) throw new UsageError(`A Salesforce connection needs ${missing.join(' and ')}`);
     return { kind, loginUrl: options.salesforceLoginUrl, clientId: options.salesforceClientId };
   }
   if (kind === 'hubspot') {
@@ -155,14 +161,14 @@ function crmSettingsFromOptions(options: Record<string, string | undefined>): Re
   }
   if (kind === 'dynamics') {
     const missing = [!options.dynamicsUrl && '--dynamics-url', !options.dynamicsTenantId && '--dynamics-tenant-id', !options.dynamicsClientId && '--dynamics-client-id'].filter(Boolean);
-    if (missing.length) throw new Error(`A Dynamics 365 connection needs ${missing.join(', ')}`);
+    if (missing.length) throw new UsageError(`A Dynamics 365 connection needs ${missing.join(', ')}`);
     return {
       kind,
       orgUrl: options.dynamicsUrl,
       tenantId: options.dynamicsTenantId,
       clientId: options.dynamicsClientId,
       ...(options.dynamicsAuthority && { authority: options.dynamicsAuthority }),
-      ...(options.dynamicsConcurrency && { concurrency: Number(options.dynamicsConcurrency) }),
+      ...(options.dynamicsConcurrency !== undefined && { concurrency: options.dynamicsConcurrency }),
     };
   }
   throw new Error(`${CRM_NAMES[kind as CrmKind]} connections are not supported yet`);
@@ -173,17 +179,17 @@ function crmSecretsFromEnvironment(crm: Record<string, unknown>): Partial<Connec
   const env = (name: string) => process.env[name] || undefined;
   if (crm.kind === 'hubspot') {
     if (crm.auth === 'oauth') {
-      if (!env('HUBSPOT_CLIENT_SECRET') || !env('HUBSPOT_REFRESH_TOKEN')) throw new Error('A HubSpot OAuth connection needs HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN in the environment');
+      if (!env('HUBSPOT_CLIENT_SECRET') || !env('HUBSPOT_REFRESH_TOKEN')) throw new UsageError('A HubSpot OAuth connection needs HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN in the environment');
       return { crmClientSecret: env('HUBSPOT_CLIENT_SECRET'), crmRefreshToken: env('HUBSPOT_REFRESH_TOKEN') };
     }
-    if (!env('HUBSPOT_ACCESS_TOKEN')) throw new Error("A HubSpot private app connection needs the app's access token in HUBSPOT_ACCESS_TOKEN (or --hubspot-client-id with HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN for OAuth)");
+    if (!env('HUBSPOT_ACCESS_TOKEN')) throw new UsageError("A HubSpot private app connection needs the app's access token in HUBSPOT_ACCESS_TOKEN (or --hubspot-client-id with HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN for OAuth)");
     return { crmAccessToken: env('HUBSPOT_ACCESS_TOKEN') };
   }
   if (crm.kind === 'dynamics') {
-    if (!env('DYNAMICS_CLIENT_SECRET')) throw new Error("A Dynamics 365 connection needs the app registration's client secret in DYNAMICS_CLIENT_SECRET");
+    if (!env('DYNAMICS_CLIENT_SECRET')) throw new UsageError("A Dynamics 365 connection needs the app registration's client secret in DYNAMICS_CLIENT_SECRET");
     return { crmClientSecret: env('DYNAMICS_CLIENT_SECRET') };
   }
-  if (!env('SALESFORCE_CLIENT_SECRET')) throw new Error("A Salesforce connection needs the connected app's secret in SALESFORCE_CLIENT_SECRET");
+  if (!env('SALESFORCE_CLIENT_SECRET')) throw new UsageError("A Salesforce connection needs the connected app's secret in SALESFORCE_CLIENT_SECRET");
   return { crmClientSecret: env('SALESFORCE_CLIENT_SECRET'), crmRefreshToken: env('SALESFORCE_REFRESH_TOKEN') };
 }
 
@@ -195,40 +201,53 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
         'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth); for Dynamics 365, DYNAMICS_CLIENT_SECRET',
     )
     .option('--name <name>', 'a name for the connection')
-    .option('--commerce-url <url>', 'commerce API base URL')
-    .option('--commerce-auth-url <url>', 'commerce token host')
+    .option('--commerce-url <url>', 'commerce API base URL', httpUrl)
+    .option('--commerce-auth-url <url>', 'commerce token host', httpUrl)
     .option('--commerce-client-id <id>', 'commerce OAuth client id')
     .option('--commerce-org <orgId>', 'commerce organization id')
-    .option('--crm <kind>', `the CRM: ${CRM_KINDS.join(', ')} (default: the one whose options are given, else salesforce)`)
-    .option('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)')
+    .option('--crm <kind>', `the CRM: ${CRM_KINDS.join(', ')} (default: the one whose options are given, else salesforce)`, oneOf('a CRM', CRM_KINDS))
+    .option('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)', httpUrl)
     .option('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
-    .option('--hubspot-url <url>', 'HubSpot API base URL', 'https://api.hubapi.com')
+    .option('--hubspot-url <url>', 'HubSpot API base URL', httpUrl, 'https://api.hubapi.com')
     .option('--hubspot-client-id <id>', 'HubSpot OAuth app client id (without it: a private app token)')
-    .option('--hubspot-portal-id <id>', 'HubSpot account id (links to records use it)')
-    .option('--dynamics-url <url>', 'Dynamics 365 environment URL, e.g. https://contoso.crm.dynamics.com/')
+    .option('--hubspot-portal-id <id>', 'HubSpot account id (links to records use it)', digits)
+    .option('--dynamics-url <url>', 'Dynamics 365 environment URL, e.g. https://contoso.crm.dynamics.com/', httpUrl)
     .option('--dynamics-tenant-id <id>', 'Microsoft Entra tenant id (directory id) of the app registration')
     .option('--dynamics-client-id <id>', 'app registration (client) id; the app must be an application user of the environment')
-    .option('--dynamics-authority <url>', 'identity platform authority', 'https://login.microsoftonline.com')
-    .option('--dynamics-concurrency <n>', 'requests in flight at once to this environment (Dataverse allows 52 per user)')
-    .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`)
-    .option('--every <interval>', 'sync interval, e.g. 5m', '5m')
-    .option('--reconcile-every <interval>', 'reconciliation pass interval (everything re-read, only differences written), e.g. 24h')
-    .option('--overrides <json>', 'mapping overrides as JSON, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"}}}')
+    .option('--dynamics-authority <url>', 'identity platform authority', httpUrl, 'https://login.microsoftonline.com')
+    .option('--dynamics-concurrency <n>', 'requests in flight at once to this environment (Dataverse allows 52 per user)', wholeNumber(1, 52))
+    .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`, entityList)
+    .option('--every <interval>', 'sync interval, e.g. 5m', duration, '5m')
+    .option('--reconcile-every <interval>', 'reconciliation pass interval (everything re-read, only differences written), e.g. 24h', duration)
+    .option('--overrides <json>', 'mapping overrides as JSON, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"}}}', jsonObject('{"offer":{"rename":{"Marketplace__c":"Cloud__c"}}}'))
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection does not write CRM ids back')
     .option('--paused', 'create the schedules paused: check the mapping and preview first, then crm-sync resume')
     .option('--start-afresh', "when an existing connection now reaches another organization: forget its record links, cursors and open dead letters")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  crm-sync connect                      on a terminal: asks for each setting and secret
+  export COMMERCE_CLIENT_SECRET=... SALESFORCE_CLIENT_SECRET=...
+  crm-sync connect --name acme --commerce-url https://api.example --commerce-auth-url https://auth.example \\
+    --commerce-client-id c1 --commerce-org org-1 \\
+    --salesforce-login-url https://acme.my.salesforce.com --salesforce-client-id 3MVG9... --every 5m --paused
+  export HUBSPOT_ACCESS_TOKEN=...
+  crm-sync connect --name acme-hs --crm hubspot --hubspot-portal-id 123456 ... --entities buyer,offer`,
+    )
     .action((options) =>
       withConfig(async (config, logger) => {
         await askForMissing(options, options.crm ?? crmKindFromOptions(options));
         const crm = crmSettingsFromOptions(options);
-        const settings = connectionSettingsSchema.parse({
+        const settings = settingsFromFlags({
           commerce: { baseUrl: options.commerceUrl, authUrl: options.commerceAuthUrl, clientId: options.commerceClientId, organizationId: options.commerceOrg },
           crm,
-          entities: parseEntities(options.entities),
-          overrides: options.overrides ? JSON.parse(options.overrides) : {},
+          entities: options.entities,
+          overrides: options.overrides ?? {},
           schedule: { every: options.every, ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }) },
         });
+        if (!process.env.COMMERCE_CLIENT_SECRET) throw new UsageError("A connection needs the commerce client's secret in COMMERCE_CLIENT_SECRET (secrets never go on the command line)");
         const typed = connectionSecretsSchema.parse({ commerceClientSecret: process.env.COMMERCE_CLIENT_SECRET, ...crmSecretsFromEnvironment(crm) });
         const context = await openCommandContext(config, logger);
         try {
@@ -270,6 +289,7 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
   program
     .command('sync <connection>')
     .description('run the scheduled sync of a connection now (skipped if one is running)')
+    .addHelpText('after', '\nExample:\n  crm-sync sync acme && crm-sync runs acme -n 1')
     .action((connection: string) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
@@ -287,9 +307,10 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
     .command('dead-letters <connection>')
     .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now (the same as crm-sync errors and crm-sync retry)")
     .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, notification for feed events set aside, or opportunity-referral / opportunity-draft-offer for co-sell outcomes the CRM refused)`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, notification for feed events set aside, or opportunity-referral / opportunity-draft-offer for co-sell outcomes the CRM refused)`, letterEntity)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
     .option('--payload', 'show the mapped payload of each record too')
+    .addHelpText('after', '\nExamples:\n  crm-sync dead-letters acme --entity offer\n  crm-sync dead-letters acme --retry --id offer-123,offer-456')
     .action((connection: string, options: { retry?: boolean; entity?: string; id?: string; payload?: boolean }) =>
       (options.retry ? retryAction(withConfig, connection, options) : errorsAction(withConfig, connection, options))(),
     );

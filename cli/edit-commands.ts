@@ -12,44 +12,56 @@ import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
+import { UsageError } from './exit-codes.ts';
+import { duration, entityList, jsonObject, oneOf, wholeNumber } from './option-parsers.ts';
+import { settingsFromFlags } from './usage-errors.ts';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
 
+const STAGE_OWNERS = ['commerce', 'crm', 'latest'] as const;
+/** What --cosell may set: the keys of the connection settings' co-sell object (read from its schema, so they stay in step). */
+const COSELL_KEYS = Object.keys(connectionSettingsSchema.in.shape.cosell.unwrap().shape);
+
+/** The flags as the command line's parsers give them; text (as a script or test passes it) also works. */
 type EditOptions = {
   every?: string;
   realtimeEvery?: string;
   reconcileEvery?: string;
-  entities?: string;
-  overrides?: string;
-  pageSize?: string;
-  lookbackSeconds?: string;
+  entities?: string | Entity[];
+  overrides?: string | Record<string, unknown>;
+  pageSize?: string | number;
+  lookbackSeconds?: string | number;
   writeBack?: boolean;
   startAfresh?: boolean;
-  cosell?: string;
+  cosell?: string | Record<string, unknown>;
   cosellEvery?: string;
   stageOwner?: string;
-  renewalLeadDays?: string;
+  renewalLeadDays?: string | number;
 };
 
-/** The saved settings with the flags given applied; zod names any bad value. */
+/** A JSON flag's value: as parsed by its option parser, or text parsed here. */
+function jsonFlag(flag: string, value: string | Record<string, unknown>): Record<string, unknown> {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new UsageError(`${flag} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The saved settings with the flags given applied; a bad value is a usage error naming its flag. */
 export function editedSettings(current: unknown, options: EditOptions): ConnectionSettings {
   const settings = connectionSettingsSchema.parse(current);
-  let overrides: unknown = settings.overrides;
-  if (options.overrides !== undefined) {
-    try {
-      overrides = JSON.parse(options.overrides);
-    } catch (error) {
-      throw new Error(`--overrides is not JSON: ${(error as Error).message}`);
-    }
-  }
+  const overrides: unknown = options.overrides === undefined ? settings.overrides : jsonFlag('--overrides', options.overrides);
   let cosell: Record<string, unknown> = settings.cosell;
   if (options.cosell !== undefined) {
-    try {
-      cosell = { ...cosell, ...JSON.parse(options.cosell) };
-    } catch (error) {
-      throw new Error(`--cosell is not JSON: ${(error as Error).message}`);
-    }
+    const given = jsonFlag('--cosell', options.cosell);
+    // Unknown keys would be dropped without a word by the settings schema: name them instead.
+    const unknown = Object.keys(given).filter((key) => !COSELL_KEYS.includes(key));
+    if (unknown.length) throw new UsageError(`--cosell: ${unknown.map((key) => JSON.stringify(key)).join(', ')} ${unknown.length > 1 ? 'are not co-sell settings' : 'is not a co-sell setting'}; use ${COSELL_KEYS.join(', ')}`);
+    cosell = { ...cosell, ...given };
   }
   if (options.stageOwner !== undefined) cosell = { ...cosell, owners: { ...(cosell.owners as object), stage: options.stageOwner } };
-  return connectionSettingsSchema.parse({
+  return settingsFromFlags({
     ...settings,
     entities: parseEntities(options.entities) ?? settings.entities,
     overrides,
@@ -61,8 +73,8 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
       ...(options.realtimeEvery && { realtimeEvery: options.realtimeEvery }),
       ...(options.reconcileEvery && { reconcileEvery: options.reconcileEvery }),
       ...(options.cosellEvery && { cosellEvery: options.cosellEvery }),
-      ...(options.pageSize && { pageSize: Number(options.pageSize) }),
-      ...(options.lookbackSeconds && { lookbackSeconds: Number(options.lookbackSeconds) }),
+      ...(options.pageSize !== undefined && { pageSize: Number(options.pageSize) }),
+      ...(options.lookbackSeconds !== undefined && { lookbackSeconds: Number(options.lookbackSeconds) }),
     },
   });
 }
@@ -71,20 +83,21 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
   program
     .command('edit <connection>')
     .description('change a saved connection (tested again before saving); new secrets from COMMERCE_CLIENT_SECRET and the CRM\'s variables when set (SALESFORCE_CLIENT_SECRET, SALESFORCE_REFRESH_TOKEN; HUBSPOT_ACCESS_TOKEN, HUBSPOT_CLIENT_SECRET, HUBSPOT_REFRESH_TOKEN; DYNAMICS_CLIENT_SECRET)')
-    .option('--every <interval>', 'incremental sync interval, e.g. 10m')
-    .option('--realtime-every <interval>', 'notification feed interval, e.g. 30s')
-    .option('--entities <list>', 'entities to sync')
-    .option('--overrides <json>', 'mapping overrides as JSON (replaces the saved ones)')
-    .option('--page-size <n>', 'records per page (2 to 1000)')
-    .option('--lookback-seconds <n>', 'how far each incremental run looks back before its cursor')
-    .option('--reconcile-every <interval>', 'reconciliation pass interval, e.g. 24h')
-    .option('--cosell-every <interval>', 'co-sell pass interval (CRM to commerce, stages both ways), e.g. 1m')
-    .option('--stage-owner <owner>', 'who owns the co-sell stage: commerce, crm or latest (each side\'s own clock)')
-    .option('--cosell <json>', 'co-sell settings as JSON, merged into the saved ones, e.g. {"enabled":false} or {"share":{"by":"stage","stages":["Negotiation/Review"]}} or {"stages":{"toCommerce":{"Value Proposition":"Qualified"}}}')
-    .option('--renewal-lead-days <n>', 'how many days before an entitlement ends its renewal opportunity is made (default 90; the connection syncs renewal)')
+    .option('--every <interval>', 'incremental sync interval, e.g. 10m', duration)
+    .option('--realtime-every <interval>', 'notification feed interval, e.g. 30s', duration)
+    .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`, entityList)
+    .option('--overrides <json>', 'mapping overrides as JSON (replaces the saved ones)', jsonObject('{"offer":{"disable":["Description"]}}'))
+    .option('--page-size <n>', 'records per page (2 to 1000)', wholeNumber(2, 1000))
+    .option('--lookback-seconds <n>', 'how far each incremental run looks back before its cursor', wholeNumber(0))
+    .option('--reconcile-every <interval>', 'reconciliation pass interval, e.g. 24h', duration)
+    .option('--cosell-every <interval>', 'co-sell pass interval (CRM to commerce, stages both ways), e.g. 1m', duration)
+    .option('--stage-owner <owner>', 'who owns the co-sell stage: commerce, crm or latest (each side\'s own clock)', oneOf('a stage owner', STAGE_OWNERS))
+    .option('--cosell <json>', 'co-sell settings as JSON, merged into the saved ones, e.g. {"enabled":false} or {"share":{"by":"stage","stages":["Negotiation/Review"]}} or {"stages":{"toCommerce":{"Value Proposition":"Qualified"}}}', jsonObject('{"enabled":false}'))
+    .option('--renewal-lead-days <n>', 'how many days before an entitlement ends its renewal opportunity is made (default 90; the connection syncs renewal)', wholeNumber(1, 3650))
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection stops writing CRM ids back')
     .option('--start-afresh', 'when new secrets reach another Salesforce org: forget the record links, cursors and open dead letters')
+    .addHelpText('after', '\nExamples:\n  crm-sync edit acme --every 10m --page-size 200\n  crm-sync edit acme --stage-owner crm --cosell \'{"enabled":true}\'\n  SALESFORCE_REFRESH_TOKEN=... crm-sync edit acme      save a new secret (tested first)')
     .action((name: string, options: EditOptions) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
@@ -131,6 +144,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     program
       .command(`${command} <connection>`)
       .description(pause ? "pause a connection's schedules (nothing runs until resume)" : "resume a paused connection's schedules")
+      .addHelpText('after', `\nExample:\n  crm-sync ${command} acme`)
       .action((name: string) =>
         withConfig(async (config, logger) => {
           const context = await openCommandContext(config, logger);

@@ -35,3 +35,10 @@ export class UnreachableError extends ExitError {
     super(message, EXIT.unreachable);
   }
 }
+
+/** The command line (or what it points at) is wrong; nothing was done. */
+export class UsageError extends ExitError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}

@@ -13,6 +13,18 @@ export function setJsonOutput(wanted: boolean | undefined): void {
 
 export const jsonOutput = () => json;
 
+/**
+ * An error for the person on stderr and, under --json, also `{"error": ...}` as one line on stdout, so a
+ * script reading stdout always gets one JSON document. The caller sets the exit code.
+ */
+export function reportError(message: string, asJson = json): void {
+  process.stderr.write(`${message}\n`);
+  if (asJson) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+}
+
+/** Whether the command line asks for JSON, before commander has read it (its own errors). */
+export const jsonWanted = (argv: string[] = process.argv) => argv.includes('--json') || process.env.CRM_SYNC_OUTPUT === 'json';
+
 /** Colours for stdout: plain text when it is not a terminal, or NO_COLOR is set. */
 export const colours = pc.createColors(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
 

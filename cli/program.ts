@@ -12,29 +12,36 @@ import { registerEditCommands } from './edit-commands.ts';
 import { sandboxCommand } from './sandbox-command.ts';
 import { registerSetupCommand } from './setup-command.ts';
 import { registerOperationsCommands } from './operations-commands.ts';
-import { printResult, setJsonOutput, table, when } from './output.ts';
+import { jsonWanted, printResult, reportError, setJsonOutput, table, when } from './output.ts';
+import { atLeast, listenAddress, port, wholeNumber } from './option-parsers.ts';
+import { commanderErrorLine } from './usage-errors.ts';
 import { EXIT } from './exit-codes.ts';
 
 export function buildProgram(): Command {
   const program = new Command('crm-sync')
     .description('Keeps a CRM (Salesforce, HubSpot, Dynamics 365) in step with the Marketplace Commerce Service')
-    .showHelpAfterError()
-    // A wrong command line (unknown option, missing argument) exits 2, as the README's exit codes say.
+    // A wrong command line (unknown option, missing argument, a value its flag does not take) exits 2
+    // with one line naming the flag, as the README's exit codes say; under --json also {"error": ...}
+    // on stdout. Set before the commands are added, so each inherits both.
+    .configureOutput({ outputError: (text) => reportError(commanderErrorLine(text), jsonWanted()) })
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
 
   program
     .command('start')
     .description('run everything: PostgreSQL (embedded unless DATABASE_URL), Temporal (local dev server unless TEMPORAL_ADDRESS), schedules and the worker')
+    .addHelpText('after', '\nExamples:\n  npm start                                     the same, from the checkout\n  DATABASE_URL=postgres://... crm-sync start    your own PostgreSQL, a local Temporal')
     .action(withConfig(startCommand));
 
   program
     .command('worker')
     .description('run one more worker against an existing Temporal cluster and database (TEMPORAL_ADDRESS and DATABASE_URL)')
+    .addHelpText('after', '\nExample:\n  TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://... crm-sync worker')
     .action(withConfig(workerCommand));
 
   program
     .command('migrate')
     .description('apply pending database migrations and exit')
+    .addHelpText('after', '\nExample:\n  DATABASE_URL=postgres://... crm-sync migrate')
     .action(
       withConfig(async (config, logger) => {
         const database = await openDatabase(config, logger);
@@ -46,13 +53,14 @@ export function buildProgram(): Command {
   program
     .command('heartbeats')
     .description('show the latest heartbeat rows written by the scheduled heartbeat workflow')
-    .option('-n, --limit <n>', 'how many rows', '10')
-    .action((options: { limit: string }) =>
+    .option('-n, --limit <n>', 'how many rows (1 or more)', wholeNumber(1), 10)
+    .addHelpText('after', '\nExamples:\n  crm-sync heartbeats\n  crm-sync heartbeats -n 3 --json')
+    .action((options: { limit: number }) =>
       withConfig(async (config, logger) => {
         const database = await openDatabase(config, logger);
         try {
           const store = createHeartbeatStore(database.pool);
-          const rows = await store.latest(Number(options.limit));
+          const rows = await store.latest(options.limit);
           printResult({ total: await store.count(), latest: rows }, ({ total, latest }) =>
             latest.length ? `${table(Object.keys(latest[0]!).map((key) => key.toUpperCase()), latest.map((row) => Object.values(row).map((value) => (value instanceof Date ? when(value) : String(value)))))}\n${total} in all` : 'No heartbeats yet: the heartbeat schedule writes one every interval while a worker runs',
           );
@@ -65,6 +73,7 @@ export function buildProgram(): Command {
   program
     .command('temporal-cli')
     .description('find the Temporal CLI (TEMPORAL_CLI_PATH, PATH, per-user cache) or build it with go install, and print its path')
+    .addHelpText('after', '\nExample:\n  "$(crm-sync temporal-cli)" workflow list')
     .action(
       withConfig(async (config, logger) => {
         const cli = await findTemporalCli({
@@ -79,22 +88,23 @@ export function buildProgram(): Command {
   program
     .command('sandbox')
     .description('start the local sandboxes (commerce API; CRMs as they land) on loopback; the first stdout line is a JSON object with their URLs and credentials')
-    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
-    .option('--commerce-port <port>', 'commerce API port (0: any free port)', '0')
-    .option('--commerce-auth-port <port>', 'commerce token endpoint port (0: any free port)', '0')
-    .option('--salesforce-port <port>', 'Salesforce sandbox port (0: any free port)', '0')
-    .option('--seed <n>', 'seed of the generated data', '1')
-    .option('--entitlements <n>', 'how many entitlements to generate', '200')
-    .option('--changes-per-second <n>', 'rate of the change driver (0: off)', '0')
+    .option('--host <host>', 'loopback address to listen on', listenAddress, '127.0.0.1')
+    .option('--commerce-port <port>', 'commerce API port (0: any free port)', port, 0)
+    .option('--commerce-auth-port <port>', 'commerce token endpoint port (0: any free port)', port, 0)
+    .option('--salesforce-port <port>', 'Salesforce sandbox port (0: any free port)', port, 0)
+    .option('--seed <n>', 'seed of the generated data (a whole number)', wholeNumber(0), 1)
+    .option('--entitlements <n>', 'how many entitlements to generate', wholeNumber(0), 200)
+    .option('--changes-per-second <n>', 'rate of the change driver (0: off)', atLeast(0), 0)
+    .addHelpText('after', '\nExamples:\n  crm-sync sandbox\n  crm-sync sandbox --seed 7 --entitlements 1000 --changes-per-second 5')
     .action((options) =>
       sandboxCommand({
         host: options.host,
-        commercePort: Number(options.commercePort),
-        commerceAuthPort: Number(options.commerceAuthPort),
-        salesforcePort: Number(options.salesforcePort),
-        seed: Number(options.seed),
-        entitlements: Number(options.entitlements),
-        changesPerSecond: Number(options.changesPerSecond),
+        commercePort: options.commercePort,
+        commerceAuthPort: options.commerceAuthPort,
+        salesforcePort: options.salesforcePort,
+        seed: options.seed,
+        entitlements: options.entitlements,
+        changesPerSecond: options.changesPerSecond,
       }),
     );
 

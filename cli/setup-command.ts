@@ -18,21 +18,36 @@ import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/conne
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { openCommandContext } from './context.ts';
 import { jsonOutput } from './output.ts';
+import { EXIT } from './exit-codes.ts';
+import { stepProgress, type Steps } from './progress.ts';
 import type { withConfigType } from './with-config.ts';
 
 export function registerSetupCommand(program: Command, withConfig: withConfigType) {
   program
     .command('setup <connection>')
     .description("make the connection's CRM ready: HubSpot properties and pipelines, Dataverse tables, columns, lookups and alternate keys are created where missing (safe to run twice); Salesforce custom objects and fields are created through the Tooling API and granted to the integration user by a permission set")
-    .option('--json', 'print the report as JSON')
+    .option('--json', 'print the report as JSON (one line)')
+    .addHelpText(
+      'after',
+      `
+Exit code ${EXIT.attention} when setup found problems it could not fix (the report says what to do in the CRM).
+
+Examples:
+  crm-sync setup acme
+  crm-sync setup acme --json | jq .problems`,
+    )
     .action((name: string) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
+        // On a terminal, which step setup is at: signing in and creating can take a minute on a big org.
+        let steps: Steps | undefined;
         try {
           const found = await context.findConnection(name);
           const connection = (await context.connections.getWithSecrets(found.id))!;
           const settings = connectionSettingsSchema.parse(connection.settings);
           if (settings.crm.kind === 'hubspot') {
+            steps = stepProgress(1);
+            steps.next('Creating the HubSpot properties, pipelines and custom object where missing');
             const report = await setUpHubSpot({ baseUrl: settings.crm.baseUrl, credentials: hubspotCredentials(settings.crm, connection.secrets) });
             const notes: string[] = [];
             // Where entitlements go, and the custom object's objectTypeId API paths take, kept in the
@@ -45,17 +60,23 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
                 notes.push(`${found.name} now writes entitlements to ${entitlementObject === 'line_items' ? "line items on the offer's deal (HubSpot refused this account a custom object)" : `the marketplace_entitlement custom object (${entitlementObjectTypeId})`}.`);
               } else notes.push(`${found.name} now names the marketplace_entitlement custom object by its objectTypeId ${entitlementObjectTypeId}.`);
             }
+            steps.stop();
             print(report, notes, jsonOutput());
-            if (report.problems.length) process.exitCode = 1;
+            if (report.problems.length) process.exitCode = EXIT.attention;
             return;
           }
           if (settings.crm.kind === 'dynamics') {
+            steps = stepProgress(1);
+            steps.next('Creating the Dataverse tables, columns, lookups and keys where missing');
             const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) });
+            steps.stop();
             print({ ...report, crm: 'Dataverse' }, [], jsonOutput());
-            if (report.problems.length) process.exitCode = 1;
+            if (report.problems.length) process.exitCode = EXIT.attention;
             return;
           }
           if (settings.crm.kind === 'salesforce') {
+            steps = stepProgress(3);
+            steps.next('Signing in to Salesforce');
             const secrets = connectionSecretsSchema.parse(connection.secrets);
             // Both sessions below sign in: a rotated refresh token goes back into the connection.
             const refreshTokens = storedRefreshTokenVault(context.connections, found.id);
@@ -63,7 +84,9 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
               { loginUrl: settings.crm.loginUrl, apiVersion: settings.crm.apiVersion },
               { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken, refreshTokens },
             );
+            steps.next('Creating the custom objects and fields and the permission set where missing');
             const report = await setUpSalesforce(org, userInfo.id);
+            steps.next('Checking the mappings against the org');
             // Then the same check connect makes: the mappings (with this connection's overrides) against the org.
             try {
               const crm = createConnector(settings, secrets, { refreshTokens });
@@ -71,12 +94,14 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
             } catch (error) {
               report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }
+            steps.stop();
             print({ ...report, crm: 'Salesforce' }, report.notes, jsonOutput());
-            if (report.problems.length) process.exitCode = 1;
+            if (report.problems.length) process.exitCode = EXIT.attention;
             return;
           }
           throw new Error(`Setting up ${CRM_NAMES[(settings.crm as { kind: CrmKind }).kind]} is not supported yet`);
         } finally {
+          steps?.stop(false);
           await context.close();
         }
       })(),
@@ -85,7 +110,7 @@ export function registerSetupCommand(program: Command, withConfig: withConfigTyp
 
 function print(report: Pick<SetupReport, 'created' | 'present' | 'problems'> & { crm?: string }, notes: string[], json?: boolean) {
   if (json) {
-    process.stdout.write(JSON.stringify({ ...report, notes }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ ...report, notes }) + '\n'); // one line, as every command's --json
     return;
   }
   const lines = [

@@ -1,15 +1,16 @@
 // `crm-sync backfill` (start or join, live progress, summary) and `crm-sync preview` (a dry run).
 import type { Command } from 'commander';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { Presets, SingleBar } from 'cli-progress';
 import type { Logger } from '../config/logger.ts';
 import { progressView, type Reading } from '../ops/backfill-progress.ts';
-import { jsonOutput, printResult, table } from './output.ts';
+import { printResult, table } from './output.ts';
+import { progressBar } from './progress.ts';
+import { EXIT } from './exit-codes.ts';
+import { entityList, isoTime } from './option-parsers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backfillWorkflowId, readProgress, startBackfill } from '../temporal/sync-schedules.ts';
-import { ENTITIES } from '../mappings/types.ts';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
 import type { SyncProgress } from '../workflows/sync.ts';
-import { parseEntities } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
 import type { withConfigType } from './with-config.ts';
 import { runPreview } from '../sync/preview.ts';
@@ -23,9 +24,7 @@ async function watchBackfill(handle: WorkflowHandle, logger: Logger): Promise<'f
   const detach = new AbortController();
   const onInterrupt = () => detach.abort();
   process.once('SIGINT', onInterrupt);
-  const bar = process.stderr.isTTY && !jsonOutput()
-    ? new SingleBar({ stream: process.stderr, format: '{entity} |{bar}| {value}/{expected} | {rate} rec/s | ETA {eta} | written {written}, failed {failed}', hideCursor: true, clearOnComplete: false }, Presets.shades_classic)
-    : undefined;
+  const bar = progressBar('{entity} |{bar}| {value}/{expected} | {rate} rec/s | ETA {eta} | written {written}, failed {failed}');
   let first: Reading | undefined;
   let last = '';
   try {
@@ -76,13 +75,24 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
   program
     .command('backfill <connection>')
     .description('sync chosen entities over a time range now; a repeated call joins the running backfill')
-    .option('--entities <list>', `entities (${ENTITIES.join(',')}); default: the connection's`)
-    .option('--from <time>', 'lastUpdateTime from (ISO 8601, inclusive); default: the beginning')
-    .option('--to <time>', 'lastUpdateTime up to (ISO 8601); default: now')
+    .option('--entities <list>', `entities (${ENTITIES.join(',')}); default: the connection's`, entityList)
+    .option('--from <time>', 'lastUpdateTime from (ISO 8601, inclusive); default: the beginning', isoTime)
+    .option('--to <time>', 'lastUpdateTime up to (ISO 8601); default: now', isoTime)
     .option('--reset-cursors', 'also restart the scheduled incremental sync from the beginning')
     .option('--forget-links', 'forget which CRM records were written, so every record is written again')
     .option('--no-wait', 'start it and return')
     .option('--cancel', 'cancel the running backfill with these options')
+    .addHelpText(
+      'after',
+      `
+Exit code ${EXIT.attention} when it ended with failed records (crm-sync errors names them).
+
+Examples:
+  crm-sync backfill acme                                       every entity the connection syncs, watched live
+  crm-sync backfill acme --entities offer,entitlement --from 2026-01-01
+  crm-sync backfill acme --entities offer --no-wait            start it and return
+  crm-sync backfill acme --entities offer --cancel             stop the one started with these options`,
+    )
     .action((connection: string, options) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
@@ -91,9 +101,9 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
           const settings = found.settings as { entities?: string[] };
           const request = {
             connectionId: found.id,
-            entities: parseEntities(options.entities) ?? ((settings.entities ?? ENTITIES) as never),
-            from: options.from ? new Date(options.from).toISOString() : undefined,
-            to: options.to ? new Date(options.to).toISOString() : undefined,
+            entities: (options.entities as Entity[] | undefined) ?? ((settings.entities ?? ENTITIES) as never),
+            from: options.from as string | undefined,
+            to: options.to as string | undefined,
             resetCursors: Boolean(options.resetCursors),
             forgetLinks: Boolean(options.forgetLinks),
           };
@@ -123,6 +133,8 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
           printResult({ workflowId: handle.workflowId, ...summary.totals, entities: summary.entities }, (result) =>
             `Backfill done: read ${result.records}, created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}, failed ${result.failed}${result.failed ? ` (see crm-sync errors ${found.name})` : ''}`,
           );
+          // Done, but records failed: a script sees it without reading the summary.
+          if (summary.totals.failed > 0) process.exitCode = EXIT.attention;
         } finally {
           await context.close();
         }
@@ -132,13 +144,21 @@ export function registerSyncCommands(program: Command, withConfig: withConfigTyp
   program
     .command('preview <connection>')
     .description('dry run: per entity, what the next sync would create, update, leave unchanged or reject (with reasons); writes nothing')
-    .option('--entities <list>', `entities (${ENTITIES.join(',')})`)
-    .action((connection: string, options) =>
+    .option('--entities <list>', `entities (${ENTITIES.join(',')})`, entityList)
+    .addHelpText('after', '\nExamples:\n  crm-sync preview acme\n  crm-sync preview acme --entities buyer,offer --json')
+    .action((connection: string, options: { entities?: Entity[] }) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
         try {
           const found = await context.findConnection(connection);
-          const report = await runPreview(context.database.pool, context.connections, found.id, parseEntities(options.entities));
+          const bar = progressBar('{entity} |{bar}| entity {value}/{total} | create {create}, update {update}, unchanged {unchanged}, reject {reject}');
+          const report = await runPreview(context.database.pool, context.connections, found.id, options.entities, ({ entity, index, of, counts }) => {
+            if (!bar) return;
+            if (!bar.isActive) bar.start(of, index - 1, { entity, ...counts });
+            bar.update(index - 1, { entity, ...counts });
+          })
+            .then((done) => (bar?.update(bar.getTotal(), { entity: 'done' }), done))
+            .finally(() => bar?.stop());
           printResult(report, (shown) => {
             const { cosell, ...entities } = shown;
             const rows = Object.entries(entities).map(([entity, preview]) => [entity, preview!.create, preview!.update, preview!.unchanged, preview!.reject]);

@@ -14,7 +14,10 @@ export type EntityPreview = { create: number; update: number; unchanged: number;
 export type PreviewReport = Partial<Record<Entity, EntityPreview>> & { cosell?: CosellPolicy };
 export type CosellPolicy = { enabled: boolean; share: ShareRule; owners: { stage: StageOwner }; stages: { toCommerce: Record<string, string>; toCrm: Record<string, string> } };
 
-export async function runPreview(pool: pg.Pool, connections: ConnectionStore, connectionId: string, entities?: Entity[]): Promise<PreviewReport> {
+/** Where a preview is, after each page: the entity (index of `of`) and its counts so far (the CLI's progress bar). */
+export type PreviewProgress = { entity: Entity; index: number; of: number; counts: EntityPreview };
+
+export async function runPreview(pool: pg.Pool, connections: ConnectionStore, connectionId: string, entities?: Entity[], onPage?: (progress: PreviewProgress) => void): Promise<PreviewReport> {
   const activities = createSyncActivities({ pool, runtimeFor: createRuntimeCache(connections) });
   const started = await activities.startSync({ connectionId, entities });
   const rt = await createRuntimeCache(connections)(connectionId);
@@ -27,7 +30,7 @@ export async function runPreview(pool: pg.Pool, connections: ConnectionStore, co
       stages: { toCommerce: { ...referralStageFlow.crm[rt.crm.kind]?.tables.toCommerce, ...cosell.stages.toCommerce }, toCrm: { ...referralStageFlow.crm[rt.crm.kind]?.tables.toCrm, ...cosell.stages.toCrm } },
     },
   };
-  for (const entity of started.entities) {
+  for (const [index, entity] of started.entities.entries()) {
     const line = { create: 0, update: 0, unchanged: 0, reject: 0, reasons: [] as { sourceId: string; reason: string }[] };
     let cursor = started.starts[entity]!;
     for (;;) {
@@ -38,6 +41,7 @@ export async function runPreview(pool: pg.Pool, connections: ConnectionStore, co
       line.unchanged += counts.unchanged;
       line.reject += counts.failed;
       if (line.reasons.length < 100) line.reasons.push(...(outcome.rejections ?? []).slice(0, 100 - line.reasons.length));
+      onPage?.({ entity, index: index + 1, of: started.entities.length, counts: line });
       if (outcome.done) break;
       cursor = outcome.nextCursor;
     }
