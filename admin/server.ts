@@ -1,21 +1,25 @@
 // The worker's admin HTTP server, on its own port and bound to loopback unless told otherwise. Nothing
 // is answered without the admin token: as a bearer token (scripts, Prometheus) or through a console
 // session (the login page takes the token once and sets an HttpOnly, SameSite=Strict cookie; every form
-// then carries the session's CSRF token). Serves /metrics in Prometheus' text format (the sync's own and,
+// then carries the session's CSRF token). Over TLS when given a certificate and key (then the cookie is
+// Secure); forms are read up to 64 KiB; failed sign-ins are throttled per client address. Serves /metrics in Prometheus' text format (the sync's own and,
 // when the Temporal SDK runtime exports its metrics on a local port, those too) and the web console.
 // Nothing it answers holds a connection's secrets.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SyncMetrics } from '../metrics/sync-metrics.ts';
-import { readBody } from '../sandbox/read-body.ts';
 import { redactText } from '../store/redact.ts';
 import { loginPage } from './console/pages.ts';
 import { consoleRoute, type ConsoleDeps } from './console/routes.ts';
-import { createSessionStore, endedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie, type Session } from './console/sessions.ts';
+import { createSessionStore, endSessionCookie, readCookie, SESSION_COOKIE, sessionCookie, type Session, type SessionStore } from './console/sessions.ts';
+import { HttpError, readLimitedBody } from './form-body.ts';
+import { safeNext } from './safe-next.ts';
+import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
 import { tokenMatches } from './token.ts';
 
 export type AdminServerOptions = {
@@ -27,6 +31,10 @@ export type AdminServerOptions = {
   temporalMetricsUrl?: string;
   /** The web console's reads and actions; without them only /metrics is served. */
   console?: ConsoleDeps;
+  /** PEM certificate (chain) and private key: serve HTTPS, and mark the session cookie Secure. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Failed sign-ins per client address (default: 5 a minute). */
+  signInThrottle?: SignInThrottle;
 };
 
 const requireFromHere = createRequire(import.meta.url);
@@ -37,22 +45,28 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'uPlot.min.css': { file: requireFromHere.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 
-const MAX_FORM_BYTES = 64 * 1024;
-
 const LOGIN_CSP = (nonce: string) => `default-src 'none'; style-src 'nonce-${nonce}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 let css: string | undefined;
 const loginCss = () => (css ??= readFileSync(ASSETS['console.css']!.file, 'utf8'));
 
 export type AdminServer = { url: string; stop(): Promise<void> };
 
+type State = { sessions: SessionStore; throttle: SignInThrottle; secure: boolean };
+
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
-  const sessions = createSessionStore();
-  const server = http.createServer((request, response) => {
-    void answer(options, sessions, request, response).catch((error: Error & { status?: number }) => {
+  const state: State = { sessions: createSessionStore(), throttle: options.signInThrottle ?? createSignInThrottle(), secure: Boolean(options.tls) };
+  const handle: http.RequestListener = (request, response) => {
+    void answer(options, state, request, response).catch((error: Error & { status?: number }) => {
+      if (error instanceof HttpError) {
+        // A refused request may still be sending (a body past the limit): close instead of reading the rest.
+        if (response.headersSent) return void response.destroy();
+        return send(response, error.status, `${error.message}\n`, { connection: 'close' });
+      }
       if (!response.headersSent) response.writeHead(error.status ?? 500, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(`The admin server failed: ${redactText(error.message)}\n`);
     });
-  });
+  };
+  const server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handle) : http.createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -60,7 +74,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `http://${host}:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -84,15 +98,8 @@ function send(response: http.ServerResponse, status: number, body: string, heade
   response.end(body);
 }
 
-/** Where to go after signing in: a path of this server only (never //host or a full URL). */
-function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
-}
-
 async function readForm(request: http.IncomingMessage): Promise<URLSearchParams> {
-  const length = Number(request.headers['content-length'] ?? 0);
-  if (length > MAX_FORM_BYTES) throw Object.assign(new Error('Form too large'), { status: 413 });
-  return new URLSearchParams(await readBody(request));
+  return new URLSearchParams(await readLimitedBody(request));
 }
 
 /** A form posted from another site (its Origin names another host) is refused whatever it carries. */
@@ -106,7 +113,7 @@ function sameOrigin(request: http.IncomingMessage): boolean {
   }
 }
 
-async function answer(options: AdminServerOptions, sessions: ReturnType<typeof createSessionStore>, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+async function answer(options: AdminServerOptions, { sessions, throttle, secure }: State, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://admin');
   const method = request.method ?? 'GET';
   const html = { 'content-type': 'text/html; charset=utf-8' };
@@ -118,10 +125,20 @@ async function answer(options: AdminServerOptions, sessions: ReturnType<typeof c
     if (method === 'GET') return send(response, 200, loginPage({ next: safeNext(url.searchParams.get('next')), nonce, css: loginCss() }), styled);
     if (method === 'POST') {
       if (!sameOrigin(request)) return send(response, 403, 'Refused: the form came from another site\n');
+      // Behind a reverse proxy every person shares its address: the limit then holds for all of them together.
+      const client = request.socket.remoteAddress ?? 'unknown';
       const form = await readForm(request);
-      if (!tokenMatches(options.token, form.get('token') ?? undefined)) return send(response, 401, loginPage({ failed: true, next: safeNext(form.get('next')), nonce, css: loginCss() }), styled);
+      const wait = throttle.retryAfter(client);
+      if (wait !== undefined) {
+        return send(response, 429, `Too many failed sign-ins from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
+      }
+      if (!tokenMatches(options.token, form.get('token') ?? undefined)) {
+        throttle.failed(client);
+        return send(response, 401, loginPage({ failed: true, next: safeNext(form.get('next')), nonce, css: loginCss() }), styled);
+      }
+      throttle.succeeded(client);
       const session = sessions.create();
-      return send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session) });
+      return send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session, { secure }) });
     }
   }
 
@@ -147,7 +164,7 @@ async function answer(options: AdminServerOptions, sessions: ReturnType<typeof c
 
   if (method === 'POST' && url.pathname === '/logout') {
     if (cookieSession) sessions.end(cookieSession.id);
-    return send(response, 303, '', { location: '/login', 'set-cookie': endedSessionCookie });
+    return send(response, 303, '', { location: '/login', 'set-cookie': endSessionCookie({ secure }) });
   }
   if (method === 'GET' && url.pathname === '/metrics') {
     const own = await options.metrics.registry.metrics();

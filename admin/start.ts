@@ -1,6 +1,8 @@
 // What `crm-sync start` and `crm-sync worker` run beside the worker: the metrics the activities count
 // and the admin server that serves them (with the Temporal SDK's) and the web console, its token resolved and its address
-// told. The token itself goes only to a person at a terminal, never into the logs.
+// told. The token itself goes only to a person at a terminal, never into the logs. Beyond loopback without
+// TLS it still starts (a private network may be trusted) but warns: the token and the session cookie would
+// cross the network in clear.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
@@ -8,7 +10,9 @@ import type pg from 'pg';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { createSyncMetrics, type SyncMetrics } from '../metrics/sync-metrics.ts';
+import { isLoopback } from './loopback.ts';
 import { startAdminServer, type AdminServer } from './server.ts';
+import { readAdminTls } from './tls.ts';
 import { resolveAdminToken } from './token.ts';
 import type { ConsoleDeps } from './console/routes.ts';
 
@@ -28,8 +32,10 @@ export function adminTokenWhere(config: AppConfig): string {
 
 export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
   mkdirSync(config.dataDir, { recursive: true });
-  const metrics = createSyncMetrics({ pool, observeApi: true });
+  // Settings first: a refused token or unreadable certificate stops start-up before anything is running.
   const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
+  const tls = config.admin.tls ? readAdminTls(config.admin.tls) : undefined;
+  const metrics = createSyncMetrics({ pool, observeApi: true });
   const server = await startAdminServer({
     host: config.admin.host,
     port: config.admin.port,
@@ -37,7 +43,15 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     metrics,
     temporalMetricsUrl: temporalMetricsPort ? `http://127.0.0.1:${temporalMetricsPort}/metrics` : undefined,
     console: consoleDeps,
+    tls,
   });
+  if (!tls && !isLoopback(config.admin.host)) {
+    logger.warn(
+      { adminHost: config.admin.host },
+      `The admin server listens on ${config.admin.host}, beyond this machine, without TLS: the admin token and console sessions cross the network in clear. ` +
+        'Set CRM_SYNC_ADMIN_TLS_CERT and CRM_SYNC_ADMIN_TLS_KEY (PEM files), or put it behind an HTTPS proxy, or set CRM_SYNC_ADMIN_HOST=127.0.0.1',
+    );
+  }
   const where = token.source === 'environment' ? 'CRM_SYNC_ADMIN_TOKEN' : token.file;
   logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (sign in with the admin token in ${where})`);
   // The token itself only to a person at a terminal (never into a log file).

@@ -52,7 +52,11 @@ const environmentSchema = z.object({
   /** The admin server (/metrics): loopback unless told otherwise; its token from here or the data directory. */
   CRM_SYNC_ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
   CRM_SYNC_ADMIN_PORT: port.default(9464),
-  CRM_SYNC_ADMIN_TOKEN: z.string().trim().min(16, 'at least 16 characters').optional(),
+  // As long as the generated one (24 random bytes, base64url): the console may be reachable from a network.
+  CRM_SYNC_ADMIN_TOKEN: z.string().trim().min(32, 'at least 32 characters (make one with: openssl rand -base64 32)').optional(),
+  /** PEM files: with both, the admin server speaks HTTPS (needed once it listens beyond loopback). */
+  CRM_SYNC_ADMIN_TLS_CERT: optionalText,
+  CRM_SYNC_ADMIN_TLS_KEY: optionalText,
   LOG_LEVEL: logLevel.default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
@@ -79,7 +83,7 @@ export type AppConfig = {
   demoCrms: ('salesforce' | 'hubspot' | 'dynamics')[];
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
   /** The worker's admin server: where it listens, and its token when given in the environment. */
-  admin: { host: string; port: number; token?: string };
+  admin: { host: string; port: number; token?: string; tls?: { certFile: string; keyFile: string } };
 };
 
 export class ConfigError extends Error {
@@ -103,6 +107,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
         '(the key that encrypts connection secrets must live outside the database); it is not set',
     );
   }
+  if (Boolean(values.CRM_SYNC_ADMIN_TLS_CERT) !== Boolean(values.CRM_SYNC_ADMIN_TLS_KEY)) {
+    const [given, missing] = values.CRM_SYNC_ADMIN_TLS_CERT ? ['CRM_SYNC_ADMIN_TLS_CERT', 'CRM_SYNC_ADMIN_TLS_KEY'] : ['CRM_SYNC_ADMIN_TLS_KEY', 'CRM_SYNC_ADMIN_TLS_CERT'];
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing}: expected a PEM file whenever ${given} is set ` +
+        '(the admin server needs both the certificate and its private key to speak HTTPS); it is not set',
+    );
+  }
+  const adminTls = values.CRM_SYNC_ADMIN_TLS_CERT && values.CRM_SYNC_ADMIN_TLS_KEY ? { certFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_CERT), keyFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_KEY) } : undefined;
   return {
     dataDir: path.resolve(values.CRM_SYNC_DATA_DIR),
     database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT, poolMax: values.CRM_SYNC_DB_POOL_MAX },
@@ -121,7 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     demoCrms: values.CRM_SYNC_DEMO_CRMS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
-    admin: { host: values.CRM_SYNC_ADMIN_HOST, port: values.CRM_SYNC_ADMIN_PORT, token: values.CRM_SYNC_ADMIN_TOKEN },
+    admin: { host: values.CRM_SYNC_ADMIN_HOST, port: values.CRM_SYNC_ADMIN_PORT, token: values.CRM_SYNC_ADMIN_TOKEN, ...(adminTls && { tls: adminTls }) },
   };
 }
 

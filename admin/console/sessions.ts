@@ -1,5 +1,5 @@
 // Console sign-in: the admin token typed once on the login page buys a session (a random id in an
-// HttpOnly, SameSite=Strict cookie) that lasts a working day. Each session has its own CSRF token, which
+// HttpOnly, SameSite=Strict cookie, Secure when the admin server speaks TLS) that lasts a working day. Each session has its own CSRF token, which
 // every form carries and every POST must return. Kept in memory: a restart signs everyone out.
 import { randomBytes } from 'node:crypto';
 
@@ -34,11 +34,16 @@ export function createSessionStore(clock: () => number = Date.now) {
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
-export function sessionCookie(session: Session): string {
-  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(LIFETIME_MS / 1000)}`;
+/** `secure`: under TLS the browser must never send the cookie over plain HTTP. */
+export function sessionCookie(session: Session, options: { secure?: boolean } = {}): string {
+  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(LIFETIME_MS / 1000)}${options.secure ? '; Secure' : ''}`;
 }
 
-export const endedSessionCookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+export function endSessionCookie(options: { secure?: boolean } = {}): string {
+  return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0${options.secure ? '; Secure' : ''}`;
+}
+
+export const endedSessionCookie = endSessionCookie();
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {

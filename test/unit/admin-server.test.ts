@@ -23,7 +23,7 @@ describe('the admin token', () => {
   });
 
   it('comes from the environment when given there', () => {
-    expect(resolveAdminToken({ dataDir, fromEnvironment: 'from-the-environment-123' })).toEqual({ value: 'from-the-environment-123', source: 'environment' });
+    expect(resolveAdminToken({ dataDir, fromEnvironment: 'from-the-environment-0123456789abcdef' })).toEqual({ value: 'from-the-environment-0123456789abcdef', source: 'environment' });
   });
 
   it('matches only itself', () => {
