@@ -44,6 +44,11 @@ const URL_IN_TEXT = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 // name=value pairs (query strings, form bodies, log lines) and "name": "value" (JSON quoted in text).
 const PAIR_IN_TEXT = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)=([^&\s"'<>`;,]+)/g;
 const JSON_PAIR_IN_TEXT = /"([A-Za-z0-9_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+// The same pair quoted inside a JSON string (an error's message carrying an answer's body): \"name\":\"value\".
+const ESCAPED_JSON_PAIR_IN_TEXT = /\\"([A-Za-z0-9_.-]+)\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"/g;
+// name: value (headers, logs, YAML), the value quoted or one run of credential characters. Unquoted, it is
+// hidden only when it looks like a credential (see looksLikeCredential): "token: expired" stays readable.
+const COLON_PAIR_IN_TEXT = /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_-]*)(\s*:\s*)(?:(['"])([^'"\n]*)\3|((?:Bearer|Basic)\s+)?([A-Za-z0-9._~+/=!-]+))/g;
 // Long enough to be a credential, so "Basic plan" stays readable.
 const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=!-]{16,}/gi;
 
@@ -67,7 +72,10 @@ function redactUrl(text: string, signed: boolean): string {
   return signed ? `${url.protocol}//${url.host}/${REDACTED}` : base;
 }
 
-/** Secrets inside free text: signed URLs, name=value pairs, quoted JSON pairs, Authorization values. */
+/** At least 8 characters mixing in a digit (a password, a key), or 20 and more: no word of a sentence. */
+const looksLikeCredential = (value: string) => (value.length >= 8 && /\d/.test(value)) || value.length >= 20;
+
+/** Secrets inside free text: signed URLs, name=value and name: value pairs, quoted JSON pairs (also inside JSON strings), Authorization values. */
 export function redactText(text: string): string {
   return text
     .replace(URL_IN_TEXT, (url) => {
@@ -77,6 +85,12 @@ export function redactText(text: string): string {
     })
     .replace(PAIR_IN_TEXT, (pair, name: string) => (isSecretKey(name) || SECRET_TEXT_PAIRS.has(squash(name)) ? `${name}=${REDACTED}` : pair))
     .replace(JSON_PAIR_IN_TEXT, (pair, name: string) => (isSecretKey(name) ? `"${name}":"${REDACTED}"` : pair))
+    .replace(ESCAPED_JSON_PAIR_IN_TEXT, (pair, name: string, colon: string) => (isSecretKey(name) ? `\\"${name}\\"${colon}\\"${REDACTED}\\"` : pair))
+    .replace(COLON_PAIR_IN_TEXT, (pair, name: string, colon: string, quote: string | undefined, quoted: string | undefined, scheme: string | undefined, bare: string | undefined) => {
+      if (!isSecretKey(name) || quoted === REDACTED || bare === REDACTED) return pair;
+      if (quote !== undefined) return quoted ? `${name}${colon}${quote}${REDACTED}${quote}` : pair;
+      return scheme || looksLikeCredential(bare!) ? `${name}${colon}${scheme ?? ''}${REDACTED}` : pair;
+    })
     .replace(BEARER_IN_TEXT, (_match, scheme: string) => `${scheme} ${REDACTED}`);
 }
 

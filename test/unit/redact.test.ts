@@ -75,6 +75,15 @@ describe('redactSecrets: nothing secret is kept or shown', () => {
     expect(redactText(plain)).toBe(plain);
   });
 
+  it('free text: JSON quoted inside JSON, and "name: value" header or log pairs whose value looks like a credential', () => {
+    expect(redactText('answer "{\\"error\\":\\"invalid_grant\\",\\"refresh_token\\":\\"5Aep861TSESvWeug\\"}"')).toBe('answer "{\\"error\\":\\"invalid_grant\\",\\"refresh_token\\":\\"[redacted]\\"}"');
+    expect(redactText("config had refresh_token: '5Aep861TSESvWeug' and x-api-key: 1234567890abcdef")).toBe("config had refresh_token: '[redacted]' and x-api-key: [redacted]");
+    expect(redactText('Proxy-Authorization:Basic dXNlcjpwYXNzd29yZA== sent')).toBe('Proxy-Authorization:Basic [redacted] sent');
+    // Words after a secret's name are no secret: a person still reads why the CRM refused.
+    const words = 'Salesforce refused the refresh token: expired or revoked; token: invalid_grant; password: required';
+    expect(redactText(words)).toBe(words);
+  });
+
   it('hostile input: cycles, a __proto__ key, very deep nesting, odd values', () => {
     const cyclic: Record<string, unknown> = { name: 'loop', password: 'p' };
     cyclic.self = cyclic;
