@@ -20,6 +20,7 @@ describe('migrations (real PostgreSQL)', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
     expect(tables.rows.map((row) => row.table_name)).toEqual([
+      'audit_events',
       'connections',
       'dead_letters',
       'entity_leases',
