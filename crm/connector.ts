@@ -184,6 +184,14 @@ export interface CrmConnector {
    * else, so no record is written again only to be linked. One result per item.
    */
   associate?(object: string, items: { sourceId: string; crmId: string; fields: CrmRecord; references?: Record<string, string> }[], options?: Pick<UpsertOptions, 'signal'>): Promise<UpsertResult[]>;
+  /**
+   * The currency the CRM keeps an amount in when its record names none: the org's default currency
+   * (Salesforce Organization.DefaultCurrencyIsoCode, HubSpot's company currency, Dataverse's base
+   * currency; docs/crm-wire-behaviour.md), as an ISO code. Read once for the connector's life; never
+   * rejects: when it cannot be read it is USD, said once in a warning log (crm/default-currency.ts).
+   * Optional: a CRM without it (an in-memory test CRM) is taken as USD.
+   */
+  defaultCurrency?(): Promise<string>;
   budget(): ApiBudget;
   /** A link a person can open to see the record in the CRM. */
   recordUrl(crmId: string): Promise<string>;

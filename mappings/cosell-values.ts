@@ -2,7 +2,7 @@
 // Salesforce, HubSpot and Dynamics send checkboxes, dates and amounts in the same few forms and name
 // marketplaces the same way, so each side reads them here; what differs per CRM (field names, the words
 // of a refusal) stays in the side.
-import type { CrmRecord } from '../crm/connector.ts';
+import type { CrmConnector, CrmRecord } from '../crm/connector.ts';
 import type { ShareRule } from '../sync/connection-settings.ts';
 import { MARKETPLACE_NAMES } from './values.ts';
 
@@ -16,22 +16,40 @@ export function crmText(value: unknown): string {
   return value === null || value === undefined ? '' : String(value).trim();
 }
 
+/** The currency assumed when neither the record nor its org names one (the contract's default). */
+export const FALLBACK_CURRENCY = 'USD';
+
 /**
  * The currency of an opportunity's (deal's) amount: its own ISO code where the CRM keeps one (Salesforce
  * CurrencyIsoCode in a multi-currency org, HubSpot deal_currency_code, Dynamics' transaction currency's
- * isocurrencycode: docs/crm-wire-behaviour.md), else USD, as before any was read.
+ * isocurrencycode: docs/crm-wire-behaviour.md), else the org's default currency (`orgDefault`, read by
+ * `orgDefaultCurrency`), else USD.
  */
-export function opportunityCurrency(value: unknown): string {
-  return crmText(value).toUpperCase() || 'USD';
+export function opportunityCurrency(value: unknown, orgDefault?: string): string {
+  return crmText(value).toUpperCase() || crmText(orgDefault).toUpperCase() || FALLBACK_CURRENCY;
 }
 
 /**
  * Why a record's currency cannot go to the marketplace (not a three-letter ISO 4217 code, e.g. a
  * Dataverse custom currency's code of up to five characters), or none when it can.
  */
-export function currencyProblem(value: unknown): string | undefined {
-  const code = opportunityCurrency(value);
-  return /^[A-Z]{3}$/.test(code) ? undefined : `currency: the opportunity's currency "${crmText(value)}" is not a three-letter ISO currency code the marketplace takes (USD, EUR, ...); choose such a currency on the opportunity`;
+export function currencyProblem(value: unknown, orgDefault?: string): string | undefined {
+  const code = opportunityCurrency(value, orgDefault);
+  if (/^[A-Z]{3}$/.test(code)) return undefined;
+  return crmText(value)
+    ? `currency: the opportunity's currency "${crmText(value)}" is not a three-letter ISO currency code the marketplace takes (USD, EUR, ...); choose such a currency on the opportunity`
+    : `currency: the opportunity names no currency and the CRM's default currency "${code}" is not a three-letter ISO currency code the marketplace takes (USD, EUR, ...); choose such a currency on the opportunity`;
+}
+
+/**
+ * The org's default currency, for the records of a page that name none of their own: read through the
+ * connector (which reads it once for its life and answers USD, with one warning, when it cannot), and
+ * only when some record needs it (a multi-currency org's records all carry their own). A CRM without
+ * the read (an in-memory test CRM) is USD.
+ */
+export async function orgDefaultCurrency(crm: Pick<CrmConnector, 'defaultCurrency'>, records: CrmRecord[], ownCurrency: (record: CrmRecord) => unknown): Promise<string | undefined> {
+  if (!crm.defaultCurrency || records.every((record) => crmText(ownCurrency(record)))) return undefined;
+  return crm.defaultCurrency();
 }
 
 /** YYYY-MM-DD of a date or date-time text; anything else is no date. */

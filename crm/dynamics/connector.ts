@@ -5,6 +5,7 @@
 // whose email a contact already has becomes that contact (the first buyer's account stays its parent).
 import type { CrmSettings, ConnectionSecrets } from '../../sync/connection-settings.ts';
 import { CrmError, type CrmConnector, type CrmRecord, type UpsertItem, type UpsertResult } from '../connector.ts';
+import { defaultCurrencyOnce } from '../default-currency.ts';
 import type { DynamicsCredentials } from './auth.ts';
 import { toBody } from './binds.ts';
 import { createMetadata, keyProblem, refusedForInactiveKey, type TableInfo } from './metadata.ts';
@@ -228,6 +229,16 @@ export function createDynamicsConnector(
     },
     findWhereIn: (object, field, values, fields = []) => (values.length ? reader.whereIn(object, field, values, fields) : Promise.resolve([])),
     budget: () => ({ reserved: 0 }),
+    // An opportunity without a transaction currency is in the organization's base currency: the
+    // organization row's basecurrencyid names a transactioncurrency row, whose isocurrencycode it is
+    // (docs/crm-wire-behaviour.md). Two small reads, once for the connector's life.
+    defaultCurrency: defaultCurrencyOnce('Dynamics 365 organization', async () => {
+      const organizations = (await transport.call("reading the organization's base currency", (client) => client.retrieveMultiple({ collection: 'organizations', select: ['_basecurrencyid_value'] }))) as { value?: { _basecurrencyid_value?: string | null }[] };
+      const currencyId = organizations.value?.[0]?._basecurrencyid_value;
+      if (!currencyId) return undefined;
+      const currency = (await transport.call("reading the organization's base currency", (client) => client.retrieve({ collection: 'transactioncurrencies', key: currencyId, select: ['isocurrencycode'] }))) as { isocurrencycode?: string | null };
+      return currency.isocurrencycode ?? undefined;
+    }),
 
     async recordUrl(crmId) {
       // The records the worker links people to are opportunities.

@@ -29,3 +29,12 @@ export function timeZoneOf(body: unknown): string | undefined {
   const zone = (body as { timeZone?: unknown } | undefined)?.timeZone;
   return typeof zone === 'string' && zone.trim() ? zone.trim() : undefined;
 }
+
+/**
+ * The account's company currency from its details (`companyCurrency`, an ISO code): the currency of a
+ * deal without deal_currency_code, and of every deal in an account with one currency (docs/crm-wire-behaviour.md).
+ */
+export function companyCurrencyOf(body: unknown): string | undefined {
+  const code = (body as { companyCurrency?: unknown } | undefined)?.companyCurrency;
+  return typeof code === 'string' && code.trim() ? code.trim() : undefined;
+}

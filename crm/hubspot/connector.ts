@@ -7,6 +7,8 @@ import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
 import type { CrmSettings } from '../../sync/connection-settings.ts';
 import type { ConnectionSecrets } from '../../sync/connection-settings.ts';
 import { CrmError, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertResult } from '../connector.ts';
+import { defaultCurrencyOnce } from '../default-currency.ts';
+import { companyCurrencyOf } from './account-info.ts';
 import { createAssociations, type Associating, type Reference } from './associations.ts';
 import type { HubSpotCredentials } from './auth.ts';
 import { createObjectTypes } from './object-types.ts';
@@ -276,6 +278,8 @@ export function createHubSpotConnector(
 
     associated: async (object, ids, toObject) => associations.associated(await api(object), ids, await api(toObject)),
     budget: () => transport.budget(),
+    // A deal without deal_currency_code is in the account's company currency (docs/crm-wire-behaviour.md).
+    defaultCurrency: defaultCurrencyOnce('HubSpot account', async () => companyCurrencyOf(await transport.accountDetails())),
 
     async recordUrl(crmId) {
       // HubSpot ids are per object; the records the worker links people to are deals.

@@ -47,6 +47,8 @@ export type HubSpotTransport = {
   call<T>(what: string, run: (client: Client) => Promise<T>, options?: { search?: boolean; signal?: AbortSignal }): Promise<T>;
   budget(): ApiBudget;
   figures(): RateFigures;
+  /** The account's details (GET /account-info/v3/details) under this connection's token and limits; rejects when HubSpot does not give them. */
+  accountDetails(signal?: AbortSignal): Promise<unknown>;
 };
 
 const MAX_RATE_WAITS = 8;
@@ -344,6 +346,11 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   return {
     call,
     figures: () => ({ ...figures }),
+    async accountDetails(signal) {
+      const answer = await accountGet(DETAILS_PATH, signal);
+      if (answer?.status !== 200) throw new CrmError(`HubSpot did not give the account's details (${answer ? `HTTP ${answer.status}` : 'no answer'})`, { code: 'ACCOUNT_DETAILS_UNREADABLE', retryable: false });
+      return answer.body;
+    },
     budget: () => ({
       // Nothing is counted of a day that has ended.
       used: figures.daily !== undefined && figures.dailyRemaining !== undefined && !(figures.dailyResetsAt && figures.dailyResetsAt <= clock()) ? figures.daily - figures.dailyRemaining : undefined,

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from 'jsforce';
 import pRetry, { AbortError } from 'p-retry';
 import { CrmBudgetExhaustedError, CrmError, type ApiBudget, type ChangedSinceOptions, type CrmConnector, type CrmRecord, type FieldSchema, type ObjectSchema, type UpsertItem, type UpsertOptions, type UpsertResult } from '../connector.ts';
+import { defaultCurrencyOnce } from '../default-currency.ts';
 import { createBudgetGuard } from './budget.ts';
 import { orderByParent, parentReferences, runBulkUpsert, type BulkKey } from './bulk.ts';
 import { bulkCsv, type BulkRow } from './bulk-csv.ts';
@@ -350,6 +351,14 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
       const connection = await connect();
       return `${connection.instanceUrl.replace(/\/$/, '')}/${encodeURIComponent(crmId)}`;
     },
+
+    // A single-currency org keeps every amount in its one currency, Organization.DefaultCurrencyIsoCode
+    // (a multi-currency org's Opportunities carry their own CurrencyIsoCode, so this is read only where
+    // some record lacks one): docs/crm-wire-behaviour.md.
+    defaultCurrency: defaultCurrencyOnce('Salesforce org', async () => {
+      const result = await guarded(async (connection) => await connection.query<{ DefaultCurrencyIsoCode?: string | null }>('SELECT DefaultCurrencyIsoCode FROM Organization LIMIT 1'));
+      return result.records[0]?.DefaultCurrencyIsoCode ?? undefined;
+    }),
 
     budget(): ApiBudget {
       const usage = established?.limitInfo?.apiUsage;

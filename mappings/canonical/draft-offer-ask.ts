@@ -34,6 +34,8 @@ export type DraftOfferAskValues = {
   closeDate: unknown;
   /** The record's own currency (an ISO code), where the CRM has one (docs/crm-wire-behaviour.md). */
   currency: unknown;
+  /** The org's default currency (the connector's defaultCurrency), for a record that names none of its own; USD when absent. */
+  defaultCurrency?: string;
   contactIds: string[];
 };
 
@@ -47,7 +49,7 @@ export function draftOfferAsk<IdField extends OpportunityIdField>(idField: IdFie
   const buyerID = crmText(values.buyerId);
   const commitAmount = nonNegativeAmount(values.amount);
   // The currency matters only where there is an amount to send in it.
-  const currency = commitAmount !== undefined ? currencyProblem(values.currency) : undefined;
+  const currency = commitAmount !== undefined ? currencyProblem(values.currency, values.defaultCurrency) : undefined;
   if (!productID || !buyerID || currency) return { asks: true, refused: [...(productID ? [] : [NO_PRODUCT]), ...(buyerID ? [] : [noBuyer]), ...(currency ? [currency] : [])].join('\n') };
   const close = dateOnly(values.closeDate);
   return {
@@ -58,7 +60,7 @@ export function draftOfferAsk<IdField extends OpportunityIdField>(idField: IdFie
       productID,
       buyerID,
       ...(close && { expireTime: `${close}T23:59:59.000Z` }),
-      ...(commitAmount !== undefined && { info: { commitAmount, currency: opportunityCurrency(values.currency) } }),
+      ...(commitAmount !== undefined && { info: { commitAmount, currency: opportunityCurrency(values.currency, values.defaultCurrency) } }),
       ...(values.contactIds.length > 0 && { contactIds: [...new Set(values.contactIds)].sort() }),
       metaInfo: { [idField]: values.crmId } as DraftOfferRequest<IdField>['metaInfo'],
     },

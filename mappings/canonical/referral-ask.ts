@@ -36,6 +36,8 @@ export type ReferralAskValues = {
   description: unknown;
   /** The record's own currency (an ISO code), where the CRM has one (docs/crm-wire-behaviour.md). */
   currency: unknown;
+  /** The org's default currency (the connector's defaultCurrency), for a record that names none of its own; USD when absent. */
+  defaultCurrency?: string;
 };
 
 /** How a CRM tells its person to fix a refusal: where the partner is chosen, and what a missing buyer means there. */
@@ -52,7 +54,7 @@ export function referralAsk<IdField extends OpportunityIdField>(idField: IdField
   const partnerName = crmText(values.partnerName);
   const partner = marketplacePartnerByName(partnerName);
   const buyerID = crmText(values.buyerId);
-  const currency = currencyProblem(values.currency);
+  const currency = currencyProblem(values.currency, values.defaultCurrency);
   const problems = [...(partner ? [] : [notAMarketplace(partnerName, words.partnerFix)]), ...(buyerID ? [] : [words.noBuyer]), ...(currency ? [currency] : [])];
   if (!partner || !buyerID || currency) return { asks: true, refused: problems.join('\n') };
   const dealValue = nonNegativeAmount(values.amount);
@@ -62,7 +64,7 @@ export function referralAsk<IdField extends OpportunityIdField>(idField: IdField
     partner,
     buyerID,
     ...(dealValue !== undefined && { dealValue }),
-    currency: opportunityCurrency(values.currency),
+    currency: opportunityCurrency(values.currency, values.defaultCurrency),
     ...(expectedCloseDate && { expectedCloseDate }),
     ...(typeof values.description === 'string' && values.description && { description: values.description }),
     [idField]: values.crmId,

@@ -14,7 +14,7 @@ import type { ShareRule } from '../../sync/connection-settings.ts';
 import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
 import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
 import { referralWriteBack } from '../canonical/referral-write-back.ts';
-import { crmText, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, shareSignals } from '../cosell-values.ts';
+import { crmText, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, orgDefaultCurrency, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 import { dynamicsGuid } from '../values.ts';
 
@@ -24,8 +24,11 @@ const ERRORS_LIMIT = 100_000;
 /** The share rule of a Dynamics connection that names none: the Co-sell Share yes/no column. */
 export const DYNAMICS_DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: 'ccs_cosellshare' };
 
-/** What asking needs besides the opportunity: its account's id and buyer, its currency's ISO code, its linked commerce contacts. */
-export type OpportunityRelations = { accountId?: string; buyerId?: string; currency?: string; contactIds: string[] };
+/**
+ * What asking needs besides the opportunity: its account's id and buyer, its currency's ISO code, its
+ * linked commerce contacts, and the organization's base currency for one without a transaction currency.
+ */
+export type OpportunityRelations = { accountId?: string; buyerId?: string; currency?: string; defaultCurrency?: string; contactIds: string[] };
 
 /** The referral create's request (A6), naming the opportunity by crmCOpportunityId. */
 export type DynamicsReferralRequest = ReferralRequest<'crmCOpportunityId'>;
@@ -78,6 +81,7 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, r
     closeDate: opportunity.estimatedclosedate,
     description: opportunity.description,
     currency: relations.currency,
+    defaultCurrency: relations.defaultCurrency,
   }, { partnerFix: 'enter one of Marketplace A to Marketplace F in Co-sell Partner', noBuyer: noBuyer(opportunity, relations) });
 }
 
@@ -92,6 +96,7 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, relations: Oppor
     amount: opportunity.estimatedvalue,
     closeDate: opportunity.estimatedclosedate,
     currency: relations.currency,
+    defaultCurrency: relations.defaultCurrency,
     contactIds: relations.contactIds,
   }, noBuyer(opportunity, relations));
 }
@@ -122,6 +127,11 @@ export async function opportunityRelations(crm: CrmConnector, opportunities: Crm
   }
 
   await readCurrencies(crm, opportunities, relations);
+  // The base currency rides in the relations `related` already hands `ask` once a page; the connector
+  // reads it once for its life, and only when an opportunity here names no transaction currency.
+  const opportunityCurrencies = opportunities.map((opportunity) => relations.get(String(opportunity.id))!);
+  const defaultCurrency = await orgDefaultCurrency(crm, opportunityCurrencies, (relation) => relation.currency);
+  if (defaultCurrency) for (const relation of opportunityCurrencies) relation.defaultCurrency = defaultCurrency;
 
   if (!options.contacts) return relations;
   const links = await crm.findWhereIn('ccs_opportunitycontact', '_ccs_opportunityid_value', [...guidOf.keys()], ['_ccs_contactid_value']);

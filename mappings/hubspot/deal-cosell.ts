@@ -8,13 +8,14 @@ import type { ShareRule } from '../../sync/connection-settings.ts';
 import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
 import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
 import { referralWriteBack } from '../canonical/referral-write-back.ts';
-import { fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, shareSignals } from '../cosell-values.ts';
+import { fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, orgDefaultCurrency, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
 const TEXT_LIMIT = 65_536;
 
-export type DealRelations = { buyerId?: string; contactIds: string[] };
+/** `defaultCurrency`: the account's company currency, for a deal without deal_currency_code (read once per connector). */
+export type DealRelations = { buyerId?: string; contactIds: string[]; defaultCurrency?: string };
 
 /** The referral create's request (A6), naming the deal by crmBDealId. */
 export type HubSpotReferralRequest = ReferralRequest<'crmBDealId'>;
@@ -49,6 +50,7 @@ export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: Deal
     closeDate: deal.closedate,
     description: deal.description,
     currency: deal[CURRENCY],
+    defaultCurrency: relations.defaultCurrency,
   }, { partnerFix: 'choose Marketplace A to Marketplace F in Co-sell Partner', noBuyer: NOT_LINKED });
 }
 
@@ -63,14 +65,21 @@ export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { c
     amount: deal.amount,
     closeDate: deal.closedate,
     currency: deal[CURRENCY],
+    defaultCurrency: relations.defaultCurrency,
     contactIds: relations.contactIds,
   }, NOT_LINKED);
 }
 
-/** Each deal's company's buyer and its contacts' commerce ids, for a page of deals (a few calls a page). */
+/**
+ * Each deal's company's buyer and its contacts' commerce ids, for a page of deals (a few calls a page),
+ * and the account's company currency where a deal has no deal_currency_code. The currency rides here
+ * because `related` is the hook the flow already calls once a page with the connector, which reads it
+ * once for its life: `ask` gets it with no change to its callers.
+ */
 export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Promise<Map<string, DealRelations>> {
   const ids = deals.map((deal) => String(deal.hs_object_id));
-  const relations = new Map<string, DealRelations>(ids.map((id) => [id, { contactIds: [] }]));
+  const defaultCurrency = await orgDefaultCurrency(crm, deals, (deal) => deal[CURRENCY]);
+  const relations = new Map<string, DealRelations>(ids.map((id) => [id, { contactIds: [], ...(defaultCurrency && { defaultCurrency }) }]));
   if (ids.length === 0 || !crm.associated) return relations;
   const companiesOf = await crm.associated('deals', ids, 'companies');
   const contactsOf = await crm.associated('deals', ids, 'contacts');
@@ -82,7 +91,7 @@ export async function dealRelations(crm: CrmConnector, deals: CrmRecord[]): Prom
     // The first associated company that came from the marketplace is the deal's buyer.
     const buyerId = (companiesOf.get(id) ?? []).map((company) => buyerOf.get(company)).find(Boolean) ?? undefined;
     const contacts = (contactsOf.get(id) ?? []).map((contact) => commerceContactOf.get(contact)).filter((value): value is string => Boolean(value));
-    relations.set(id, { buyerId, contactIds: contacts });
+    relations.set(id, { buyerId, contactIds: contacts, ...(defaultCurrency && { defaultCurrency }) });
   }
   return relations;
 }
