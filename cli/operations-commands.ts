@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { createConnector } from '../crm/registry.ts';
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { ENTITIES } from '../mappings/types.ts';
@@ -24,6 +23,8 @@ import { openCommandContext, type CommandContext } from './context.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
 import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
+import { letterEntity as letterEntityOption, oneOf, wholeNumber } from './option-parsers.ts';
+import { settingsProblems } from './usage-errors.ts';
 
 const STATUS_COLOUR: Record<string, (text: string) => string> = {
   healthy: colours.green,
@@ -146,18 +147,11 @@ function printMapping(view: MappingInEffect, name: string): string {
 function letterEntity(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (value === 'notification' || value in CRM_FLOWS) return value;
-  return parseEntities(value)?.[0];
+  return parseEntities(value, '--entity')?.[0];
 }
 
-type ErrorsOptions = { entity?: string; id?: string; payload?: boolean; limit?: string; page?: string; search?: string; order?: string };
-
-/** A whole number from 1 to `max` given to `flag`, or a usage error naming the flag. */
-function wholeNumber(flag: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || parsed < 1 || parsed > max) throw new ExitError(`${flag} takes a whole number from 1${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}, not "${value}"`, EXIT.usage);
-  return parsed;
-}
+/** As the option parsers give them (option-parsers.ts checked each value while the command line was read). */
+type ErrorsOptions = { entity?: string; id?: string; payload?: boolean; limit?: number; page?: number; search?: string; order?: (typeof ORDERS)[number] };
 
 const ORDERS = ['newest', 'next-retry'] as const;
 
@@ -168,13 +162,12 @@ const ORDERS = ['newest', 'next-retry'] as const;
  */
 export const errorsAction = (withConfig: withConfigType, connection: string, options: ErrorsOptions) =>
   withContext(withConfig, async (context) => {
-    const limit = wholeNumber('--limit', options.limit, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-    const page = wholeNumber('--page', options.page, 1);
-    if (options.order !== undefined && !(ORDERS as readonly string[]).includes(options.order)) throw new ExitError(`--order takes ${ORDERS.join(' or ')}, not "${options.order}"`, EXIT.usage);
+    const limit = options.limit ?? DEFAULT_PAGE_SIZE;
+    const page = options.page ?? 1;
     const found = await context.findConnection(connection);
     const entity = letterEntity(options.entity);
     const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
-    const shown = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, search: options.search, order: options.order as (typeof ORDERS)[number] | undefined, limit, page, withPayload: options.payload });
+    const shown = await openDeadLetters(context.database.pool, found.id, { entity, sourceIds, search: options.search, order: options.order, limit, page, withPayload: options.payload });
     const next = `--page ${shown.page + 1}`;
     if (jsonOutput() && shown.total > shown.letters.length) process.stderr.write(`${pagingNote(shown, next)}.\n`);
     printResult(shown.letters, () => printLetters(shown, found.name, Boolean(options.payload), next));
@@ -211,7 +204,7 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('show <connection>')
     .description('one connection in full: settings, health, schedules, the last runs (never a secret)')
-    .addHelpText('after', '\nExample:\n  crm-sync show acme')
+    .addHelpText('after', '\nExamples:\n  crm-sync show acme\n  crm-sync show acme --json | jq .health')
     .action((connection: string) =>
       withContext(withConfig, async (context) => {
         const found = await context.findConnection(connection);
@@ -246,13 +239,13 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('runs <connection>')
     .description('the history of a connection\'s runs: kind, outcome, duration and counts')
-    .option('-n, --limit <n>', 'how many runs', '20')
+    .option('-n, --limit <n>', 'how many runs (1 or more)', wholeNumber(1), 20)
     .option('--entities', 'the counts of each entity under each run')
     .addHelpText('after', '\nExamples:\n  crm-sync runs acme\n  crm-sync runs acme -n 5 --entities')
-    .action((connection: string, options: { limit: string; entities?: boolean }) =>
+    .action((connection: string, options: { limit: number; entities?: boolean }) =>
       withContext(withConfig, async (context) => {
         const found = await context.findConnection(connection);
-        const runs = await runHistory(context.database.pool, found.id, Number(options.limit));
+        const runs = await runHistory(context.database.pool, found.id, options.limit);
         printResult(runs, (shown) => {
           if (!options.entities) return printRuns(shown);
           return shown
@@ -265,12 +258,12 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('errors <connection>')
     .description("records waiting as dead letters, with the CRM's or the commerce side's own message; newest first, a page at a time")
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`, letterEntityOption)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
     .option('--search <text>', 'only letters whose reason or record id contains this text (any case)')
-    .option('--order <order>', 'newest (the last failure first; the default) or next-retry (the soonest retry first)')
-    .option('-n, --limit <n>', `letters per page, 1 to ${MAX_PAGE_SIZE}`, String(DEFAULT_PAGE_SIZE))
-    .option('--page <n>', 'which page, from 1', '1')
+    .option('--order <order>', 'newest (the last failure first; the default) or next-retry (the soonest retry first)', oneOf('an order', ORDERS))
+    .option('-n, --limit <n>', `letters per page, 1 to ${MAX_PAGE_SIZE}`, wholeNumber(1, MAX_PAGE_SIZE), DEFAULT_PAGE_SIZE)
+    .option('--page <n>', 'which page, from 1', wholeNumber(1), 1)
     .option('--payload', 'show the mapped payload of each record shown too')
     .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --page 2\n  crm-sync errors acme --entity offer --search "required field" -n 10 --payload\n  crm-sync errors acme --order next-retry')
     .action((connection: string, options: ErrorsOptions) => errorsAction(withConfig, connection, options)());
@@ -278,7 +271,7 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('retry <connection>')
     .description('give dead letters fresh attempts now and start the sync that retries them')
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`, letterEntityOption)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)')
     .addHelpText('after', '\nExamples:\n  crm-sync retry acme\n  crm-sync retry acme --entity offer --id offer-123')
     .action((connection: string, options: { entity?: string; id?: string }) => retryAction(withConfig, connection, options)());
@@ -315,7 +308,7 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('doctor')
     .description('check Temporal, PostgreSQL, every connection\'s credentials, its CRM schema against the mappings, its schedules and API budget; one line each, with what to do')
-    .addHelpText('after', `\nExit code ${EXIT.attention} when something needs attention.\n\nExample:\n  crm-sync doctor`)
+    .addHelpText('after', `\nExit code ${EXIT.attention} when something needs attention.\n\nExamples:\n  crm-sync doctor\n  crm-sync doctor --json | jq '.checks[] | select(.ok | not)'`)
     .action(() =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);
@@ -342,15 +335,16 @@ function readOverridesFile(file: string) {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ExitError(`Cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+    throw new ExitError(`--edit: cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ExitError(`${file} is not JSON: ${(error as Error).message}`, EXIT.usage);
+    throw new ExitError(`--edit: ${file} is not JSON: ${(error as Error).message}`, EXIT.usage);
   }
   const shaped = mappingOverridesSchema.safeParse(parsed);
-  if (!shaped.success) throw new ExitError(`${file} is not a mapping override: ${z.prettifyError(shaped.error)}`, EXIT.usage);
+  // One line per problem, each naming the flag, the file and where in it.
+  if (!shaped.success) throw new ExitError(settingsProblems(shaped.error, {}).split('\n').map((line) => `--edit (${file}) ${line}`).join('\n'), EXIT.usage);
   return shaped.data;
 }
