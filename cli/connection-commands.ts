@@ -289,7 +289,7 @@ Examples:
   program
     .command('sync <connection>')
     .description('run the scheduled sync of a connection now (skipped if one is running)')
-    .addHelpText('after', '\nExample:\n  crm-sync sync acme && crm-sync runs acme -n 1')
+    .addHelpText('after', '\nExamples:\n  crm-sync sync acme\n  crm-sync sync acme && crm-sync runs acme -n 1')
     .action((connection: string) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);

@@ -144,7 +144,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     program
       .command(`${command} <connection>`)
       .description(pause ? "pause a connection's schedules (nothing runs until resume)" : "resume a paused connection's schedules")
-      .addHelpText('after', `\nExample:\n  crm-sync ${command} acme`)
+      .addHelpText('after', pause ? '\nExamples:\n  crm-sync pause acme\n  crm-sync pause acme && crm-sync preview acme      look before it runs again' : '\nExamples:\n  crm-sync resume acme\n  crm-sync resume acme && crm-sync sync acme        and run now')
       .action((name: string) =>
         withConfig(async (config, logger) => {
           const context = await openCommandContext(config, logger);

@@ -35,13 +35,13 @@ export function buildProgram(): Command {
   program
     .command('worker')
     .description('run one more worker against an existing Temporal cluster and database (TEMPORAL_ADDRESS and DATABASE_URL)')
-    .addHelpText('after', '\nExample:\n  TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://... crm-sync worker')
+    .addHelpText('after', '\nExamples:\n  TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://... CRM_SYNC_SECRET_KEY=... crm-sync worker\n  CRM_SYNC_MAX_CONCURRENT_ACTIVITIES=16 crm-sync worker      more activities at once on a bigger host')
     .action(withConfig(workerCommand));
 
   program
     .command('migrate')
     .description('apply pending database migrations and exit')
-    .addHelpText('after', '\nExample:\n  DATABASE_URL=postgres://... crm-sync migrate')
+    .addHelpText('after', '\nExamples:\n  crm-sync migrate                               the embedded PostgreSQL under .data\n  DATABASE_URL=postgres://... crm-sync migrate   your own, before rolling out a new version')
     .action(
       withConfig(async (config, logger) => {
         const database = await openDatabase(config, logger);
@@ -73,7 +73,7 @@ export function buildProgram(): Command {
   program
     .command('temporal-cli')
     .description('find the Temporal CLI (TEMPORAL_CLI_PATH, PATH, per-user cache) or build it with go install, and print its path')
-    .addHelpText('after', '\nExample:\n  "$(crm-sync temporal-cli)" workflow list')
+    .addHelpText('after', '\nExamples:\n  crm-sync temporal-cli\n  "$(crm-sync temporal-cli)" workflow list --address 127.0.0.1:7233')
     .action(
       withConfig(async (config, logger) => {
         const cli = await findTemporalCli({
@@ -129,9 +129,10 @@ Examples:
   crm-sync backfill acme --entities offer    a backfill with a live progress bar (Ctrl-C leaves it running)
   crm-sync doctor                            what is wrong and what to do
 
-Exit codes: ${EXIT.ok} done; ${EXIT.failed} failed; ${EXIT.usage} wrong command line or configuration; ${EXIT.notFound} no such connection;
-${EXIT.attention} done, but something needs attention (doctor, mapping checks); ${EXIT.unreachable} Temporal or PostgreSQL unreachable.
-Output: tables for a person; --json (or CRM_SYNC_OUTPUT=json) for scripts.`,
+Exit codes: ${EXIT.ok} done; ${EXIT.failed} failed; ${EXIT.usage} wrong command line or configuration (one line names the flag or variable);
+${EXIT.notFound} no such connection; ${EXIT.attention} done, but something needs attention (doctor, setup, mapping checks, a backfill
+with failed records); ${EXIT.unreachable} Temporal or PostgreSQL unreachable.
+Output: tables for a person; --json (or CRM_SYNC_OUTPUT=json) for scripts: one JSON line, {"error": "..."} on a failure.`,
   );
   return program;
 }
