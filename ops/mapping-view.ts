@@ -66,3 +66,14 @@ export function mappingInEffect(settings: ConnectionSettings): MappingInEffect {
     overrides,
   };
 }
+
+/**
+ * The CRM picklist (option-set) value to suggest for a source value: the one whose label is the same,
+ * ignoring case and whether words are joined by '_', '-' or spaces (ACCEPTED -> "Accepted",
+ * PENDING_ACCEPTANCE -> "Pending Acceptance"); undefined when none or more than one is.
+ */
+export function suggestPicklistValue(sourceValue: string, crmValues: readonly string[]): string | undefined {
+  const label = (value: string) => value.trim().toLowerCase().replace(/[\s_-]+/g, ' ');
+  const same = crmValues.filter((value) => label(value) === label(sourceValue));
+  return same.length === 1 ? same[0] : undefined;
+}

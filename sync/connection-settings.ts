@@ -8,6 +8,9 @@ const entityOverrides = z.object({
   disable: z.array(z.string()).optional(),
   constants: z.record(z.string(), z.unknown()).optional(),
   picklists: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  map: z.record(z.string(), z.string()).optional(),
+  createOnly: z.array(z.string()).optional(),
+  sellerKeeps: z.array(z.string()).optional(),
 });
 
 /** A connection's mapping overrides, by entity (mappings/overrides.ts says what each does). */
