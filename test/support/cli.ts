@@ -29,3 +29,13 @@ export function cliEnv(options: { databaseUrl: string; secretKey: string; taskQu
 export function runCli(env: NodeJS.ProcessEnv, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
   return run(process.execPath, [CRM_SYNC_BIN, ...args], { env: { ...env, ...extraEnv } });
 }
+
+export type CliOutcome = { code: number; stdout: string; stderr: string };
+
+/** `crm-sync <args>` with its exit code, stdout and stderr, whatever the code. */
+export function cliOutcome(env: NodeJS.ProcessEnv, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliOutcome> {
+  return runCli(env, args, extraEnv).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+  );
+}
