@@ -91,6 +91,8 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   let usageReadAt: number | undefined;
   let usagePath: string | undefined;
   let detailsTriedAt: number | undefined;
+  /** The account's details as last read (time zone, company currency): one read serves both. */
+  let details: unknown;
   let usageReading: Promise<void> | undefined;
   let nextSearchAt = 0;
   /**
@@ -201,6 +203,7 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     if (figures.timeZone || (detailsTriedAt !== undefined && !(clock().getTime() - detailsTriedAt >= DETAILS_RETRY_MS))) return;
     detailsTriedAt = clock().getTime();
     const answer = await accountGet(DETAILS_PATH, signal);
+    if (answer?.status === 200) details = answer.body;
     const zone = answer?.status === 200 ? timeZoneOf(answer.body) : undefined;
     if (zone && isTimeZone(zone)) figures.timeZone = zone;
     // Refused for good (a scope the app lacks, no such endpoint): not asked again in this process.
@@ -347,7 +350,10 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
     call,
     figures: () => ({ ...figures }),
     async accountDetails(signal) {
+      // Already read for the account's time zone (the first call of a connection reads it): no second call.
+      if (details !== undefined) return details;
       const answer = await accountGet(DETAILS_PATH, signal);
+      if (answer?.status === 200) details = answer.body;
       if (answer?.status !== 200) throw new CrmError(`HubSpot did not give the account's details (${answer ? `HTTP ${answer.status}` : 'no answer'})`, { code: 'ACCOUNT_DETAILS_UNREADABLE', retryable: false });
       return answer.body;
     },

@@ -1,6 +1,8 @@
 // Dispatches one Web API request (top-level or inside a $batch) by its first path segment: an
 // entity set, EntityDefinitions / RelationshipDefinitions, WhoAmI, systemusers (privileges.ts),
+// organizations and transactioncurrencies (currencies.ts),
 // ReactivateEntityKey (key-jobs.ts) or $batch. Alternate key jobs move on first.
+import { handleOrganizations, handleTransactionCurrencies } from './currencies.ts';
 import { DataverseError, odataError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
 import { parseResourcePath } from './keys.ts';
@@ -23,6 +25,8 @@ export function handleApi(req: ApiRequest): Reply {
     const { segment, key, rest } = parseResourcePath(req.path);
     if (segment === 'ReactivateEntityKey' && req.method === 'POST') return reactivateEntityKey(req);
     if (segment === 'systemusers') return handleSystemUsers(req, key, rest);
+    if (segment === 'organizations') return handleOrganizations(req, key, rest);
+    if (segment === 'transactioncurrencies') return handleTransactionCurrencies(req, key, rest);
     if (segment === 'EntityDefinitions' || segment === 'RelationshipDefinitions') return handleMetadata(req, segment, key, rest);
     if (segment === 'WhoAmI' && req.method === 'GET') {
       const c = req.state.config.credentials;

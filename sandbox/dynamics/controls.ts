@@ -110,6 +110,13 @@ export async function handleControl(state: SandboxState, method: string, path: s
         state.privileges.setMissing(missing as string[]);
         return json(200, { missing: state.privileges.missing() });
       }
+      case 'GET currencies': return json(200, { base: state.currencies.base().isocurrencycode });
+      case 'POST currencies': {
+        const { base } = bodyObject(body);
+        if (typeof base !== 'string' || !/^[A-Z]{3}$/.test(base)) throw bad('base must be an ISO currency code of three capital letters, e.g. {"base": "EUR"}');
+        state.currencies.setBase(base);
+        return json(200, { base });
+      }
       case 'GET keys': return json(200, { activationMs: state.keyJobs.activationMs });
       case 'POST keys': {
         const { activationMs } = bodyObject(body);

@@ -29,6 +29,8 @@ export type DynamicsSandboxOptions = {
   keyClock?: () => number;
   /** Privileges the application user's security role lacks, e.g. ['prvWriteccs_marketplaceentitlement'] (privileges.ts). */
   missingPrivileges?: string[];
+  /** The organization's base currency (currencies.ts), an ISO code; default USD. POST /_sandbox/currencies `{base}` changes it. */
+  baseCurrency?: string;
   /** Server time each operation costs (a $batch's run one after another); default DEFAULT_OPERATION_MS (limits.ts), 0 for none. */
   operationMs?: number;
   /** How long one request may run before it is stopped; default 120,000 (Dataverse's 2 minutes). */
@@ -76,6 +78,7 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
     keyClock: options.keyClock,
     missingPrivileges: options.missingPrivileges,
     serverTime: options.serverTime,
+    baseCurrency: options.baseCurrency,
   });
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;

@@ -1,4 +1,5 @@
 // Everything one running sandbox holds: its data, tokens, limits, counters, auth ledger and faults.
+import { baseCurrencySetting, createCurrencies } from './currencies.ts';
 import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
 import { createFaults } from './faults.ts';
@@ -14,7 +15,7 @@ import { createTokens, type Credentials } from './tokens.ts';
  * `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF).
  * `serverTime`: the clock requests' server time runs on (server-time.ts; real time by default).
  */
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; keyClock?: () => number; missingPrivileges?: string[]; serverTime?: ServerTime };
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; keyClock?: () => number; missingPrivileges?: string[]; serverTime?: ServerTime; baseCurrency?: string };
 
 /** Small but not zero: a key made by setup is not usable in the same breath, as on the live service. */
 export const DEFAULT_KEY_ACTIVATION_MS = 300;
@@ -42,6 +43,8 @@ export function createState(config: SandboxConfig) {
     privileges: createPrivileges(config.missingPrivileges),
     /** Plug-ins refusing Updates (plugins.ts; tests only). */
     plugins: createPlugins(),
+    /** The organization's base currency and its currency rows (currencies.ts). */
+    currencies: createCurrencies(baseCurrencySetting(config.baseCurrency)),
   };
   return state;
 }
@@ -58,4 +61,5 @@ export function resetState(state: SandboxState) {
   state.plugins.clear();
   state.keyJobs.activationMs = state.config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS;
   state.privileges.setMissing(state.config.missingPrivileges ?? []);
+  state.currencies = createCurrencies(baseCurrencySetting(state.config.baseCurrency));
 }

@@ -29,6 +29,8 @@ export type HubSpotSandboxOptions = {
   premadeCustomObjects?: boolean;
   /** Scopes the access tokens lack (sandbox/hubspot/scopes.ts), e.g. ['crm.schemas.custom.read']. */
   withheldScopes?: string[];
+  /** The account's company currency (account details' `companyCurrency`, default USD); POST /_sandbox/account changes it. */
+  companyCurrency?: string;
   /**
    * Record, pipeline and stage ids count on after this number (default 0). Real portals never share
    * ids; two sandboxes started alike do: give a second portal another range when a test must tell them apart.
@@ -69,6 +71,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
     portalId: options.portalId,
     premadeCustomObjects: options.premadeCustomObjects,
     withheldScopes: options.withheldScopes,
+    companyCurrency: options.companyCurrency,
     limits: {
       dailyLimit: whole('dailyLimit', options.dailyLimit, 650_000, 0),
       tenSecondlyLimit: whole('tenSecondlyLimit', options.tenSecondlyLimit, 190, 0),

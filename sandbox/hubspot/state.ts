@@ -5,6 +5,7 @@ import { createFaults } from './faults.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
+import { companyCurrencySetting } from './account-info.ts';
 
 /**
  * `customObjects: false`: an account without custom objects (HubSpot sells them with Enterprise): it
@@ -19,6 +20,8 @@ export type SandboxConfig = {
   portalId?: string;
   premadeCustomObjects?: boolean;
   withheldScopes?: string[];
+  /** The account's company currency (account-info.ts), an ISO code; default USD. */
+  companyCurrency?: string;
 };
 
 export function createState(config: SandboxConfig) {
@@ -33,6 +36,8 @@ export function createState(config: SandboxConfig) {
     calls: createCallCounter(),
     auth: createAuthLedger(),
     faults: createFaults(),
+    /** The account's settings the account-info API shows (account-info.ts). */
+    account: { companyCurrency: companyCurrencySetting(config.companyCurrency) },
     /** Association limits an admin configured: `${fromType}>${toType}` -> most records of toType one record may have. */
     associationLimits: new Map<string, number>(),
   };
@@ -50,4 +55,5 @@ export function resetState(state: SandboxState) {
   state.faults.clear();
   state.withheldScopes = new Set(state.config.withheldScopes ?? []);
   state.associationLimits.clear();
+  state.account.companyCurrency = companyCurrencySetting(state.config.companyCurrency);
 }

@@ -43,6 +43,12 @@ export type SalesforceSandboxOptions = {
    */
   multiCurrency?: MultiCurrency;
   /**
+   * The org's default currency, Organization.DefaultCurrencyIsoCode (README "Org default currency"):
+   * what a single-currency org keeps every amount in. Default: a multi-currency org's corporate
+   * currency, else USD. POST /_sandbox/organization changes it while running.
+   */
+  defaultCurrencyIsoCode?: string;
+  /**
    * Refresh token rotation (README "Rotating refresh tokens"): each refresh_token grant answers a new
    * `refresh_token` and invalidates the one used; reusing a rotated-out one revokes the family. Default
    * off. POST /_sandbox/oauth/refresh-tokens changes it while running.
@@ -131,6 +137,7 @@ export async function startSalesforceSandbox(options: SalesforceSandboxOptions =
     now: options.now ?? (() => new Date()),
     customMetadata: options.customMetadata,
     multiCurrency: multiCurrencySettings(options.multiCurrency),
+    defaultCurrencyIsoCode: options.defaultCurrencyIsoCode,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
     genericLoginHost: options.genericLoginHost,
     myDomainHost: options.host ?? '127.0.0.1',

@@ -2,6 +2,7 @@
 // The page size comes from `Sforce-Query-Options: batchSize=N` (200 to 2,000, default 2,000).
 import { RequestError } from './errors.ts';
 import { json, type Ctx, type Reply } from './http.ts';
+import { organizationQuery, isOrganizationQuery } from './organization.ts';
 import { compileQuery } from './soql-eval.ts';
 import { parseSoql } from './soql-parser.ts';
 
@@ -30,7 +31,10 @@ function page(ctx: Ctx, cursorId: string | undefined, records: Record<string, un
 export async function runQuery(ctx: Ctx, options: { includeDeleted: boolean }): Promise<Reply> {
   const q = ctx.url.searchParams.get('q');
   if (!q || !q.trim()) throw new RequestError(400, 'MALFORMED_QUERY', "A query string has to be specified with the 'q' parameter");
-  const compiled = compileQuery(parseSoql(q), ctx.state.store, ctx.state.config.now);
+  const parsed = parseSoql(q);
+  // The org's own row is no record of the store (organization.ts).
+  if (isOrganizationQuery(parsed)) return organizationQuery(ctx, parsed);
+  const compiled = compileQuery(parsed, ctx.state.store, ctx.state.config.now);
   // Time for the rows the optimizer scans (query-cost.ts); QUERY_TIMEOUT past the limit.
   const { where, fieldOf, predicateOf } = compiled;
   await ctx.state.queryCost.charge({ object: compiled.object.name, where, fieldOf, predicateOf, rows: () => [...ctx.state.store.table(compiled.object).all()].filter((r) => !r.IsDeleted) });

@@ -6,6 +6,7 @@ import * as composite from './composite.ts';
 import { controls } from './controls.ts';
 import { json, type Handler } from './http.ts';
 import * as oauth from './oauth.ts';
+import * as organization from './organization.ts';
 import * as query from './query.ts';
 import * as sobjects from './sobjects.ts';
 import * as tooling from './tooling.ts';
@@ -120,6 +121,8 @@ export const ROUTES: Route[] = [
   route('POST', '/_sandbox/row-locks', 'control', controls.setRowLocks, 'control'),
   route('GET', '/_sandbox/query-cost', 'control', controls.queryCost, 'control'),
   route('POST', '/_sandbox/query-cost', 'control', controls.setQueryCost, 'control'),
+  route('GET', '/_sandbox/organization', 'control', organization.getOrganization, 'control'),
+  route('POST', '/_sandbox/organization', 'control', organization.setOrganization, 'control'),
 ];
 
 export type Match = { route: Route; params: Record<string, string>; version: string } | { allowed: string[] } | undefined;

@@ -17,6 +17,7 @@ import type { MultiCurrency } from './currencies.ts';
 import { seedIntegrationUser } from './permissions.ts';
 import { createQueryCost, type QueryCostSettings } from './query-cost.ts';
 import { createRowLocks, type RowLockSettings } from './row-locks.ts';
+import { createOrganization } from './organization.ts';
 
 export type SandboxConfig = {
   clientId: string;
@@ -43,6 +44,8 @@ export type SandboxConfig = {
   queryCost?: Partial<QueryCostSettings>;
   /** Row locks, when asked (row-locks.ts): UNABLE_TO_LOCK_ROW for a share of child rows, or real contention. Default off. */
   rowLocks?: Partial<RowLockSettings>;
+  /** The org's default currency, Organization.DefaultCurrencyIsoCode (organization.ts). Default: a multi-currency org's corporate currency, else USD. */
+  defaultCurrencyIsoCode?: string;
 };
 
 export function createState(config: SandboxConfig) {
@@ -71,6 +74,7 @@ export function createState(config: SandboxConfig) {
     deployments: createDeployments(schema),
     queryCost: createQueryCost(config.queryCost),
     rowLocks: createRowLocks(config.rowLocks),
+    organization: createOrganization(config.defaultCurrencyIsoCode ?? config.multiCurrency?.corporate),
   };
 }
 
@@ -98,4 +102,5 @@ export function resetState(state: SandboxState) {
   seedIntegrationUser(state.store);
   state.queryCost.reset();
   state.rowLocks.reset();
+  state.organization.resetReads();
 }
