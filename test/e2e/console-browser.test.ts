@@ -139,6 +139,13 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
     const letters = page.locator('tr.letter');
     const offers = (await commerceDump(sandboxes.commerce, 'offers')).map((offer) => offer.id);
     expect(await letters.count()).toBe(offers.length);
+    // Counted apart, per entity: one page holds them all, so no page links; the offer link narrows to them.
+    expect(await page.locator('#letters-title').textContent()).toBe(`Dead letters (${offers.length})`);
+    expect(await page.getByRole('navigation', { name: 'Dead letter pages' }).count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Dead letters by entity' }).getByRole('link', { name: `offer (${offers.length})` }).click();
+    await page.waitForURL(`${admin.url}/connections/${connectionId}?entity=offer#dead-letters`);
+    expect(await page.locator('#letters-title').textContent()).toBe(`Dead letters (${offers.length} offer)`);
+    expect(await letters.count()).toBe(offers.length);
     const first = letters.first();
     expect(await first.locator('.reason').textContent()).toContain(`Offer Type: data value too large: ${TOO_LONG} (max length=40)`);
     expect(await first.locator('.reason').textContent()).toContain('STRING_TOO_LONG');
