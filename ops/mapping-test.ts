@@ -5,10 +5,16 @@
 // (no CRM here offers a dry run of an upsert): the mapping's problems (validateMapping), fields the
 // object lacks or will not take, values of the wrong type or too long, picklist values the org lacks,
 // and required fields a new record would leave empty. Reads are injected, so this runs against any CRM.
+import type pg from 'pg';
+import { readRelatedEach } from '../activities/refused-reads.ts';
+import { CommerceApiError } from '../commerce/errors.ts';
 import type { FieldSchema, ObjectSchema } from '../crm/connector.ts';
+import { FLOWS } from '../flows/index.ts';
 import { fitToSchema } from '../mappings/fit-to-schema.ts';
 import { applyMapping, effectiveCreateOnly, validateMapping, type EntityOverrides } from '../mappings/overrides.ts';
-import type { EntityMapping, UnknownValue } from '../mappings/types.ts';
+import type { Entity, EntityMapping, UnknownValue } from '../mappings/types.ts';
+import { createRecordLinkStore } from '../store/record-links.ts';
+import type { ConnectionRuntime } from '../sync/runtime.ts';
 
 export type MappingTestDeps = {
   /** The commerce record by id, with what its mapping needs besides it; undefined when there is none. */
@@ -109,5 +115,35 @@ export async function testMappingOnRecord(
     fields,
     missing,
     ok: base.problems.length === 0 && missing.length === 0 && fields.every((field) => !field.refused),
+  };
+}
+
+/**
+ * The reads of a connection's runtime, as the sync makes them: the record by id from the commerce API
+ * (only if it belongs to the flow), what its mapping needs besides it, and the connection's link to it.
+ */
+export function connectionReads(rt: Pick<ConnectionRuntime, 'id' | 'commerce' | 'crm' | 'settings'>, pool: pg.Pool, entity: Entity): MappingTestDeps {
+  const flow = FLOWS[entity];
+  const org = rt.settings.commerce.organizationId;
+  return {
+    describe: (object) => rt.crm.describe(object),
+    async readRecord(id) {
+      let source: any;
+      try {
+        source = await flow.source.byId(rt.commerce, org, id);
+      } catch (error) {
+        if (error instanceof CommerceApiError && error.status === 404) return undefined;
+        throw error;
+      }
+      if (!source || (flow.source.filter && !flow.source.filter.accepts(source))) return undefined;
+      if (!flow.related) return { source, related: undefined };
+      const related = await readRelatedEach(flow.related, rt.commerce, org, [source]);
+      const unreadable = related.unreadable.get(source.id);
+      if (unreadable) throw new Error(`the ${entity}'s related records cannot be read: ${unreadable.join('; ')}`);
+      return { source, related: related.byRecord.get(source.id) };
+    },
+    async linkedCrmId(sourceId) {
+      return (await createRecordLinkStore(pool).get(rt.id, entity, [sourceId])).get(sourceId)?.crmId ?? undefined;
+    },
   };
 }
