@@ -135,7 +135,8 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     const stdout: string[] = [];
     readline.createInterface({ input: child.stderr! }).on('line', (line) => progress.push(line));
     readline.createInterface({ input: child.stdout! }).on('line', (line) => stdout.push(line));
-    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
+    // Done, but with records Salesforce refused: exit 4 (something needs attention), as doctor.
+    expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(4);
     await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
     const lines = progress.filter((line) => line.startsWith('['));
     expect(lines.length).toBeGreaterThan(1); // it moved while we watched
@@ -201,6 +202,27 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(stdout).not.toContain('clear-session-0042');
     expect(JSON.parse(stdout)).toMatchObject([{ sourceId: 'event-old', reason: 'envelope v9 from https://app.example/entitlement/e1?[redacted]', crmError: { authorization: '[redacted]', status: 400 } }]);
   });
+
+  it('setup --json with problems prints one JSON line and exits 4; under --json an error is {"error": ...} on stdout', async () => {
+    const failure = (promise: Promise<unknown>) => promise.then(() => ({ code: 0, stdout: '', stderr: '' }), (error: { code: number; stdout: string; stderr: string }) => error);
+    const missing = await failure(cli(['show', 'nobody', '--json']));
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toBe('{"error":"No connection named or numbered \\"nobody\\"; known: acme"}\n');
+
+    // Overrides naming a field the org lacks (saved by the store: connect and mapping --edit would refuse them).
+    const store = createConnectionStore(database.pool, new SecretBox(key));
+    const saved = (await store.get(connectionId))!.settings as Record<string, unknown>;
+    await store.update(connectionId, { settings: { ...saved, overrides: { offer: { rename: { Amount: 'Contract_Value__c' } } } } });
+    try {
+      const setup = await failure(cli(['setup', 'acme', '--json']));
+      expect(setup.code, setup.stderr).toBe(4);
+      expect(setup.stdout.endsWith('\n')).toBe(true);
+      expect(setup.stdout.slice(0, -1).split('\n')).toHaveLength(1);
+      expect(JSON.parse(setup.stdout).problems).toEqual([expect.stringContaining("Opportunity has no field 'Contract_Value__c'")]);
+    } finally {
+      await store.update(connectionId, { settings: saved });
+    }
+  }, 120_000);
 
   it('a revoked secret marks the connection for re-authorisation; runs stop at once with the reason until edit saves new secrets', async () => {
     // The commerce side rotated its client secret: the stored one no longer works.
