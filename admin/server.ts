@@ -1,10 +1,14 @@
 // The worker's admin HTTP server, on its own port and bound to loopback unless told otherwise. Nothing
-// is answered without the admin token: as a bearer token (scripts, Prometheus) or through a console
-// session (the login page takes the token once and sets an HttpOnly, SameSite=Strict cookie; every form
-// then carries the session's CSRF token). Over TLS when given a certificate and key (then the cookie is
-// Secure); forms are read up to 64 KiB; failed sign-ins are throttled per client address. Serves /metrics in Prometheus' text format (the sync's own and,
-// when the Temporal SDK runtime exports its metrics on a local port, those too) and the web console.
-// Nothing it answers holds a connection's secrets.
+// is answered to a stranger: a request carries the admin token as a bearer token (scripts, Prometheus;
+// admin rights) or a console session's cookie. A session is bought by signing in through the
+// organization's identity provider (OpenID Connect, admin/oidc.ts: the person and the role their groups
+// give) or, unless turned off, locally with the admin token typed once (admin rights). Every signed-in
+// request is checked against the permission table (admin/permissions.ts) before it is routed; a refusal
+// names the role needed. The session cookie is HttpOnly and SameSite=Strict, and every form carries the
+// session's CSRF token. Over TLS when given a certificate and key (then the cookies are Secure); forms are
+// read up to 64 KiB; failed token sign-ins are throttled per client address. Serves /metrics in
+// Prometheus' text format (the sync's own and, when the Temporal SDK runtime exports its metrics on a
+// local port, those too) and the web console. Nothing it answers holds a connection's secrets.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,10 +18,24 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { SyncMetrics } from '../metrics/sync-metrics.ts';
 import { redactText } from '../store/redact.ts';
-import { loginPage } from './console/pages.ts';
+import { rememberIdentity } from './actor.ts';
+import { messagePage } from './console/pages.ts';
 import { consoleRoute, type ConsoleDeps } from './console/routes.ts';
-import { createSessionStore, endSessionCookie, readCookie, SESSION_COOKIE, sessionCookie, type Session, type SessionStore } from './console/sessions.ts';
+import {
+  createSessionStore,
+  endSessionCookie,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  TOKEN_IDENTITY,
+  type Session,
+  type SessionIdentity,
+  type SessionStore,
+} from './console/sessions.ts';
+import { noRolePage, signedInPage, signInFailedPage, signInPage, type LoginOptions } from './console/sign-in-pages.ts';
 import { HttpError, readLimitedBody } from './form-body.ts';
+import { CALLBACK_PATH, createOidcSignIn, endSignInCookie, SIGN_IN_COOKIE, signInCookie, SignInFailed, START_PATH, type OidcSettings, type OidcSignIn } from './oidc.ts';
+import { permissionFor, roleIncludes } from './permissions.ts';
 import { safeNext } from './safe-next.ts';
 import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
 import { tokenMatches } from './token.ts';
@@ -35,6 +53,14 @@ export type AdminServerOptions = {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Failed sign-ins per client address (default: 5 a minute). */
   signInThrottle?: SignInThrottle;
+  /** Sign-in through the organization's identity provider; without redirectUrl, this server's own address + /auth/callback. */
+  oidc?: Omit<OidcSettings, 'redirectUrl'> & { redirectUrl?: string };
+  /** Whether the console's sign-in with the admin token is offered (default: yes; always without oidc). */
+  localSignIn?: boolean;
+  /** How long a console session lasts (default 12 h; never beyond the ID token's expiry). */
+  sessionLifetimeMs?: number;
+  /** The sessions' clock (tests move it to see a session end). */
+  clock?: () => number;
 };
 
 const requireFromHere = createRequire(import.meta.url);
@@ -49,12 +75,18 @@ const LOGIN_CSP = (nonce: string) => `default-src 'none'; style-src 'nonce-${non
 let css: string | undefined;
 const loginCss = () => (css ??= readFileSync(ASSETS['console.css']!.file, 'utf8'));
 
-export type AdminServer = { url: string; stop(): Promise<void> };
+export type AdminServer = { url: string; /** Where the identity provider must send people back (register it there). */ oidcRedirectUrl?: string; stop(): Promise<void> };
 
-type State = { sessions: SessionStore; throttle: SignInThrottle; secure: boolean };
+type State = { sessions: SessionStore; throttle: SignInThrottle; secure: boolean; oidc?: OidcSignIn; localSignIn: boolean };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
-  const state: State = { sessions: createSessionStore(), throttle: options.signInThrottle ?? createSignInThrottle(), secure: Boolean(options.tls) };
+  const state: State = {
+    sessions: createSessionStore({ clock: options.clock, lifetimeMs: options.sessionLifetimeMs }),
+    throttle: options.signInThrottle ?? createSignInThrottle(),
+    secure: Boolean(options.tls),
+    // Without an identity provider the token is the only way in, whatever the setting says.
+    localSignIn: !options.oidc || options.localSignIn !== false,
+  };
   const handle: http.RequestListener = (request, response) => {
     void answer(options, state, request, response).catch((error: Error & { status?: number }) => {
       if (error instanceof HttpError) {
@@ -73,8 +105,11 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `${options.tls ? 'https' : 'http'}://${host}:${port}`;
+  if (options.oidc) state.oidc = createOidcSignIn({ ...options.oidc, redirectUrl: options.oidc.redirectUrl ?? `${url}${CALLBACK_PATH}` }, options.clock);
   return {
-    url: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
+    url,
+    ...(state.oidc && { oidcRedirectUrl: state.oidc.redirectUrl }),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -83,7 +118,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   };
 }
 
-function send(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+function send(response: http.ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}): void {
   response.writeHead(status, {
     'content-type': 'text/plain; charset=utf-8',
     'cache-control': 'no-store',
@@ -113,47 +148,32 @@ function sameOrigin(request: http.IncomingMessage): boolean {
   }
 }
 
-async function answer(options: AdminServerOptions, { sessions, throttle, secure }: State, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+async function answer(options: AdminServerOptions, state: State, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  const { sessions, throttle, secure } = state;
   const url = new URL(request.url ?? '/', 'http://admin');
   const method = request.method ?? 'GET';
   const html = { 'content-type': 'text/html; charset=utf-8' };
 
-  if (options.console && url.pathname === '/login') {
-    // The login page is answered before sign-in, so it carries its styles inline (allowed by a nonce).
-    const nonce = randomBytes(16).toString('base64');
-    const styled = { ...html, 'content-security-policy': LOGIN_CSP(nonce) };
-    if (method === 'GET') return send(response, 200, loginPage({ next: safeNext(url.searchParams.get('next')), nonce, css: loginCss() }), styled);
-    if (method === 'POST') {
-      if (!sameOrigin(request)) return send(response, 403, 'Refused: the form came from another site\n');
-      // Behind a reverse proxy every person shares its address: the limit then holds for all of them together.
-      const client = request.socket.remoteAddress ?? 'unknown';
-      const form = await readForm(request);
-      const wait = throttle.retryAfter(client);
-      if (wait !== undefined) {
-        return send(response, 429, `Too many failed sign-ins from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
-      }
-      if (!tokenMatches(options.token, form.get('token') ?? undefined)) {
-        throttle.failed(client);
-        return send(response, 401, loginPage({ failed: true, next: safeNext(form.get('next')), nonce, css: loginCss() }), styled);
-      }
-      throttle.succeeded(client);
-      const session = sessions.create();
-      return send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session, { secure }) });
-    }
+  if (options.console && (url.pathname === '/login' || url.pathname === START_PATH || url.pathname === CALLBACK_PATH)) {
+    const handled = await signIn(options, state, request, response, url, method);
+    if (handled) return;
   }
 
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
   const byBearer = tokenMatches(options.token, bearer);
-  const cookieSession = options.console ? sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE)) : undefined;
+  const cookieId = readCookie(request.headers.cookie, SESSION_COOKIE);
+  const cookieSession = options.console ? sessions.get(cookieId) : undefined;
   if (!byBearer && !cookieSession) {
     const wantsPage = options.console && method === 'GET' && !url.pathname.startsWith('/api/') && url.pathname !== '/metrics' && !url.pathname.startsWith('/assets/');
-    if (wantsPage) return send(response, 303, '', { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` });
+    // A cookie that no longer opens a session: it ran out (or the worker restarted).
+    if (wantsPage) return send(response, 303, '', { location: `/login?${cookieId ? 'expired=1&' : ''}next=${encodeURIComponent(url.pathname + url.search)}` });
     return send(response, 401, "The admin server needs its token: Authorization: Bearer <token> (printed at start, and kept in the data directory's admin-token), or sign in to the console at /login\n", {
       'www-authenticate': 'Bearer realm="crm-sync"',
     });
   }
   // A bearer request has no cookie to forge, so it needs no CSRF token; a session's forms must carry theirs.
-  const session: Session = cookieSession ?? { id: '', csrf: randomBytes(16).toString('base64url'), expiresAt: 0 };
+  const session: Session = byBearer ? { id: '', csrf: randomBytes(16).toString('base64url'), expiresAt: 0, identity: TOKEN_IDENTITY } : cookieSession!;
+  rememberIdentity(request, session.identity);
   let form: URLSearchParams | undefined;
   if (method === 'POST') {
     form = await readForm(request);
@@ -161,10 +181,17 @@ async function answer(options: AdminServerOptions, { sessions, throttle, secure 
       return send(response, 403, 'Refused: this form is stale or came from another site (reload the page and try again)\n');
     }
   }
+  // The one permission check, before anything is routed.
+  const rule = permissionFor(method, url.pathname);
+  if (!roleIncludes(session.identity.role, rule.role)) {
+    const why = `${rule.what[0]!.toUpperCase()}${rule.what.slice(1)} needs the ${rule.role} role; ${signedInAs(session.identity)} has the ${session.identity.role} role.`;
+    if (url.pathname.startsWith('/api/')) return send(response, 403, JSON.stringify({ error: why, needs: rule.role }), { 'content-type': 'application/json; charset=utf-8' });
+    return send(response, 403, messagePage({ csrf: session.csrf, who: session.identity }, 'Not allowed', why), html);
+  }
 
   if (method === 'POST' && url.pathname === '/logout') {
     if (cookieSession) sessions.end(cookieSession.id);
-    return send(response, 303, '', { location: '/login', 'set-cookie': endSessionCookie({ secure }) });
+    return send(response, 303, '', { location: '/login?signed-out=1', 'set-cookie': endSessionCookie({ secure }) });
   }
   if (method === 'GET' && url.pathname === '/metrics') {
     const own = await options.metrics.registry.metrics();
@@ -178,6 +205,72 @@ async function answer(options: AdminServerOptions, { sessions, throttle, secure 
     if (reply) return send(response, reply.status, reply.body, { ...(reply.type && { 'content-type': reply.type }), ...reply.headers });
   }
   send(response, 404, `Not found: the admin server answers GET /metrics${options.console ? ' and the console at /' : ''}\n`);
+}
+
+const signedInAs = (identity: SessionIdentity) => (identity.via === 'oidc' ? identity.person.name : 'the admin token');
+
+/** The sign-in routes (answered before a session exists): true when the request was answered. */
+async function signIn(options: AdminServerOptions, state: State, request: http.IncomingMessage, response: http.ServerResponse, url: URL, method: string): Promise<boolean> {
+  const { sessions, throttle, secure, oidc } = state;
+  // These pages are answered before sign-in, so they carry their styles inline (allowed by a nonce).
+  const nonce = randomBytes(16).toString('base64');
+  const style = { nonce, css: loginCss() };
+  const styled = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': LOGIN_CSP(nonce) };
+  const login = (extra: Partial<LoginOptions>) => signInPage({ provider: oidc?.label, local: state.localSignIn, ...extra }, style);
+
+  if (url.pathname === '/login' && method === 'GET') {
+    const notice = url.searchParams.has('expired') ? 'expired' : url.searchParams.has('signed-out') ? 'signed-out' : undefined;
+    send(response, 200, login({ next: safeNext(url.searchParams.get('next')), notice }), styled);
+    return true;
+  }
+  if (url.pathname === '/login' && method === 'POST') {
+    if (!sameOrigin(request)) {
+      send(response, 403, 'Refused: the form came from another site\n');
+      return true;
+    }
+    if (!state.localSignIn) {
+      send(response, 403, `Local sign-in with the admin token is turned off (CRM_SYNC_ADMIN_LOCAL_SIGN_IN=off): sign in with ${oidc!.label} at /login\n`, { connection: 'close' });
+      return true;
+    }
+    // Behind a reverse proxy every person shares its address: the limit then holds for all of them together.
+    const client = request.socket.remoteAddress ?? 'unknown';
+    const form = await readForm(request);
+    const wait = throttle.retryAfter(client);
+    if (wait !== undefined) {
+      send(response, 429, `Too many failed sign-ins from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
+      return true;
+    }
+    if (!tokenMatches(options.token, form.get('token') ?? undefined)) {
+      throttle.failed(client);
+      send(response, 401, login({ failed: true, next: safeNext(form.get('next')) }), styled);
+      return true;
+    }
+    throttle.succeeded(client);
+    const session = sessions.create(TOKEN_IDENTITY);
+    send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session, { secure, now: sessions.clock() }) });
+    return true;
+  }
+  if (!oidc || method !== 'GET') return false;
+  try {
+    if (url.pathname === START_PATH) {
+      const { location, pendingId } = await oidc.begin(safeNext(url.searchParams.get('next')));
+      send(response, 303, '', { location, 'set-cookie': signInCookie(pendingId, { secure }) });
+      return true;
+    }
+    const outcome = await oidc.finish(readCookie(request.headers.cookie, SIGN_IN_COOKIE), url.searchParams);
+    const done = endSignInCookie({ secure });
+    if (!outcome.ok) {
+      send(response, 403, noRolePage(outcome.person, oidc.label, outcome.groups, style), { ...styled, 'set-cookie': done });
+      return true;
+    }
+    const session = sessions.create({ via: 'oidc', role: outcome.role, person: outcome.person }, outcome.endsBy);
+    send(response, 200, signedInPage(outcome.person.name, outcome.next, style), { ...styled, 'set-cookie': [sessionCookie(session, { secure, now: sessions.clock() }), done] });
+    return true;
+  } catch (error) {
+    if (!(error instanceof SignInFailed)) throw error;
+    send(response, url.pathname === START_PATH ? 502 : 400, signInFailedPage(error.message, style), { ...styled, 'set-cookie': endSignInCookie({ secure }) });
+    return true;
+  }
 }
 
 /** The SDK's metrics, or a comment saying why they are missing (a scrape never fails for them). */

@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { createSyncMetrics, type SyncMetrics } from '../metrics/sync-metrics.ts';
 import { isLoopback } from './loopback.ts';
+import { checkRedirectSetting, resolveOidcClientSecret } from './oidc.ts';
 import { startAdminServer, type AdminServer } from './server.ts';
 import { readAdminTls } from './tls.ts';
 import { resolveAdminToken } from './token.ts';
@@ -35,6 +36,9 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
   // Settings first: a refused token or unreadable certificate stops start-up before anything is running.
   const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
   const tls = config.admin.tls ? readAdminTls(config.admin.tls) : undefined;
+  const oidcConfig = config.admin.oidc;
+  if (oidcConfig) checkRedirectSetting(oidcConfig.redirectUrl, config.admin.host);
+  const oidc = oidcConfig && { ...oidcConfig, clientSecret: resolveOidcClientSecret(oidcConfig.clientSecret, config.dataDir) };
   const metrics = createSyncMetrics({ pool, observeApi: true });
   const server = await startAdminServer({
     host: config.admin.host,
@@ -44,12 +48,22 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     temporalMetricsUrl: temporalMetricsPort ? `http://127.0.0.1:${temporalMetricsPort}/metrics` : undefined,
     console: consoleDeps,
     tls,
+    oidc,
+    localSignIn: config.admin.localSignIn,
+    sessionLifetimeMs: config.admin.sessionLifetimeMs,
   });
   if (!tls && !isLoopback(config.admin.host)) {
     logger.warn(
       { adminHost: config.admin.host },
       `The admin server listens on ${config.admin.host}, beyond this machine, without TLS: the admin token and console sessions cross the network in clear. ` +
         'Set CRM_SYNC_ADMIN_TLS_CERT and CRM_SYNC_ADMIN_TLS_KEY (PEM files), or put it behind an HTTPS proxy, or set CRM_SYNC_ADMIN_HOST=127.0.0.1',
+    );
+  }
+  if (server.oidcRedirectUrl) {
+    // The secret is never logged: only where people sign in and the address to register at the provider.
+    logger.info(
+      { issuer: oidcConfig!.issuer, redirectUrl: server.oidcRedirectUrl, localSignIn: config.admin.localSignIn },
+      `Console sign-in through ${oidcConfig!.issuer} (register ${server.oidcRedirectUrl} as a redirect URI of client ${oidcConfig!.clientId})${config.admin.localSignIn ? '; local sign-in with the admin token stays on' : ''}`,
     );
   }
   const where = token.source === 'environment' ? 'CRM_SYNC_ADMIN_TOKEN' : token.file;

@@ -2,6 +2,7 @@
 // names the variable and what it expects, instead of failing later somewhere deep in a connection.
 import path from 'node:path';
 import { z } from 'zod';
+import { isLoopback } from '../admin/loopback.ts';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const PORT_VARIABLES = new Set(['CRM_SYNC_EMBEDDED_PG_PORT', 'CRM_SYNC_TEMPORAL_PORT', 'CRM_SYNC_TEMPORAL_UI_PORT', 'CRM_SYNC_ADMIN_PORT']);
@@ -11,6 +12,12 @@ const wholeNumber = (min: number, max: number) => {
   return z.coerce.number({ error: expected }).int({ error: expected }).min(min, { error: expected }).max(max, { error: expected });
 };
 const optionalText = z.string().trim().min(1).optional();
+
+/** "a, b,c" as ['a', 'b', 'c']; empty entries dropped. */
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) => [...new Set(value.split(',').map((entry) => entry.trim()).filter(Boolean))]);
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -57,6 +64,23 @@ const environmentSchema = z.object({
   /** PEM files: with both, the admin server speaks HTTPS (needed once it listens beyond loopback). */
   CRM_SYNC_ADMIN_TLS_CERT: optionalText,
   CRM_SYNC_ADMIN_TLS_KEY: optionalText,
+  /** Console sign-in: through the organization's identity provider (OpenID Connect) when an issuer is set. */
+  CRM_SYNC_OIDC_ISSUER: z.url({ error: 'a URL such as https://login.example.com/realms/acme (the identity provider\'s issuer)' }).optional(),
+  CRM_SYNC_OIDC_CLIENT_ID: optionalText,
+  CRM_SYNC_OIDC_CLIENT_SECRET: optionalText,
+  CRM_SYNC_OIDC_REDIRECT_URL: z.url({ error: 'the URL of this console\'s /auth/callback as the browser reaches it, e.g. https://crm-sync.example.com/auth/callback' }).optional(),
+  CRM_SYNC_OIDC_SCOPES: z.string().trim().min(1).default('openid profile email'),
+  CRM_SYNC_OIDC_ROLES_CLAIM: z.string().trim().min(1).default('groups'),
+  CRM_SYNC_OIDC_ADMIN_GROUPS: commaList,
+  CRM_SYNC_OIDC_OPERATOR_GROUPS: commaList,
+  CRM_SYNC_OIDC_VIEWER_GROUPS: commaList,
+  /** 'off': the console's sign-in with the admin token is refused (scripts keep their bearer token). */
+  CRM_SYNC_ADMIN_LOCAL_SIGN_IN: z.enum(['on', 'off']).default('on'),
+  CRM_SYNC_ADMIN_SESSION_LIFETIME: z
+    .string()
+    .trim()
+    .regex(/^\d+(s|m|h)$/, 'a duration such as 30m or 8h')
+    .default('12h'),
   LOG_LEVEL: logLevel.default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
@@ -83,7 +107,30 @@ export type AppConfig = {
   demoCrms: ('salesforce' | 'hubspot' | 'dynamics')[];
   log: { level: z.infer<typeof logLevel>; format: 'json' | 'pretty' };
   /** The worker's admin server: where it listens, and its token when given in the environment. */
-  admin: { host: string; port: number; token?: string; tls?: { certFile: string; keyFile: string } };
+  admin: {
+    host: string;
+    port: number;
+    token?: string;
+    tls?: { certFile: string; keyFile: string };
+    /** Sign-in through the identity provider, when CRM_SYNC_OIDC_ISSUER is set. */
+    oidc?: OidcConfig;
+    /** Whether the console's sign-in with the admin token is offered (always, without an identity provider). */
+    localSignIn: boolean;
+    sessionLifetimeMs: number;
+  };
+};
+
+export type OidcConfig = {
+  issuer: string;
+  clientId: string;
+  /** From CRM_SYNC_OIDC_CLIENT_SECRET; else read at start from the data directory's oidc-client-secret. */
+  clientSecret?: string;
+  /** Else this admin server's own address + /auth/callback. */
+  redirectUrl?: string;
+  scopes: string[];
+  rolesClaim: string;
+  /** Which of the roles claim's values give each role; all empty: the claim's values are role names. */
+  groups: { admin: string[]; operator: string[]; viewer: string[] };
 };
 
 export class ConfigError extends Error {
@@ -114,6 +161,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
         '(the admin server needs both the certificate and its private key to speak HTTPS); it is not set',
     );
   }
+  const oidc = oidcConfig(values);
+  if (values.CRM_SYNC_ADMIN_LOCAL_SIGN_IN === 'off' && !oidc) {
+    throw new ConfigError(
+      'Invalid configuration:\n  CRM_SYNC_ADMIN_LOCAL_SIGN_IN: "off" needs CRM_SYNC_OIDC_ISSUER (without an identity provider the admin token is the only way into the console); CRM_SYNC_OIDC_ISSUER is not set',
+    );
+  }
   const adminTls = values.CRM_SYNC_ADMIN_TLS_CERT && values.CRM_SYNC_ADMIN_TLS_KEY ? { certFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_CERT), keyFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_KEY) } : undefined;
   return {
     dataDir: path.resolve(values.CRM_SYNC_DATA_DIR),
@@ -133,7 +186,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     demoCrms: values.CRM_SYNC_DEMO_CRMS,
     log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
-    admin: { host: values.CRM_SYNC_ADMIN_HOST, port: values.CRM_SYNC_ADMIN_PORT, token: values.CRM_SYNC_ADMIN_TOKEN, ...(adminTls && { tls: adminTls }) },
+    admin: {
+      host: values.CRM_SYNC_ADMIN_HOST,
+      port: values.CRM_SYNC_ADMIN_PORT,
+      token: values.CRM_SYNC_ADMIN_TOKEN,
+      ...(adminTls && { tls: adminTls }),
+      ...(oidc && { oidc }),
+      localSignIn: values.CRM_SYNC_ADMIN_LOCAL_SIGN_IN === 'on',
+      sessionLifetimeMs: durationMs(values.CRM_SYNC_ADMIN_SESSION_LIFETIME),
+    },
+  };
+}
+
+const durationMs = (value: string) => Number(value.slice(0, -1)) * { s: 1000, m: 60_000, h: 3600_000 }[value.slice(-1) as 's' | 'm' | 'h'];
+
+/** The identity provider's settings, checked together: each problem names its variable. */
+function oidcConfig(values: z.infer<typeof environmentSchema>): OidcConfig | undefined {
+  const problem = (variable: string, text: string) => new ConfigError(`Invalid configuration:\n  ${variable}: ${text}`);
+  if (!values.CRM_SYNC_OIDC_ISSUER) {
+    const stray = (['CRM_SYNC_OIDC_CLIENT_ID', 'CRM_SYNC_OIDC_CLIENT_SECRET', 'CRM_SYNC_OIDC_REDIRECT_URL'] as const).find((variable) => values[variable]);
+    if (stray) throw problem('CRM_SYNC_OIDC_ISSUER', `expected the identity provider's issuer URL whenever ${stray} is set; it is not set`);
+    return undefined;
+  }
+  const issuer = new URL(values.CRM_SYNC_OIDC_ISSUER);
+  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && isLoopback(issuer.hostname))) {
+    throw problem('CRM_SYNC_OIDC_ISSUER', `expected an https:// URL (plain http only for a provider on this machine); got ${JSON.stringify(values.CRM_SYNC_OIDC_ISSUER)}`);
+  }
+  if (!values.CRM_SYNC_OIDC_CLIENT_ID) throw problem('CRM_SYNC_OIDC_CLIENT_ID', 'expected the client id this console is registered under at the identity provider whenever CRM_SYNC_OIDC_ISSUER is set; it is not set');
+  const scopes = values.CRM_SYNC_OIDC_SCOPES.split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid')) throw problem('CRM_SYNC_OIDC_SCOPES', `expected a list of scopes that includes openid; got ${JSON.stringify(values.CRM_SYNC_OIDC_SCOPES)}`);
+  return {
+    issuer: values.CRM_SYNC_OIDC_ISSUER,
+    clientId: values.CRM_SYNC_OIDC_CLIENT_ID,
+    ...(values.CRM_SYNC_OIDC_CLIENT_SECRET && { clientSecret: values.CRM_SYNC_OIDC_CLIENT_SECRET }),
+    ...(values.CRM_SYNC_OIDC_REDIRECT_URL && { redirectUrl: values.CRM_SYNC_OIDC_REDIRECT_URL }),
+    scopes,
+    rolesClaim: values.CRM_SYNC_OIDC_ROLES_CLAIM,
+    groups: { admin: values.CRM_SYNC_OIDC_ADMIN_GROUPS, operator: values.CRM_SYNC_OIDC_OPERATOR_GROUPS, viewer: values.CRM_SYNC_OIDC_VIEWER_GROUPS },
   };
 }
 
@@ -145,7 +234,7 @@ function describeExpectation(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
-const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORAL_API_KEY', 'CRM_SYNC_ADMIN_TOKEN']);
+const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORAL_API_KEY', 'CRM_SYNC_ADMIN_TOKEN', 'CRM_SYNC_OIDC_CLIENT_SECRET']);
 
 /** Never echo a secret back, even a malformed one. */
 function mask(variable: string, value: string | undefined): string | undefined {

@@ -5,12 +5,24 @@ import type { CosellQueue } from '../../ops/cosell-queue.ts';
 import type { DeadLetterPage } from '../../ops/dead-letter-view.ts';
 import type { MappingInEffect } from '../../ops/mapping-view.ts';
 import type { RunView } from '../../ops/run-history.ts';
+import { allows } from '../permissions.ts';
 import { html, jsonBlock, Markup } from './html.ts';
+import type { SessionIdentity } from './sessions.ts';
 
 /** The project's own stylesheet, inlined on the login page: trusted text, not escaped. */
 class RawCss extends Markup {}
 
-export type PageContext = { csrf: string; flash?: string };
+/** `who`: the signed-in person or token, shown in the header; buttons their role cannot use are left out. */
+export type PageContext = { csrf: string; flash?: string; who?: SessionIdentity };
+
+/** Whether the page should offer a form (the server checks again: admin/permissions.ts). */
+const may = (context: PageContext, method: string, path: string) => !context.who || allows(context.who.role, method, path);
+
+function whoBadge(who: SessionIdentity | undefined): Markup {
+  if (!who) return html``;
+  const name = who.via === 'oidc' ? who.person.name : 'admin token';
+  return html`<p class="who" id="signed-in-as">${name} <span class="role">${who.role}</span></p>`;
+}
 
 const when = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '-');
 
@@ -28,6 +40,7 @@ ${scripts.includes('chart') ? html`<link rel="stylesheet" href="/assets/uPlot.mi
 <header class="top">
   <a class="brand" href="/">crm-sync</a>
   ${context ? html`<nav aria-label="Main"><a href="/">Connections</a><a href="/metrics">Metrics</a></nav>
+  ${whoBadge(context.who)}
   <form method="post" action="/logout" class="signout"><input type="hidden" name="csrf" value="${context.csrf}"><button type="submit">Sign out</button></form>` : ''}
 </header>
 <main id="main">
@@ -181,7 +194,7 @@ function lettersSection(context: PageContext, connectionId: string, letters: Dea
     ? html`<p>No record is waiting.</p>`
     : html`<p>Records the CRM or the commerce side refused, kept with the reason and retried on their own with a growing delay. Fix the cause (often the mapping), then retry. Newest first; <code>crm-sync errors</code> filters by record or words of the reason too.</p>
   ${entityFilter(connectionId, letters, entity)}
-  ${letters.total > 0
+  ${letters.total > 0 && may(context, 'POST', action)
     ? html`<form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${context.csrf}">${entity ? html`<input type="hidden" name="entity" value="${entity}">` : ''}<button type="submit">Retry all ${count(letters.total)}${entity ? ` ${entity}` : ''}</button></form>`
     : ''}
   ${letters.letters.length === 0
@@ -202,12 +215,14 @@ function lettersSection(context: PageContext, connectionId: string, letters: Dea
     <p class="meta">first failed ${when(letter.firstFailedAt)}</p></td>
     <td>${letter.attempts}</td>
     <td>${letter.nextRetryAt ? when(letter.nextRetryAt) : 'by hand only'}</td>
-    <td><form method="post" action="${action}" class="inline">
+    <td>${may(context, 'POST', action)
+      ? html`<form method="post" action="${action}" class="inline">
       <input type="hidden" name="csrf" value="${context.csrf}">
       <input type="hidden" name="entity" value="${letter.entity}">
       <input type="hidden" name="id" value="${letter.sourceId}">
       <button type="submit" aria-label="Retry ${letter.entity} ${letter.sourceId}">Retry</button>
-    </form></td>
+    </form>`
+      : ''}</td>
   </tr>`,
   )}
   </tbody></table>
@@ -250,7 +265,9 @@ function backfillSection(context: PageContext, data: ConnectionPageData): Markup
     <p class="progress-text" id="backfill-text">Reading its progress…</p>
   </div>`
     : ''}
-  <form method="post" action="/connections/${encodeURIComponent(id)}/backfill" class="backfill-form">
+  ${!may(context, 'POST', `/connections/${encodeURIComponent(id)}/backfill`)
+    ? html`<p>Starting a backfill needs the operator role.</p>`
+    : html`<form method="post" action="/connections/${encodeURIComponent(id)}/backfill" class="backfill-form">
     <input type="hidden" name="csrf" value="${context.csrf}">
     <fieldset><legend>Entities</legend>
     ${data.entities.map((entity) => html`<label class="check"><input type="checkbox" name="entities" value="${entity}" checked> ${entity}</label>`)}
@@ -261,7 +278,7 @@ function backfillSection(context: PageContext, data: ConnectionPageData): Markup
     <input id="backfill-to" name="to" type="datetime-local">
     <label class="check"><input type="checkbox" name="forgetLinks" value="yes"> Write every record again (forget which were written)</label>
     <button type="submit">Start backfill</button>
-  </form>
+  </form>`}
 </section>`;
 }
 

@@ -97,7 +97,7 @@ function localTime(value: string | null): string | undefined {
 
 /** Answers a signed-in request, or undefined when no console route matches. */
 export async function consoleRoute(deps: ConsoleDeps, session: Session, method: string, url: URL, form: URLSearchParams | undefined): Promise<Reply | undefined> {
-  const context: PageContext = { csrf: session.csrf, flash: session.flash };
+  const context: PageContext = { csrf: session.csrf, flash: session.flash, who: session.identity };
   const path = url.pathname;
   if (method === 'GET' && path === '/') {
     session.flash = undefined;

@@ -1,22 +1,36 @@
-// Console sign-in: the admin token typed once on the login page buys a session (a random id in an
-// HttpOnly, SameSite=Strict cookie, Secure when the admin server speaks TLS) that lasts a working day. Each session has its own CSRF token, which
-// every form carries and every POST must return. Kept in memory: a restart signs everyone out.
+// Console sessions: a random id in an HttpOnly, SameSite=Strict cookie (Secure when the admin server
+// speaks TLS), bought by signing in, either through the organization's identity provider (the session
+// then keeps the person and the role their groups give) or locally with the admin token (admin rights,
+// no person). A session lasts a working day (12 h by default, CRM_SYNC_ADMIN_SESSION_LIFETIME) and never beyond the ID
+// token's own expiry; once it ends the browser is sent back to sign in. Each session has its own CSRF
+// token, which every form carries and every POST must return. Kept in memory: a restart signs everyone out.
 import { randomBytes } from 'node:crypto';
+import type { Role } from '../permissions.ts';
 
 export const SESSION_COOKIE = 'crm_sync_session';
-const LIFETIME_MS = 12 * 3600_000;
+export const DEFAULT_SESSION_LIFETIME_MS = 12 * 3600_000;
 
-export type Session = { id: string; csrf: string; expiresAt: number; flash?: string };
+/** Who a session is: a person from the identity provider, or whoever holds the admin token. */
+export type SessionIdentity = { via: 'oidc'; role: Role; person: { subject: string; name: string; email?: string } } | { via: 'token'; role: 'admin' };
 
-export function createSessionStore(clock: () => number = Date.now) {
+export type Session = { id: string; csrf: string; expiresAt: number; flash?: string; identity: SessionIdentity };
+
+export const TOKEN_IDENTITY: SessionIdentity = { via: 'token', role: 'admin' };
+
+export function createSessionStore(options: { clock?: () => number; lifetimeMs?: number } = {}) {
+  const clock = options.clock ?? Date.now;
+  const lifetimeMs = options.lifetimeMs ?? DEFAULT_SESSION_LIFETIME_MS;
   const sessions = new Map<string, Session>();
   const sweep = () => {
     for (const [id, session] of sessions) if (session.expiresAt <= clock()) sessions.delete(id);
   };
   return {
-    create(): Session {
+    clock,
+    /** `endsBy`: a time the session may not outlive (the ID token's expiry), in ms since the epoch. */
+    create(identity: SessionIdentity = TOKEN_IDENTITY, endsBy?: number): Session {
       sweep();
-      const session = { id: randomBytes(24).toString('base64url'), csrf: randomBytes(24).toString('base64url'), expiresAt: clock() + LIFETIME_MS };
+      const expiresAt = Math.min(clock() + lifetimeMs, endsBy ?? Infinity);
+      const session = { id: randomBytes(24).toString('base64url'), csrf: randomBytes(24).toString('base64url'), expiresAt, identity };
       sessions.set(session.id, session);
       return session;
     },
@@ -34,9 +48,10 @@ export function createSessionStore(clock: () => number = Date.now) {
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
-/** `secure`: under TLS the browser must never send the cookie over plain HTTP. */
-export function sessionCookie(session: Session, options: { secure?: boolean } = {}): string {
-  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(LIFETIME_MS / 1000)}${options.secure ? '; Secure' : ''}`;
+/** `secure`: under TLS the browser must never send the cookie over plain HTTP. The cookie lives as long as the session. */
+export function sessionCookie(session: Session, options: { secure?: boolean; now?: number } = {}): string {
+  const seconds = Math.max(1, Math.ceil((session.expiresAt - (options.now ?? Date.now())) / 1000));
+  return `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${seconds}${options.secure ? '; Secure' : ''}`;
 }
 
 export function endSessionCookie(options: { secure?: boolean } = {}): string {

@@ -1,0 +1,189 @@
+// Console sign-in through the organization's identity provider with OpenID Connect (openid-client):
+// the authorization code flow with PKCE, state and nonce, the provider found by discovery from its issuer
+// URL, this console a confidential client (client id and secret; the secret only ever goes to the
+// provider's token endpoint). The person's role comes from a claim of their ID token (or of the UserInfo
+// answer when the ID token leaves it out): the groups listed for admin, operator and viewer, or, with no
+// lists configured, the claim's values read as role names. Someone in none of them gets no session.
+//
+// What a sign-in needs between leaving for the provider and coming back (the PKCE verifier, state, nonce,
+// where to go after) stays here in memory, found again by a random id in a short-lived cookie.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as client from 'openid-client';
+import { ConfigError, type OidcConfig } from '../config/config.ts';
+import { redactText } from '../store/redact.ts';
+import { isLoopback } from './loopback.ts';
+import { highestRole, isRole, type Role } from './permissions.ts';
+
+export const SIGN_IN_COOKIE = 'crm_sync_sign_in';
+export const CALLBACK_PATH = '/auth/callback';
+export const START_PATH = '/auth/sign-in';
+const PENDING_MS = 10 * 60_000;
+const MAX_PENDING = 1000;
+
+export type OidcSettings = Omit<OidcConfig, 'clientSecret' | 'redirectUrl'> & { clientSecret: string; redirectUrl: string };
+
+export type Person = { subject: string; name: string; email?: string };
+
+export type SignInOutcome =
+  | { ok: true; person: Person; role: Role; /** The ID token's expiry (ms since the epoch): the session may not outlive it. */ endsBy?: number; next: string }
+  | { ok: false; person: Person; /** The groups that would have given a role, to tell the person whom to ask. */ groups: string[] };
+
+/** A sign-in that could not complete (the provider refused, the link was stale): the message is shown as is. */
+export class SignInFailed extends Error {
+  override name = 'SignInFailed';
+}
+
+type Pending = { codeVerifier: string; state: string; nonce: string; next: string; at: number };
+
+export type OidcSignIn = {
+  /** How the login page names the provider: its host. */
+  label: string;
+  redirectUrl: string;
+  /** Where to send the browser, and the id for the sign-in cookie. */
+  begin(next: string): Promise<{ location: string; pendingId: string }>;
+  finish(pendingId: string | undefined, query: URLSearchParams): Promise<SignInOutcome>;
+};
+
+export function createOidcSignIn(settings: OidcSettings, clock: () => number = Date.now): OidcSignIn {
+  const issuer = new URL(settings.issuer);
+  const pending = new Map<string, Pending>();
+  let configuration: Promise<client.Configuration> | undefined;
+
+  // Discovered on first use and kept; a failure is forgotten so the next sign-in tries again.
+  const discover = () =>
+    (configuration ??= client
+      .discovery(issuer, settings.clientId, settings.clientSecret, client.ClientSecretBasic(settings.clientSecret), {
+        // Plain http only for a provider on this machine (config/config.ts refuses it elsewhere).
+        ...(issuer.protocol === 'http:' && isLoopback(issuer.hostname) && { execute: [client.allowInsecureRequests] }),
+        timeout: 15,
+      })
+      .catch((error: Error) => {
+        configuration = undefined;
+        throw new SignInFailed(`The identity provider at ${settings.issuer} could not be reached or is not an OpenID Connect provider (${redactText(error.message)}).`);
+      }));
+
+  const sweep = () => {
+    for (const [id, entry] of pending) if (entry.at + PENDING_MS <= clock()) pending.delete(id);
+    while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+  };
+
+  return {
+    label: issuer.host,
+    redirectUrl: settings.redirectUrl,
+    async begin(next) {
+      const config = await discover();
+      sweep();
+      const entry: Pending = { codeVerifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce(), next, at: clock() };
+      const pendingId = randomBytes(24).toString('base64url');
+      pending.set(pendingId, entry);
+      const location = client.buildAuthorizationUrl(config, {
+        redirect_uri: settings.redirectUrl,
+        scope: settings.scopes.join(' '),
+        code_challenge: await client.calculatePKCECodeChallenge(entry.codeVerifier),
+        code_challenge_method: 'S256',
+        state: entry.state,
+        nonce: entry.nonce,
+      });
+      return { location: location.href, pendingId };
+    },
+    async finish(pendingId, query) {
+      const entry = pendingId ? pending.get(pendingId) : undefined;
+      if (pendingId) pending.delete(pendingId);
+      if (!entry || entry.at + PENDING_MS <= clock()) {
+        throw new SignInFailed('This sign-in link is stale or was opened in another browser: start again from the sign-in page.');
+      }
+      const config = await discover();
+      // The address the provider sent the browser to, as registered (the request may have come through a proxy).
+      const current = new URL(settings.redirectUrl);
+      current.search = query.toString();
+      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+      try {
+        tokens = await client.authorizationCodeGrant(config, current, {
+          pkceCodeVerifier: entry.codeVerifier,
+          expectedState: entry.state,
+          expectedNonce: entry.nonce,
+          idTokenExpected: true,
+        });
+      } catch (error) {
+        throw new SignInFailed(`The identity provider did not sign you in: ${describe(error)}`);
+      }
+      let claims: Record<string, unknown> = { ...tokens.claims() };
+      if (claimValues(claims, settings.rolesClaim) === undefined && config.serverMetadata().userinfo_endpoint) {
+        // Many providers leave groups (and name, email) out of the ID token: UserInfo has them.
+        try {
+          claims = { ...(await client.fetchUserInfo(config, tokens.access_token, String(claims.sub))), ...claims };
+        } catch (error) {
+          throw new SignInFailed(`The identity provider's UserInfo answer could not be read: ${describe(error)}`);
+        }
+      }
+      const person = personOf(claims);
+      const role = roleOf(claimValues(claims, settings.rolesClaim) ?? [], settings.groups);
+      if (!role) return { ok: false, person, groups: allGroups(settings.groups) };
+      const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
+      return { ok: true, person, role, ...(exp && { endsBy: exp }), next: entry.next };
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  const { message, error: code, error_description: said } = error as { message: string; error?: string; error_description?: string };
+  return redactText(said ? `${said} (${code})` : code ? `${code}: ${message}` : message);
+}
+
+function personOf(claims: Record<string, unknown>): Person {
+  const text = (key: string) => (typeof claims[key] === 'string' && claims[key] ? (claims[key] as string) : undefined);
+  const subject = String(claims.sub);
+  const email = text('email');
+  return { subject, name: text('name') ?? text('preferred_username') ?? email ?? subject, ...(email && { email }) };
+}
+
+/** The claim's values: a list, or one string of names separated by spaces or commas; a dotted name reaches into objects (realm_access.roles). */
+export function claimValues(claims: Record<string, unknown>, name: string): string[] | undefined {
+  let value: unknown = claims[name];
+  if (value === undefined && name.includes('.')) value = name.split('.').reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), claims);
+  if (Array.isArray(value)) return value.filter((entry): entry is string => typeof entry === 'string');
+  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
+  return undefined;
+}
+
+/** The role a person's groups give (the highest), or undefined for none. With no group lists, the values are role names. */
+export function roleOf(values: string[], groups: OidcConfig['groups']): Role | undefined {
+  if (allGroups(groups).length === 0) return highestRole(values.filter(isRole));
+  const held = new Set(values);
+  return highestRole((['admin', 'operator', 'viewer'] as const).filter((role) => groups[role].some((group) => held.has(group))));
+}
+
+const allGroups = (groups: OidcConfig['groups']) => [...groups.admin, ...groups.operator, ...groups.viewer];
+
+export function signInCookie(pendingId: string, options: { secure?: boolean } = {}): string {
+  // Lax, not Strict: the provider sends the browser back with a cross-site navigation, which must carry it.
+  return `${SIGN_IN_COOKIE}=${pendingId}; HttpOnly; SameSite=Lax; Path=/auth; Max-Age=${PENDING_MS / 1000}${options.secure ? '; Secure' : ''}`;
+}
+
+export function endSignInCookie(options: { secure?: boolean } = {}): string {
+  return `${SIGN_IN_COOKIE}=; HttpOnly; SameSite=Lax; Path=/auth; Max-Age=0${options.secure ? '; Secure' : ''}`;
+}
+
+/** The client secret: CRM_SYNC_OIDC_CLIENT_SECRET, else the data directory's oidc-client-secret file (kept like the admin token). */
+export function resolveOidcClientSecret(fromEnvironment: string | undefined, dataDir: string): string {
+  if (fromEnvironment) return fromEnvironment;
+  const file = path.join(dataDir, 'oidc-client-secret');
+  const saved = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (saved) return saved;
+  throw new ConfigError(
+    `Invalid configuration:\n  CRM_SYNC_OIDC_CLIENT_SECRET: expected the client secret the identity provider gave this console whenever CRM_SYNC_OIDC_ISSUER is set (or write it into ${file}, readable by the worker's user only); neither is set`,
+  );
+}
+
+/** The address people come back to: the setting, else this server's own (which must then name a host a browser can reach). */
+export function checkRedirectSetting(redirectUrl: string | undefined, host: string): void {
+  if (redirectUrl) return;
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (bare === '0.0.0.0' || bare === '::') {
+    throw new ConfigError(
+      `Invalid configuration:\n  CRM_SYNC_OIDC_REDIRECT_URL: expected the console's /auth/callback address as people's browsers reach it (e.g. https://crm-sync.example.com/auth/callback) when the admin server listens on ${host}; it is not set`,
+    );
+  }
+}
