@@ -3,7 +3,9 @@
 // single-currency org keeps every amount in it; a multi-currency org answers its corporate currency
 // here [inf]: the wire doc's "Org default currency"). Any other field is Salesforce's INVALID_FIELD, a
 // filter or sort is refused as unsupported here. Start option `defaultCurrencyIsoCode` (default USD, or
-// a multi-currency org's corporate currency); GET/POST /_sandbox/organization reads, sets and counts it.
+// a multi-currency org's corporate currency); GET/POST /_sandbox/organization reads and sets it. Such a
+// query is counted apart, as `query-organization` (`callKind`), so the counts of record queries a test
+// checks stay about records.
 import { RequestError } from './errors.ts';
 import { json, type Ctx, type Reply } from './http.ts';
 import { ORG_ID } from './ids.ts';
@@ -16,18 +18,10 @@ const FIELDS = ['Id', 'Name', 'DefaultCurrencyIsoCode'] as const;
 export function createOrganization(defaultCurrencyIsoCode = 'USD') {
   if (!ISO_CODE.test(defaultCurrencyIsoCode)) throw new Error(`Salesforce sandbox: defaultCurrencyIsoCode must be an ISO 4217 code (three capital letters), not ${JSON.stringify(defaultCurrencyIsoCode)}`);
   const org = { Id: ORG_ID, Name: 'Sandbox Org', DefaultCurrencyIsoCode: defaultCurrencyIsoCode };
-  let reads = 0;
   return {
     row: () => ({ ...org }),
     setCurrency(code: string) {
       org.DefaultCurrencyIsoCode = code;
-    },
-    counted() {
-      reads += 1;
-    },
-    reads: () => reads,
-    resetReads() {
-      reads = 0;
     },
   };
 }
@@ -35,6 +29,11 @@ export function createOrganization(defaultCurrencyIsoCode = 'USD') {
 export type Organization = ReturnType<typeof createOrganization>;
 
 export const isOrganizationQuery = (query: SoqlQuery): boolean => query.from.name.toLowerCase() === 'organization';
+
+/** The kind a request is counted under: a query of Organization apart from record queries. */
+export function callKind(kind: string, url: URL): string {
+  return kind === 'query' && /\bFROM\s+Organization\b/i.test(url.searchParams.get('q') ?? '') ? 'query-organization' : kind;
+}
 
 /** The answer to a query of Organization: its one row, with the fields asked for. */
 export function organizationQuery(ctx: Ctx, query: SoqlQuery): Reply {
@@ -49,19 +48,18 @@ export function organizationQuery(ctx: Ctx, query: SoqlQuery): Reply {
     }
     record[name] = row[name];
   }
-  organization.counted();
   const records = query.limit === 0 ? [] : [record];
   return json(200, { totalSize: records.length, done: true, records });
 }
 
-/** GET /_sandbox/organization: the org's default currency and how many queries read Organization. */
+/** GET /_sandbox/organization: the org's default currency. */
 export function getOrganization(ctx: Ctx): Reply {
-  return json(200, { defaultCurrencyIsoCode: ctx.state.organization.row().DefaultCurrencyIsoCode, reads: ctx.state.organization.reads() });
+  return json(200, { defaultCurrencyIsoCode: ctx.state.organization.row().DefaultCurrencyIsoCode });
 }
 
-/** POST /_sandbox/organization `{defaultCurrencyIsoCode?, resetReads?}`: as an admin changing the org's currency in Company Information. */
+/** POST /_sandbox/organization `{defaultCurrencyIsoCode}`: as an admin changing the org's currency in Company Information. */
 export function setOrganization(ctx: Ctx): Reply {
-  let body: { defaultCurrencyIsoCode?: unknown; resetReads?: unknown };
+  let body: { defaultCurrencyIsoCode?: unknown };
   try {
     body = JSON.parse(ctx.body || '{}');
   } catch {
@@ -71,6 +69,5 @@ export function setOrganization(ctx: Ctx): Reply {
     if (typeof body.defaultCurrencyIsoCode !== 'string' || !ISO_CODE.test(body.defaultCurrencyIsoCode)) throw new RequestError(400, 'INVALID_BODY', 'defaultCurrencyIsoCode must be an ISO 4217 code of three capital letters, such as EUR');
     ctx.state.organization.setCurrency(body.defaultCurrencyIsoCode);
   }
-  if (body.resetReads === true) ctx.state.organization.resetReads();
   return getOrganization(ctx);
 }

@@ -7,6 +7,7 @@ import { loseAnswer } from '../lost-answer.ts';
 import { readBody } from '../read-body.ts';
 import { notFound, RequestError, sessionInvalid } from './errors.ts';
 import type { Ctx, Reply } from './http.ts';
+import { callKind } from './organization.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 import { closeAfterControl } from '../control-connections.ts';
@@ -63,7 +64,7 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   const ctx: Ctx = { state, method, url, params, headers: req.headers, body, version, origin, session: undefined };
   if (route.auth === 'control') return send(res, await run(ctx, route.handler), {});
 
-  state.calls.count(route.kind);
+  state.calls.count(callKind(route.kind, url));
   const fault = state.faults.decide(route.kind);
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   // The request is carried out below; only its answer is lost.

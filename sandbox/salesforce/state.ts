@@ -102,5 +102,4 @@ export function resetState(state: SandboxState) {
   seedIntegrationUser(state.store);
   state.queryCost.reset();
   state.rowLocks.reset();
-  state.organization.resetReads();
 }

@@ -33,7 +33,7 @@ const BUYER_FIELD: Record<CrmUnderTestKind, { object: string; field: string; nam
 
 /** How many times the sandbox was asked for the org's default currency (its own count of those reads). */
 async function orgReads(crm: CrmUnderTest): Promise<number> {
-  if (crm.salesforce) return (await salesforceControl(crm.salesforce, 'GET', '/organization')).reads;
+  if (crm.salesforce) return (await salesforceControl(crm.salesforce, 'GET', '/calls'))['query-organization'] ?? 0;
   if (crm.hubspot) return (await hubspotControl(crm.hubspot, 'GET', '/calls'))['account.details'] ?? 0;
   return (await dynamicsControl(crm.dynamics!, 'GET', '/calls'))['GET organizations'] ?? 0;
 }
