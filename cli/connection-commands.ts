@@ -18,7 +18,7 @@ import { errorsAction, retryAction } from './operations-commands.ts';
 import { printResult } from './output.ts';
 import { askForMissing } from './connect-prompts.ts';
 import { UsageError } from './exit-codes.ts';
-import { duration, entityList, httpUrl, digits, jsonObject, letterEntity, oneOf, wholeNumber } from './option-parsers.ts';
+import { digits, duration, entityList, httpUrl, idsText, jsonObject, letterEntity, nonBlank, oneOf, wholeNumber } from './option-parsers.ts';
 import { settingsFromFlags } from './usage-errors.ts';
 
 /** A list of entities given as text (or already read by --entities' parser), or a usage error naming them. */
@@ -200,20 +200,20 @@ export function registerConnectionCommands(program: Command, withConfig: withCon
       'create (or update) a connection after testing both sides; on a terminal it asks for what is missing (secrets not echoed); secrets from the environment: COMMERCE_CLIENT_SECRET and, for Salesforce, ' +
         'SALESFORCE_CLIENT_SECRET [, SALESFORCE_REFRESH_TOKEN]; for HubSpot, HUBSPOT_ACCESS_TOKEN (private app) or HUBSPOT_CLIENT_SECRET and HUBSPOT_REFRESH_TOKEN (OAuth); for Dynamics 365, DYNAMICS_CLIENT_SECRET',
     )
-    .option('--name <name>', 'a name for the connection')
+    .option('--name <name>', 'a name for the connection', nonBlank)
     .option('--commerce-url <url>', 'commerce API base URL', httpUrl)
     .option('--commerce-auth-url <url>', 'commerce token host', httpUrl)
-    .option('--commerce-client-id <id>', 'commerce OAuth client id')
-    .option('--commerce-org <orgId>', 'commerce organization id')
+    .option('--commerce-client-id <id>', 'commerce OAuth client id', nonBlank)
+    .option('--commerce-org <orgId>', 'commerce organization id', nonBlank)
     .option('--crm <kind>', `the CRM: ${CRM_KINDS.join(', ')} (default: the one whose options are given, else salesforce)`, oneOf('a CRM', CRM_KINDS))
     .option('--salesforce-login-url <url>', 'Salesforce login URL (https://login.salesforce.com or My Domain)', httpUrl)
-    .option('--salesforce-client-id <id>', 'Salesforce connected app consumer key')
+    .option('--salesforce-client-id <id>', 'Salesforce connected app consumer key', nonBlank)
     .option('--hubspot-url <url>', 'HubSpot API base URL', httpUrl, 'https://api.hubapi.com')
-    .option('--hubspot-client-id <id>', 'HubSpot OAuth app client id (without it: a private app token)')
+    .option('--hubspot-client-id <id>', 'HubSpot OAuth app client id (without it: a private app token)', nonBlank)
     .option('--hubspot-portal-id <id>', 'HubSpot account id (links to records use it)', digits)
     .option('--dynamics-url <url>', 'Dynamics 365 environment URL, e.g. https://contoso.crm.dynamics.com/', httpUrl)
-    .option('--dynamics-tenant-id <id>', 'Microsoft Entra tenant id (directory id) of the app registration')
-    .option('--dynamics-client-id <id>', 'app registration (client) id; the app must be an application user of the environment')
+    .option('--dynamics-tenant-id <id>', 'Microsoft Entra tenant id (directory id) of the app registration', nonBlank)
+    .option('--dynamics-client-id <id>', 'app registration (client) id; the app must be an application user of the environment', nonBlank)
     .option('--dynamics-authority <url>', 'identity platform authority', httpUrl, 'https://login.microsoftonline.com')
     .option('--dynamics-concurrency <n>', 'requests in flight at once to this environment (Dataverse allows 52 per user)', wholeNumber(1, 52))
     .option('--entities <list>', `entities to sync (${ENTITIES.join(',')})`, entityList)
@@ -308,7 +308,7 @@ Examples:
     .description("list records the CRM rejected, with the CRM's message; --retry gives them fresh attempts and starts the sync now (the same as crm-sync errors and crm-sync retry)")
     .option('--retry', `retry them now, also those that used all their ${MAX_DEAD_LETTER_ATTEMPTS} attempts`)
     .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, notification for feed events set aside, or opportunity-referral / opportunity-draft-offer for co-sell outcomes the CRM refused)`, letterEntity)
-    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)', idsText)
     .option('--payload', 'show the mapped payload of each record too')
     .addHelpText('after', '\nExamples:\n  crm-sync dead-letters acme --entity offer\n  crm-sync dead-letters acme --retry --id offer-123,offer-456')
     .action((connection: string, options: { retry?: boolean; entity?: string; id?: string; payload?: boolean }) =>

@@ -23,7 +23,7 @@ import { openCommandContext, type CommandContext } from './context.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
 import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
-import { letterEntity as letterEntityOption, oneOf, wholeNumber } from './option-parsers.ts';
+import { idsText, letterEntity as letterEntityOption, nonBlank, oneOf, wholeNumber } from './option-parsers.ts';
 import { settingsProblems } from './usage-errors.ts';
 
 const STATUS_COLOUR: Record<string, (text: string) => string> = {
@@ -259,8 +259,8 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
     .command('errors <connection>')
     .description("records waiting as dead letters, with the CRM's or the commerce side's own message; newest first, a page at a time")
     .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`, letterEntityOption)
-    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
-    .option('--search <text>', 'only letters whose reason or record id contains this text (any case)')
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)', idsText)
+    .option('--search <text>', 'only letters whose reason or record id contains this text (any case)', nonBlank)
     .option('--order <order>', 'newest (the last failure first; the default) or next-retry (the soonest retry first)', oneOf('an order', ORDERS))
     .option('-n, --limit <n>', `letters per page, 1 to ${MAX_PAGE_SIZE}`, wholeNumber(1, MAX_PAGE_SIZE), DEFAULT_PAGE_SIZE)
     .option('--page <n>', 'which page, from 1', wholeNumber(1), 1)
@@ -272,14 +272,14 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
     .command('retry <connection>')
     .description('give dead letters fresh attempts now and start the sync that retries them')
     .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`, letterEntityOption)
-    .option('--id <ids>', 'only these commerce record ids (comma-separated)')
+    .option('--id <ids>', 'only these commerce record ids (comma-separated)', idsText)
     .addHelpText('after', '\nExamples:\n  crm-sync retry acme\n  crm-sync retry acme --entity offer --id offer-123')
     .action((connection: string, options: { entity?: string; id?: string }) => retryAction(withConfig, connection, options)());
 
   program
     .command('mapping <connection>')
     .description('print the mapping in effect (defaults and overrides, per entity and direction, with the co-sell conflict policy); --edit FILE replaces the overrides after checking them against the CRM')
-    .option('--edit <file>', 'a JSON file of overrides, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"},"disable":["Description"]}}')
+    .option('--edit <file>', 'a JSON file of overrides, e.g. {"offer":{"rename":{"Marketplace__c":"Cloud__c"},"disable":["Description"]}}', nonBlank)
     .addHelpText('after', '\nExamples:\n  crm-sync mapping acme\n  crm-sync mapping acme --edit overrides.json')
     .action((connection: string, options: { edit?: string }) =>
       withContext(withConfig, async (context) => {

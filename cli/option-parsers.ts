@@ -118,3 +118,15 @@ export function letterEntity(value: string): string {
   if (!choices.includes(value)) throw new InvalidArgumentError(`${quoted(value)} is not an entity; choose from ${choices.join(', ')}`);
   return value;
 }
+
+/** A name, id, text or file: anything but blank (an empty `--name ""` from a script's unset variable). */
+export function nonBlank(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('needs a value, not an empty one (is a variable in the script unset?)');
+  return value.trim();
+}
+
+/** Comma-separated ids, kept as text for the commands that split them; at least one. */
+export function idsText(value: string): string {
+  idList(value);
+  return value;
+}

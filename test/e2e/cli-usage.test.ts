@@ -41,6 +41,8 @@ const MISTAKES: Record<string, Mistake> = {
   'a URL that is not one': { args: ['connect', '--commerce-url', 'api.example'], line: '--commerce-url: "api.example" is not a URL; use one starting with https://' },
   'missing required flags': { args: ['connect', '--name', 'acme'], line: 'crm-sync connect needs --commerce-url, --commerce-auth-url, --commerce-client-id, --commerce-org, --salesforce-login-url, --salesforce-client-id (or run it on a terminal to be asked)' },
   'a missing secret variable': { args: connect, line: "A Salesforce connection needs the connected app's secret in SALESFORCE_CLIENT_SECRET", extraEnv: { COMMERCE_CLIENT_SECRET: 'commerce-secret-1' } },
+  'an empty name': { args: ['connect', '--name', ' '], line: '--name: needs a value, not an empty one (is a variable in the script unset?)' },
+  'an id list without an id': { args: ['retry', 'acme', '--id', ','], line: '--id: no id given; give one or more ids, comma-separated' },
   'a port out of range': { args: ['sandbox', '--commerce-port', '70000'], line: '--commerce-port: "70000" is not a whole number from 0 to 65535' },
   'a missing argument': { args: ['show'], line: "missing required argument 'connection'" },
   'an unknown option': { args: ['runs', 'acme', '--no-such-flag'], line: "unknown option '--no-such-flag'" },
