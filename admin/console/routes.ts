@@ -15,6 +15,7 @@ import type { Connection, ConnectionStore } from '../../store/connections.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { readProgress, startBackfill, syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { mappingRoute } from './mapping-routes.ts';
 import { connectionPage, connectionsPage, mappingPage, messagePage, type PageContext } from './pages.ts';
 import type { Session } from './sessions.ts';
 
@@ -103,6 +104,8 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
     session.flash = undefined;
     return page(connectionsPage(context, await health(deps)));
   }
+  const mappingReply = await mappingRoute(deps, session, method, url, form); // the mapping editor: admin/console/mapping-routes.ts
+  if (mappingReply) return mappingReply;
   const match = /^\/(api\/)?connections\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return undefined;
   const [, api, rawId, rest = ''] = match;
