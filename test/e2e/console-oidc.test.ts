@@ -157,6 +157,23 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     expect(new URL(page.url()).pathname).toBe('/login');
   });
 
+  it("says so when the person cancels at the provider, and refuses a callback that no sign-in of this browser started", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${admin.url}/login`);
+    await page.getByRole('link', { name: /^Sign in with / }).click();
+    await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+    await page.getByRole('link', { name: '[ Cancel ]' }).click();
+    await page.waitForURL((url) => url.pathname === '/auth/callback');
+    expect(await page.getByRole('alert').textContent()).toBe('The identity provider did not sign you in: End-User aborted interaction (access_denied)');
+    expect((await page.context().cookies()).find((entry) => entry.name === 'crm_sync_session')).toBeUndefined();
+
+    // A code and state pasted from elsewhere (no sign-in cookie): no session, whatever they hold.
+    const forged = await fetch(`${admin.url}/auth/callback?code=stolen&state=guessed`, { redirect: 'manual' });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get('set-cookie')).not.toContain('crm_sync_session=');
+    expect(await forged.text()).toContain('This sign-in link is stale or was opened in another browser: start again from the sign-in page.');
+  });
+
   it('signs out: the session ends on the server, not only in the browser', async () => {
     const page = await signInAs('otto');
     await page.waitForURL(`${admin.url}/connections/${connectionId}`);

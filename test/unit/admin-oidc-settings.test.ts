@@ -137,4 +137,24 @@ describe('local sign-in turned off', () => {
     expect((await fetch(`${admin.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     expect(admin.oidcRedirectUrl).toBe(`${admin.url}/auth/callback`);
   });
+
+  it('tells the person when the identity provider cannot be reached, naming it', async () => {
+    // A port that was free a moment ago: nothing answers there.
+    const gone = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics() });
+    const issuer = gone.url;
+    await gone.stop();
+    admin = await startAdminServer({
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+      metrics: createSyncMetrics(),
+      console: {} as ConsoleDeps,
+      oidc: { issuer, clientId: 'crm-sync', clientSecret: 'never-sent', scopes: ['openid'], rolesClaim: 'groups', groups: { admin: ['a'], operator: [], viewer: [] } },
+    });
+    const answer = await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' });
+    expect(answer.status).toBe(502);
+    const page = await answer.text();
+    expect(page).toContain(`The identity provider at ${issuer} could not be reached or is not an OpenID Connect provider`);
+    expect(page).not.toContain('never-sent');
+  });
 });
