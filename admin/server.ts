@@ -149,7 +149,7 @@ function sameOrigin(request: http.IncomingMessage): boolean {
 }
 
 async function answer(options: AdminServerOptions, state: State, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  const { sessions, throttle, secure } = state;
+  const { sessions, secure } = state;
   const url = new URL(request.url ?? '/', 'http://admin');
   const method = request.method ?? 'GET';
   const html = { 'content-type': 'text/html; charset=utf-8' };
