@@ -22,6 +22,8 @@ export type MappingEditorPage = {
 };
 
 const when = (value: Date) => new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+// Option texts are cut short so the table fits a laptop screen; the whole text is the option's title.
+const short = (text: string, length = 34) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 // The page's own frame, as the console's other pages have it (admin/console/pages.ts keeps its layout to itself).
@@ -57,10 +59,10 @@ function sourceCell(view: MappingEditorView, row: EditorRow): Markup {
   return html`<td>
   <label class="visually-hidden" for="${id}">Value of ${row.field}</label>
   <select id="${id}" name="source:${row.field}">
-    ${row.defaultFrom ? html`<option value="default" ${row.source === 'default' ? 'selected' : ''}>default: ${row.defaultFrom}</option>` : ''}
+    ${row.defaultFrom ? html`<option value="default" title="${row.defaultFrom}" ${row.source === 'default' ? 'selected' : ''}>default: ${short(row.defaultFrom)}</option>` : ''}
     <option value="none" ${row.source === 'none' ? 'selected' : ''}>nothing (not written)</option>
     <optgroup label="A ${view.entity} value">
-      ${view.canonical.map((value) => html`<option value="canonical:${value.name}" ${row.source === 'canonical' && row.canonical === value.name ? 'selected' : ''}>${value.name}: ${value.describe}</option>`)}
+      ${view.canonical.map((value) => html`<option value="canonical:${value.name}" title="${value.describe}" ${row.source === 'canonical' && row.canonical === value.name ? 'selected' : ''}>${short(`${value.name}: ${value.describe}`)}</option>`)}
     </optgroup>
     <option value="constant" ${row.source === 'constant' ? 'selected' : ''}>a constant…</option>
   </select>
@@ -68,7 +70,7 @@ function sourceCell(view: MappingEditorView, row: EditorRow): Markup {
   ${
     constantValues
       ? html`<select id="constant-${row.field}" name="constant:${row.field}"><option value="">(constant)</option>${constantValues.map((value) => html`<option ${row.constant === value ? 'selected' : ''}>${value}</option>`)}</select>`
-      : html`<input id="constant-${row.field}" name="constant:${row.field}" value="${row.constant ?? ''}" placeholder="constant" size="14">`
+      : html`<input id="constant-${row.field}" name="constant:${row.field}" value="${row.constant ?? ''}" placeholder="constant" size="10">`
   }
   ${row.defaultField ? html`<p class="meta">renamed from ${row.defaultField}</p>` : ''}
 </td>`;
@@ -105,7 +107,7 @@ function fieldRow(view: MappingEditorView, row: EditorRow): Markup {
   <td>${row.type}${row.length ? html` <span class="meta">(${row.length})</span>` : ''}</td>
   ${sourceCell(view, row)}
   ${picklistCell(row)}
-  <td>${row.key ? '' : html`<label class="check"><input type="checkbox" name="createOnly" value="${row.field}" ${row.createOnly ? 'checked' : ''} ${fixed(row.createOnlyLocked)}> create only</label>`}</td>
+  <td>${row.key ? '' : html`<label class="check"><input type="checkbox" name="createOnly" value="${row.field}" ${row.createOnly ? 'checked' : ''} ${fixed(row.createOnlyLocked)}><span class="visually-hidden">${row.field} create only</span></label>`}</td>
   ${
     view.sellerRecords
       ? html`<td>${

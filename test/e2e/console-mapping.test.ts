@@ -1,0 +1,133 @@
+// The console's mapping page in headless Chromium (issue #26 section 3), against a real PostgreSQL and
+// the Salesforce and commerce sandboxes: the Opportunity's fields from Salesforce's describe, filtered by
+// type; a field mapped to a canonical value; a test on a real offer showing the payload and a value
+// Salesforce would refuse, with nothing written; a save that becomes a version and an audit event; a
+// roll back. Screenshots go to test-artifacts/console/ (and docs/screenshots/ with UPDATE_SCREENSHOTS=1).
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAdminServer, type AdminServer } from '../../admin/server.ts';
+import { createSyncMetrics } from '../../metrics/sync-metrics.ts';
+import { createAuditStore } from '../../store/audit.ts';
+import { createConnectionStore, type Connection } from '../../store/connections.ts';
+import { chromiumMissing, launchChromium } from '../support/chromium.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { commerceDump, createSandboxConnection, salesforceCalls, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
+
+const ROOT = path.join(import.meta.dirname, '..', '..');
+const SHOTS = path.join(ROOT, 'test-artifacts', 'console');
+const ADMIN_TOKEN = `mapping-token-${randomBytes(16).toString('hex')}`;
+// Longer than Opportunity.Offer_Type__c's 40 characters.
+const TOO_LONG = 'Private offer negotiated through the marketplace channel';
+
+if (chromiumMissing) console.warn(chromiumMissing);
+
+describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chromium (real PostgreSQL, Salesforce and commerce sandboxes)', () => {
+  let database: TestDatabase;
+  let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
+  let connection: Connection;
+  let admin: AdminServer;
+  let browser: Browser;
+  let page: Page;
+  let offer: { id: string; offerType: string };
+  let writesBefore = 0;
+  const mappingUrl = () => `${admin.url}/connections/${connection.id}/mappings/offer`;
+  const stored = async () => (await createConnectionStore(database.pool, TEST_SECRET_BOX).get(connection.id))!.settings.overrides;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    database = await createTestDatabase();
+    sandboxes = await startSandboxes({ entitlements: 6, seed: 27 });
+    connection = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer', 'offer'] });
+    offer = (await commerceDump(sandboxes.commerce, 'offers')).find((candidate) => candidate.status === 'ACCEPTED' && candidate.offerType);
+    admin = await startAdminServer({
+      host: '127.0.0.1',
+      port: 0,
+      token: ADMIN_TOKEN,
+      metrics: createSyncMetrics({ pool: database.pool }),
+      // The mapping page needs no Temporal: the connection page's schedule state says "unknown" without one.
+      console: { pool: database.pool, connections: createConnectionStore(database.pool, TEST_SECRET_BOX), temporal: async () => Promise.reject(new Error('no Temporal in this test')), taskQueue: 'none' },
+    });
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    writesBefore = writeCalls(await salesforceCalls(sandboxes.salesforce));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await admin?.stop();
+    await sandboxes?.stop();
+    await database?.drop();
+  });
+
+  it("lists the Opportunity's fields from Salesforce's describe and filters them by type", async () => {
+    await page.goto(mappingUrl());
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(mappingUrl());
+    expect(await page.locator('h1').textContent()).toBe(`offer → Salesforce Opportunity: ${connection.name}`);
+    await expect.poll(() => page.locator('tr[data-field="Name"]').isVisible()).toBe(true);
+    expect(await page.locator('select[name="source:Name"]').inputValue()).toBe('default');
+    expect(await page.locator('select[name="source:Description"]').inputValue()).toBe('none');
+    // StageName: its picklist rows from the stage map, the org's values offered.
+    expect(await page.locator('select[name="pick:StageName:ACCEPTED"]').inputValue()).toBe('Closed Won');
+    expect(await page.locator('input[name="createOnly"][value="CurrencyIsoCode"]').count()).toBe(0); // the sandbox org is single-currency
+    expect(await page.locator('input[name="createOnly"][value="Amount"]').isChecked()).toBe(false);
+
+    await page.getByLabel('Show fields of type').selectOption('textarea');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.locator('tr[data-field="Name"]').isVisible()).toBe(false);
+    expect(await page.locator('tr[data-field="Description"]').isVisible()).toBe(true);
+    await page.getByLabel('Show fields of type').selectOption('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.locator('tr[data-field="Name"]').isVisible()).toBe(true);
+  });
+
+  it('maps a field, tests on a real offer (a refused value named, nothing written), then tests clean', async () => {
+    await page.locator('select[name="source:Description"]').selectOption('canonical:offerType');
+    await page.locator('select[name="source:Offer_Type__c"]').selectOption('constant');
+    await page.locator('input[name="constant:Offer_Type__c"]').fill(TOO_LONG);
+    await page.getByLabel('offer id').fill(offer.id);
+    await page.getByRole('button', { name: 'Test' }).click();
+    await page.locator('#test-result').waitFor();
+    expect(await page.locator('#test-result [role=status]').textContent()).toBe('Salesforce would refuse this record (checked against its describe; nothing was written).');
+    expect(await page.locator('tr[data-test-field="Description"] td').allTextContents()).toEqual([offer.offerType, 'accepted']);
+    expect(await page.locator('tr[data-test-field="Offer_Type__c"] td').nth(1).textContent()).toBe(`Offer_Type__c takes at most 40 characters; this value has ${TOO_LONG.length}`);
+    // The unsaved choices came back as they were.
+    expect(await page.locator('select[name="source:Description"]').inputValue()).toBe('canonical:offerType');
+
+    await page.locator('select[name="source:Offer_Type__c"]').selectOption('default');
+    await page.getByRole('button', { name: 'Test' }).click();
+    await expect.poll(() => page.locator('#test-result [role=status]').textContent()).toBe('Salesforce would take this record as it stands (checked against its describe; nothing was written).');
+    expect(await page.locator('tr[data-test-field="Offer_Type__c"] td').allTextContents()).toEqual([offer.offerType, 'accepted']);
+    await page.screenshot({ path: path.join(SHOTS, 'mapping-page.png'), fullPage: true });
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      mkdirSync(path.join(ROOT, 'docs', 'screenshots'), { recursive: true });
+      copyFileSync(path.join(SHOTS, 'mapping-page.png'), path.join(ROOT, 'docs', 'screenshots', 'mapping-page.png'));
+    }
+    expect(await stored()).toEqual({}); // testing saved nothing
+    expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - writesBefore).toBe(0);
+  });
+
+  it('saves the mapping as a new version with an audit event, then rolls back to the first', async () => {
+    await page.getByRole('button', { name: 'Save the mapping' }).click();
+    await expect.poll(() => page.locator('.flash').textContent()).toBe('Saved the offer mapping as version 2; the next sync writes with it.');
+    expect(await stored()).toEqual({ offer: { map: { Description: 'offerType' } } });
+    expect(await page.locator('select[name="source:Description"]').inputValue()).toBe('canonical:offerType');
+    expect(await page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-version')))).toEqual(['2', '1']);
+    expect(await page.locator('tr[data-version="2"] td').nth(1).textContent()).toBe('token');
+
+    await page.getByRole('button', { name: 'Roll back to 1' }).click();
+    await expect.poll(() => page.locator('.flash').textContent()).toBe('Rolled the offer mapping back to version 1, saved as version 3.');
+    expect(await stored()).toEqual({});
+    expect(await page.locator('select[name="source:Description"]').inputValue()).toBe('none');
+    expect(await page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-version')))).toEqual(['3', '2', '1']);
+    const audit = await createAuditStore(database.pool).list({ connectionId: connection.id, limit: 10 });
+    expect(audit.events.map((event) => [event.action, event.actorLabel, event.via, event.target])).toEqual([
+      ['mapping.rollback', 'token', 'console', 'offer'],
+      ['mapping.edit', 'token', 'console', 'offer'],
+    ]);
+    expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - writesBefore).toBe(0);
+  });
+});
