@@ -67,7 +67,7 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     );
   }
   const where = token.source === 'environment' ? 'CRM_SYNC_ADMIN_TOKEN' : token.file;
-  logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (sign in with the admin token in ${where})`);
+  logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (${config.admin.localSignIn ? 'sign in with the admin token' : 'scripts use the admin token'} in ${where})`);
   // The token itself only to a person at a terminal (never into a log file).
   if (process.stdout.isTTY) process.stdout.write(`Console: ${server.url}/  (admin token: ${token.value})\nMetrics: ${server.url}/metrics (Authorization: Bearer <admin token>)\n`);
   const stop = server.stop;
