@@ -8,7 +8,7 @@ import { effectiveCreateOnly, effectiveSellerKeeps, type EntityOverrides, type M
 import type { Entity, EntityMapping, PicklistMap } from '../mappings/types.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
-export type FieldInEffect = { field: string; from: string; createOnly?: boolean; renamedFrom?: string; constant?: boolean };
+export type FieldInEffect = { field: string; from: string; createOnly?: boolean; sellerKeeps?: boolean; renamedFrom?: string; constant?: boolean; canonical?: string };
 
 export type EntityInEffect = {
   entity: Entity;
@@ -33,17 +33,30 @@ export type MappingInEffect = {
 
 function entityInEffect(mapping: EntityMapping<any, any>, overrides: MappingOverrides[Entity], synced: boolean): EntityInEffect {
   const disabled = overrides?.disable ?? [];
+  const createOnly = effectiveCreateOnly(mapping, overrides);
+  const sellerKeeps = effectiveSellerKeeps(mapping, overrides);
   const fields: FieldInEffect[] = [];
   for (const [field, from] of Object.entries(mapping.describe)) {
     if (disabled.includes(field)) continue;
     const renamed = overrides?.rename?.[field];
-    fields.push({ field: renamed ?? field, from, ...(renamed && { renamedFrom: field }), ...(mapping.createOnly?.includes(field) && { createOnly: true }) });
+    fields.push({ field: renamed ?? field, from, ...(renamed && { renamedFrom: field }) });
+  }
+  // A field given a canonical value (the console's mapping page) takes it instead of its default source.
+  for (const [field, value] of Object.entries(overrides?.map ?? {})) {
+    const shown = { field, from: `the ${mapping.entity}'s ${value}`, canonical: value };
+    const at = fields.findIndex((existing) => existing.field === field);
+    if (at >= 0) fields[at] = shown;
+    else fields.push(shown);
   }
   for (const [field, value] of Object.entries(overrides?.constants ?? {})) {
     const shown = { field, from: `always ${JSON.stringify(value)}`, constant: true };
     const at = fields.findIndex((existing) => existing.field === field);
     if (at >= 0) fields[at] = shown;
     else fields.push(shown);
+  }
+  for (const field of fields) {
+    if (createOnly.includes(field.field) || (field.renamedFrom && createOnly.includes(field.renamedFrom))) field.createOnly = true;
+    if (sellerKeeps.includes(field.field)) field.sellerKeeps = true;
   }
   const picklists = Object.fromEntries(Object.entries(mapping.picklists).map(([field, defaults]) => [overrides?.rename?.[field] ?? field, { ...defaults, ...overrides?.picklists?.[field] }]));
   return { entity: mapping.entity, direction: 'commerce-to-crm', object: mapping.object, key: mapping.externalIdField, synced, fields, disabled, picklists };

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { FieldSchema, ObjectSchema } from '../../crm/connector.ts';
 import { applyMapping, effectiveCreateOnly, effectiveSellerKeeps, validateMapping } from '../../mappings/overrides.ts';
 import { offerToOpportunity } from '../../mappings/salesforce/opportunity.ts';
-import { suggestPicklistValue } from '../../ops/mapping-view.ts';
-import { mappingOverridesSchema } from '../../sync/connection-settings.ts';
+import { mappingInEffect, suggestPicklistValue } from '../../ops/mapping-view.ts';
+import { connectionSettingsSchema, mappingOverridesSchema } from '../../sync/connection-settings.ts';
 import { MARKETPLACE_FIXTURES } from '../fixtures/commerce/marketplaces.ts';
 
 const field = (name: string, extra: Partial<FieldSchema> = {}): FieldSchema => ({ name, type: 'string', required: false, createable: true, updateable: true, externalId: false, ...extra });
@@ -73,6 +73,23 @@ describe('mapping overrides from the console: map, createOnly, sellerKeeps', () 
     });
     expect(mappingOverridesSchema.parse({ offer: { disable: ['Offer_URL__c'] } })).toEqual({ offer: { disable: ['Offer_URL__c'] } });
     expect(mappingOverridesSchema.safeParse({ offer: { owner: { Amount: 'seller' } } }).success).toBe(false);
+  });
+});
+
+describe('the mapping in effect (crm-sync mapping, the console) with these overrides', () => {
+  it('names the canonical value a field takes, and marks create-only and seller-kept fields', () => {
+    const settings = connectionSettingsSchema.parse({
+      commerce: { baseUrl: 'https://api.example', authUrl: 'https://auth.example', clientId: 'c', organizationId: 'org-1' },
+      crm: { kind: 'salesforce', loginUrl: 'https://login.example', clientId: 'k' },
+      overrides: { offer: { map: { Description: 'offerType', Offer_Status__c: 'stageStatus' }, createOnly: ['Amount'], sellerKeeps: ['Amount'] } },
+    });
+    const offer = mappingInEffect(settings).commerceToCrm.find((entity) => entity.entity === 'offer')!;
+    const field = (name: string) => offer.fields.find((candidate) => candidate.field === name);
+    expect(field('Description')).toEqual({ field: 'Description', from: "the offer's offerType", canonical: 'offerType' });
+    expect(field('Offer_Status__c')).toEqual({ field: 'Offer_Status__c', from: "the offer's stageStatus", canonical: 'stageStatus' });
+    expect(field('Amount')).toEqual({ field: 'Amount', from: 'offer.info.commitAmount', createOnly: true, sellerKeeps: true });
+    expect(field('StageName')?.sellerKeeps).toBe(true);
+    expect(field('CurrencyIsoCode')?.createOnly).toBe(true);
   });
 });
 
