@@ -35,7 +35,9 @@ export async function startOidcProvider(people: Record<string, TestPerson>): Pro
   };
   const server = http.createServer((request, response) => handler(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // localhost, not 127.0.0.1: another site than the console's (browsers compare hosts, not ports), as a real
+  // provider is, so the SameSite=Strict session cookie meets the cross-site return from the provider.
+  const issuer = `http://localhost:${(server.address() as AddressInfo).port}`;
   const clientId = 'crm-sync-console';
   const clientSecret = `oidc-secret-${randomBytes(16).toString('hex')}`;
   const scopes = 'openid profile email groups';
