@@ -19,6 +19,10 @@ const cases: [method: string, path: string, viewer: boolean, operator: boolean, 
   // Not listed: changes need an admin.
   ['POST', '/connections/c-1/mapping', false, false, true],
   ['POST', '/connections/c-1/mapping/rollback', false, false, true],
+  // The mapping page's forms (admin/console/mapping-routes.ts): reading is open, every post is an admin's.
+  ['GET', '/connections/c-1/mappings/offer', true, true, true],
+  ['POST', '/connections/c-1/mappings/offer', false, false, true],
+  ['POST', '/connections/c-1/mappings/offer/rollback', false, false, true],
   ['POST', '/connections/c-1/settings', false, false, true],
   ['POST', '/connections', false, false, true],
   ['POST', '/alerts/routes', false, false, true],
