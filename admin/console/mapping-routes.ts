@@ -106,7 +106,18 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
     }
   }
   let test: MappingTestResult | undefined;
-  if (action === 'test' && recordId) test = await testMappingOnRecord(connectionReads(rt, deps.pool, flow), { mapping, overrides, recordId });
+  if (action === 'test') {
+    const untested = (refusedWith: string): MappingTestResult => ({ recordId: recordId ?? '', object: schema.name, refused: refusedWith, unknown: [], problems: [], fields: [], missing: [], ok: false });
+    if (!recordId) test = untested(`Type the id of the ${flow} to test on.`);
+    else {
+      try {
+        test = await testMappingOnRecord(connectionReads(rt, deps.pool, flow), { mapping, overrides, recordId });
+      } catch (error) {
+        // The commerce API or the CRM did not answer: said on the page, with the choices kept.
+        test = untested(`The ${flow} could not be tested: ${(error as Error).message}`);
+      }
+    }
+  }
   if (method === 'GET') session.flash = undefined;
   return page(
     mappingEditorPage(context, {
