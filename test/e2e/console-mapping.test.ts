@@ -33,6 +33,7 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
   let page: Page;
   let offer: { id: string; offerType: string };
   let writesBefore = 0;
+  const seen: string[] = []; // every answer the browser got, checked for the connection's secrets at the end
   const mappingUrl = () => `${admin.url}/connections/${connection.id}/mappings/offer`;
   const stored = async () => (await createConnectionStore(database.pool, TEST_SECRET_BOX).get(connection.id))!.settings.overrides;
 
@@ -52,6 +53,9 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
     });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    page.on('response', async (answer) => {
+      if (answer.url().startsWith(admin.url)) seen.push(await answer.text().catch(() => ''));
+    });
     writesBefore = writeCalls(await salesforceCalls(sandboxes.salesforce));
   });
   afterAll(async () => {
@@ -129,5 +133,12 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
       ['mapping.edit', 'token', 'console', 'offer'],
     ]);
     expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - writesBefore).toBe(0);
+  });
+
+  it("no answer the browser got holds the connection's secrets", () => {
+    expect(seen.length).toBeGreaterThan(5);
+    for (const secret of [sandboxes.commerce.clientSecret, sandboxes.salesforce.clientSecret, ADMIN_TOKEN]) {
+      expect(seen.filter((body) => body.includes(secret))).toEqual([]);
+    }
   });
 });
