@@ -44,7 +44,7 @@ describe('a Dataverse application user whose role lacks a privilege (real Postgr
 
   it('setup and doctor name the missing privilege and the role to give', async () => {
     const setup = await failed(runCli(env, ['setup', 'acme-dataverse', '--json']));
-    expect(setup?.code).toBe(1);
+    expect(setup?.code).toBe(4);
     expect(JSON.parse(setup!.stdout).problems).toEqual([MISSING]);
 
     const doctor = await failed(runCli(env, ['doctor', '--json']));

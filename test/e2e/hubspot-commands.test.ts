@@ -125,7 +125,7 @@ describe('crm-sync connect and setup for HubSpot (real PostgreSQL, real Temporal
       // Saved as a connection made before objectTypeIds were kept: entitlementObject only.
       const { store, created: saved } = await saveUnchecked('hubspot-scopes', scoped, { entitlementObject: 'marketplace_entitlement' });
       const failed = await cli(['setup', 'hubspot-scopes', '--json']).then(() => undefined, (error: { code: number; stdout: string }) => error);
-      expect(failed?.code).toBe(1);
+      expect(failed?.code).toBe(4);
       const report = JSON.parse(failed!.stdout);
       expect(report.problems).toEqual([expect.stringContaining('the app lacks the scope crm.schemas.custom.read or crm.objects.custom.read')]);
       expect(report.notes).toEqual([]);

@@ -95,7 +95,10 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
   });
 
   it('runs and errors after a backfill: counts per entity, and what Salesforce refused in its own words', async () => {
-    const summary = await json(['backfill', 'acme']);
+    // Salesforce refuses the referrals naming another org's Opportunity: a backfill with failed records exits 4.
+    const backfill = await cli(['backfill', 'acme', '--json']);
+    expect(backfill.code, backfill.stderr).toBe(4);
+    const summary = JSON.parse(backfill.stdout);
     foreign = (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => referral.crmAOpportunityId).map((referral) => referral.id).sort();
     expect(foreign.length).toBeGreaterThan(0);
     const buyers = (await commerceDump(sandboxes.commerce, 'buyers')).length;
