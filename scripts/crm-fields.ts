@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CRM_FLOWS, FLOW_ORDER, FLOWS } from '../flows/index.ts';
-import type { CrmKind } from '../mappings/types.ts';
+import type { CrmKind } from '../crm/connector.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { PREVIOUS_ENTITLEMENT_LINKS } from '../flows/previous-entitlement-links.ts';
 import { RENEWAL_LINKS } from '../flows/renewal-links.ts';
