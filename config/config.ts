@@ -137,7 +137,8 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): AppConfig {
+// Logs go to stderr, so stderr decides the readable format: `npm start > out.txt` on a terminal still logs readable lines.
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, logsGoToTerminal = Boolean(process.stderr.isTTY)): AppConfig {
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
@@ -185,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     // 'auto': on the embedded defaults (no external database or cluster), `npm start` is the demo.
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     demoCrms: values.CRM_SYNC_DEMO_CRMS,
-    log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json') },
+    log: { level: values.LOG_LEVEL, format: values.LOG_FORMAT ?? (logsGoToTerminal ? 'pretty' : 'json') },
     admin: {
       host: values.CRM_SYNC_ADMIN_HOST,
       port: values.CRM_SYNC_ADMIN_PORT,
