@@ -10,13 +10,13 @@ import { ENTITIES } from '../mappings/types.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
+import { checkMappingOverrides, MappingOverridesRefused } from '../ops/mapping-save.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
 import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
 import { CRM_FLOWS } from '../flows/index.ts';
 import { runHistory, type RunView } from '../ops/run-history.ts';
 import type { Connection } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSchema } from '../sync/connection-settings.ts';
-import { checkConnectionMappings } from '../sync/verify-connection.ts';
 import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
@@ -288,13 +288,13 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
         if (options.edit) {
           const overrides = readOverridesFile(options.edit);
           const stored = await context.connections.getWithSecrets(found.id);
-          const candidate = connectionSettingsSchema.parse({ ...found.settings, overrides });
-          const connector = createConnector(candidate, connectionSecretsSchema.parse(stored!.secrets), { refreshTokens: storedRefreshTokenVault(context.connections, found.id) });
+          const connector = createConnector(settings, connectionSecretsSchema.parse(stored!.secrets), { refreshTokens: storedRefreshTokenVault(context.connections, found.id) });
+          let candidate;
           try {
-            await checkConnectionMappings(connector, candidate);
+            // The same check as the console's mapping page (ops/mapping-save.ts).
+            candidate = await checkMappingOverrides(connector, found.settings, overrides);
           } catch (error) {
-            const problems = (error as { problems?: string[] }).problems;
-            if (problems) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${problems.join('\n- ')}`, EXIT.attention);
+            if (error instanceof MappingOverridesRefused) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${error.problems.join('\n- ')}`, EXIT.attention);
             throw error;
           }
           await context.connections.update(found.id, { settings: { ...found.settings, overrides } });
