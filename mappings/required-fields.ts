@@ -18,6 +18,8 @@ export function unfilledRequiredFields(mapping: EntityMapping<any, any>, overrid
     filled.add(overrides?.rename?.[field] ?? field);
   }
   for (const field of Object.keys(overrides?.constants ?? {})) filled.add(field);
+  // A field the connection maps a canonical value into (overrides.map) is filled too.
+  for (const field of Object.keys(overrides?.map ?? {})) filled.add(field);
   // A mapping may fill a lookup by its relationship name (Account__r: {key}): that fills the lookup field.
   const fills = (field: FieldSchema) => filled.has(field.name) || (field.relationshipName !== undefined && filled.has(field.relationshipName));
   return [...schema.fields.values()]

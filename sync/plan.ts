@@ -1,7 +1,7 @@
 // Pure planning of one page: map every record, compare its content hash with the record link, and
 // decide what to write. Nothing here performs I/O.
 import type { UpsertItem } from '../crm/connector.ts';
-import { applyMapping, type EntityOverrides } from '../mappings/overrides.ts';
+import { applyMapping, effectiveCreateOnly, effectiveSellerKeeps, type EntityOverrides } from '../mappings/overrides.ts';
 import type { EntityMapping, MappedRecord } from '../mappings/types.ts';
 import type { RecordLink } from '../store/record-links.ts';
 import { contentHash } from './hash.ts';
@@ -62,7 +62,8 @@ export function planPage<S extends { id: string }, R>(input: {
       continue;
     }
     for (const { field, value } of mapped.unknown ?? []) plan.unknown.push({ sourceId: source.id, field, value });
-    const createOnly = [...(input.mapping.createOnly ?? []), ...(input.sellersRecords?.has(source.id) ? (input.mapping.sellerKeeps ?? []) : [])];
+    // The mapping's create-only and seller-kept fields and those the connection added (its overrides, e.g. from the console's mapping page).
+    const createOnly = [...effectiveCreateOnly(input.mapping, input.overrides), ...(input.sellersRecords?.has(source.id) ? effectiveSellerKeeps(input.mapping, input.overrides) : [])];
     const hash = contentHash(createOnly.length ? { ...mapped.record, fields: without(mapped.record.fields, createOnly) } : mapped.record);
     const carried = followCarried ? mapped.record.carriedCrmId || undefined : undefined;
     // The commerce side now names another CRM record than the one we linked and than the one it named

@@ -50,4 +50,21 @@ describe('create-only fields', () => {
       expect(updated.writes[0]!.item.fields).not.toHaveProperty('CurrencyIsoCode');
     }
   });
+
+  // Create-only and seller-kept fields a connection adds on the console's mapping page (overrides
+  // createOnly / sellerKeeps) are kept out of updates like the mapping's own (issue #26 section 3).
+  it("the connection's own create-only and seller-kept fields are left out of updates too", () => {
+    const overrides = { createOnly: ['Name'] };
+    const made = planPage({ records: [{ id: 'r2', name: 'Deal', stage: 'Prospecting' }], related: () => undefined, mapping, links: new Map(), overrides });
+    expect(made.writes[0]!.item.fields).toEqual({ Name: 'Deal', StageName: 'Prospecting' });
+    const link: RecordLink = { sourceId: 'r2', crmObject: 'Opportunity', crmId: '006Y', contentHash: made.writes[0]!.hash };
+    // Both fields are create-only now (StageName by the mapping, Name by the connection): a new name is no change to write.
+    const updated = planPage({ records: [{ id: 'r2', name: 'Renamed deal', stage: 'Prospecting' }], related: () => undefined, mapping, links: new Map([['r2', link]]), overrides });
+    expect(updated).toMatchObject({ writes: [], unchanged: ['r2'] });
+
+    const sellerMapping: EntityMapping<Source> = { ...mapping, createOnly: [] };
+    const seller = planPage({ records: [{ id: 'r3', name: 'Seller deal', stage: 'Negotiation' }], related: () => undefined, mapping: sellerMapping, links: new Map([['r3', { sourceId: 'r3', crmObject: 'Opportunity', crmId: '006Z', contentHash: 'older' }]]), overrides: { sellerKeeps: ['StageName'] }, sellersRecords: new Set(['r3']) });
+    expect(seller.writes[0]!.item).toMatchObject({ crmId: '006Z', fields: { Name: 'Seller deal' } });
+    expect(seller.writes[0]!.item.fields).not.toHaveProperty('StageName');
+  });
 });

@@ -32,6 +32,8 @@ describe('unfilledRequiredFields', () => {
     expect(unfilledRequiredFields(buyerToAccount, undefined, account(), 'Salesforce')).toEqual([]);
     expect(unfilledRequiredFields(buyerToAccount, { constants: { Region__c: 'EU' } }, account(field('Region__c', { required: true })), 'Salesforce')).toEqual([]);
     expect(unfilledRequiredFields(buyerToAccount, { rename: { Marketplace__c: 'Region__c' } }, account(field('Region__c', { required: true })), 'Salesforce')).toEqual([]);
+    // A canonical value mapped into the field on the console's mapping page (overrides.map).
+    expect(unfilledRequiredFields(buyerToAccount, { map: { Region__c: 'country' } }, account(field('Region__c', { required: true })), 'Salesforce')).toEqual([]);
     expect(unfilledRequiredFields(buyerToAccount, undefined, account(field('ownerid', { type: 'Owner', required: true }), field('accountid', { type: 'Uniqueidentifier', required: true })))).toEqual([]);
   });
 
