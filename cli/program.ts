@@ -12,6 +12,7 @@ import { registerEditCommands } from './edit-commands.ts';
 import { sandboxCommand } from './sandbox-command.ts';
 import { registerSetupCommand } from './setup-command.ts';
 import { registerOperationsCommands } from './operations-commands.ts';
+import { registerAuditCommand } from './audit-command.ts';
 import { jsonWanted, printResult, reportError, setJsonOutput, table, when } from './output.ts';
 import { atLeast, listenAddress, port, wholeNumber } from './option-parsers.ts';
 import { commanderErrorLine } from './usage-errors.ts';
@@ -113,6 +114,7 @@ export function buildProgram(): Command {
   registerSetupCommand(program, withConfig);
   registerSyncCommands(program, withConfig);
   registerOperationsCommands(program, withConfig);
+  registerAuditCommand(program, withConfig);
   // Every command answers in JSON with --json (tables and sentences otherwise).
   for (const command of program.commands) {
     if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print JSON (for scripts) instead of tables and sentences');
@@ -128,6 +130,7 @@ Examples:
   crm-sync retry acme --entity offer         retry them after a fix
   crm-sync backfill acme --entities offer    a backfill with a live progress bar (Ctrl-C leaves it running)
   crm-sync doctor                            what is wrong and what to do
+  crm-sync audit --since 7d                  who changed what this week (console, API and CLI)
 
 Exit codes: ${EXIT.ok} done; ${EXIT.failed} failed; ${EXIT.usage} wrong command line or configuration (one line names the flag or variable);
 ${EXIT.notFound} no such connection; ${EXIT.attention} done, but something needs attention (doctor, setup, mapping checks, a backfill
