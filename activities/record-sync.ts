@@ -2,6 +2,7 @@
 // dead-letter retry): map, compare with the links, write, take the ids back, record. Under the
 // connection's per-entity lock, so no writer puts an older snapshot over a newer one between the
 // comparison and the write; links, dead letters and the cursor move in one transaction after the writes.
+import { effectiveSellerKeeps } from '../mappings/overrides.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import type pg from 'pg';
 import { CRM_NAMES } from '../crm/connector.ts';
@@ -82,7 +83,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     const known = await links.get(connectionId, entity, records.map((record) => record.id), client);
     // CRM records that are the seller's own (a draft offer's Opportunity): their seller-kept fields stay the seller's.
     const sellersFlow = FLOWS[entity].sellersRecordsFrom;
-    const sellersRecords = sellersFlow && mapping.sellerKeeps?.length ? await madeFromSellersRecords(client, connectionId, sellersFlow, records.map((record) => record.id)) : undefined;
+    const sellersRecords = sellersFlow && effectiveSellerKeeps(mapping, rt.settings.overrides[entity]).length ? await madeFromSellersRecords(client, connectionId, sellersFlow, records.map((record) => record.id)) : undefined;
     const plan = planPage({
       records,
       related: (record: { id: string }) => related?.byRecord.get(record.id),
