@@ -13,8 +13,9 @@ export type RetryOutcome = { due: number; hadUsedAllAttempts: number; syncStarte
 export async function retryDeadLetters(pool: pg.Pool, temporal: () => Promise<Client>, connection: Connection, filter: RetryFilter): Promise<RetryOutcome> {
   const store = createDeadLetterStore(pool);
   // Refused co-sell write-backs are retried by the co-sell run, not the sync (issue #24 item 7).
-  const chosen = (await store.listOpen(connection.id, filter.entity)).filter((letter) => !filter.sourceIds?.length || filter.sourceIds.includes(letter.sourceId));
-  const cosellDue = chosen.filter((letter) => letter.entity in CRM_FLOWS).length;
+  // Counted in SQL per entity: the letters themselves (payloads and all) are never loaded to retry them.
+  const { byEntity } = await store.countOpen(connection.id, { ...(filter.sourceIds?.length && { sourceIds: filter.sourceIds }) });
+  const cosellDue = Object.entries(byEntity).filter(([entity]) => entity in CRM_FLOWS && (!filter.entity || entity === filter.entity)).reduce((sum, [, open]) => sum + open, 0);
   const { due, hadUsedAllAttempts } = await store.retryByHand(connection.id, filter);
   const scope = [filter.entity && `entity ${filter.entity}`, filter.sourceIds?.length && `id ${filter.sourceIds.join(', ')}`].filter(Boolean).join(', ');
   if (due === 0) {
