@@ -17,6 +17,7 @@ import type { withConfigType } from './with-config.ts';
 import { errorsAction, retryAction } from './operations-commands.ts';
 import { printResult } from './output.ts';
 import { askForMissing } from './connect-prompts.ts';
+import { recordAudit } from './audit.ts';
 import { UsageError } from './exit-codes.ts';
 import { digits, duration, entityList, httpUrl, idsText, jsonObject, letterEntity, nonBlank, oneOf, wholeNumber } from './option-parsers.ts';
 import { settingsFromFlags } from './usage-errors.ts';
@@ -89,6 +90,15 @@ export async function saveConnection(context: CommandContext, request: SaveReque
     const forgotten = changes.length ? await forgetSyncState(tx, saved.id) : undefined;
     // Claimed under a lock, so at most one connection of the commerce organization writes back.
     const gaveUp = settings.writeBack ? await context.connections.setWriteBack(saved.id, true, tx) : [];
+    // The audit row in the same transaction: the settings before and after (secrets are never in settings).
+    const noted = { ...(forgotten && { startedAfresh: forgotten }), ...(gaveUp.length && { writeBackTakenFrom: gaveUp.map((other) => other.name) }) };
+    await recordAudit(tx, {
+      action: existing ? 'settings.edit' : 'connect',
+      connectionId: saved.id,
+      ...(existing && { before: existing.settings }),
+      after: saved.settings,
+      ...(Object.keys(noted).length && { detail: { command: request.command, ...noted } }),
+    });
     return { saved, forgotten, gaveUp };
   });
 
@@ -296,6 +306,7 @@ Examples:
         try {
           const found = await context.findConnection(connection);
           await triggerSync(await context.temporalClient(), found.id);
+          await recordAudit(context.database.pool, { action: 'sync', connectionId: found.id });
           printResult({ connection: found.id, name: found.name, triggered: true }, () => `Triggered the sync of ${found.name}; watch it with crm-sync runs ${found.name}`);
         } finally {
           await context.close();

@@ -11,6 +11,7 @@ import { storedRefreshTokenVault, unsavedSecretsVault, withNewestRefreshToken, e
 import { connectionScheduleIds } from '../temporal/sync-schedules.ts';
 import { parseEntities, saveAndSchedule, savedSentence } from './connection-commands.ts';
 import { openCommandContext } from './context.ts';
+import { recordAudit } from './audit.ts';
 import type { withConfigType } from './with-config.ts';
 import { UsageError } from './exit-codes.ts';
 import { duration, entityList, jsonObject, oneOf, wholeNumber } from './option-parsers.ts';
@@ -161,6 +162,7 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
                 if (!(error instanceof ScheduleNotFoundError)) throw error;
               }
             }
+            await recordAudit(context.database.pool, { action: command, connectionId: found.id });
             printResult({ connection: found.id, name: found.name, paused: pause }, () => `${note}: ${found.name}`);
           } finally {
             await context.close();

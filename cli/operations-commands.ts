@@ -20,6 +20,8 @@ import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSche
 import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
+import { recordAudit } from './audit.ts';
+import { withTransaction } from '../store/transaction.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
 import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
@@ -179,6 +181,11 @@ export const retryAction = (withConfig: withConfigType, connection: string, opti
     const entity = letterEntity(options.entity);
     const sourceIds = options.id?.split(',').map((id) => id.trim()).filter(Boolean);
     const outcome = await retryDeadLetters(context.database.pool, () => context.temporalClient(), found, { entity, sourceIds });
+    // A retry that found no letter changed nothing, so it is not an audit event.
+    if (outcome.due > 0) {
+      const target = [entity, sourceIds?.join(',')].filter(Boolean).join(' ') || undefined;
+      await recordAudit(context.database.pool, { action: 'retry', connectionId: found.id, target, detail: { due: outcome.due, hadUsedAllAttempts: outcome.hadUsedAllAttempts, syncStarted: outcome.syncStarted } });
+    }
     printResult(outcome, (result) => result.message);
   });
 
@@ -297,7 +304,11 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
             if (error instanceof MappingOverridesRefused) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${error.problems.join('\n- ')}`, EXIT.attention);
             throw error;
           }
-          await context.connections.update(found.id, { settings: { ...found.settings, overrides } });
+          // The overrides and their audit row (before and after) land together.
+          await withTransaction(context.database.pool, async (tx) => {
+            await context.connections.update(found.id, { settings: { ...found.settings, overrides } }, tx);
+            await recordAudit(tx, { action: 'mapping.edit', connectionId: found.id, before: settings.overrides, after: overrides, detail: { file: options.edit } });
+          });
           settings = candidate;
           process.stderr.write(`Saved the overrides of ${found.name} from ${options.edit}; the next sync writes with them (records already written change when their source changes, or with crm-sync backfill ${found.name} --forget-links).\n`);
         }

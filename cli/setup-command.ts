@@ -17,6 +17,8 @@ import { checkConnectionMappings } from '../sync/verify-connection.ts';
 import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { openCommandContext } from './context.ts';
+import { recordAudit } from './audit.ts';
+import { withTransaction } from '../store/transaction.ts';
 import { jsonOutput } from './output.ts';
 import { EXIT } from './exit-codes.ts';
 import { stepProgress, type Steps } from './progress.ts';
@@ -50,17 +52,25 @@ Examples:
             steps.next('Creating the HubSpot properties, pipelines and custom object where missing');
             const report = await setUpHubSpot({ baseUrl: settings.crm.baseUrl, credentials: hubspotCredentials(settings.crm, connection.secrets) });
             const notes: string[] = [];
+            const ran = { crm: 'HubSpot', created: report.created, problems: report.problems.length };
+            let recorded = false;
             // Where entitlements go, and the custom object's objectTypeId API paths take, kept in the
             // connection. Setup that could not tell (its problems say why) changes neither.
             const { entitlementObject, entitlementObjectTypeId } = report;
             if (entitlementObject && (entitlementObject !== settings.crm.entitlementObject || entitlementObjectTypeId !== settings.crm.entitlementObjectTypeId)) {
               const crm = { ...settings.crm, entitlementObject, entitlementObjectTypeId };
-              await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm }) });
+              // The settings setup changed and its audit row (the CRM settings before and after) land together.
+              await withTransaction(context.database.pool, async (tx) => {
+                await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm }) }, tx);
+                await recordAudit(tx, { action: 'setup', connectionId: found.id, before: { crm: settings.crm }, after: { crm }, detail: ran });
+              });
+              recorded = true;
               if (entitlementObject !== settings.crm.entitlementObject) {
                 notes.push(`${found.name} now writes entitlements to ${entitlementObject === 'line_items' ? "line items on the offer's deal (HubSpot refused this account a custom object)" : `the marketplace_entitlement custom object (${entitlementObjectTypeId})`}.`);
               } else notes.push(`${found.name} now names the marketplace_entitlement custom object by its objectTypeId ${entitlementObjectTypeId}.`);
             }
             steps.stop();
+            if (!recorded) await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: ran });
             print(report, notes, jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;
@@ -70,6 +80,7 @@ Examples:
             steps.next('Creating the Dataverse tables, columns, lookups and keys where missing');
             const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) });
             steps.stop();
+            await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: { crm: 'Dataverse', created: report.created, problems: report.problems.length } });
             print({ ...report, crm: 'Dataverse' }, [], jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;
@@ -95,6 +106,7 @@ Examples:
               report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }
             steps.stop();
+            await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: { crm: 'Salesforce', created: report.created, problems: report.problems.length } });
             print({ ...report, crm: 'Salesforce' }, report.notes, jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;

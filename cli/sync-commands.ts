@@ -12,6 +12,7 @@ import { backfillWorkflowId, readProgress, startBackfill } from '../temporal/syn
 import { ENTITIES, type Entity } from '../mappings/types.ts';
 import type { SyncProgress } from '../workflows/sync.ts';
 import { openCommandContext } from './context.ts';
+import { recordAudit } from './audit.ts';
 import type { withConfigType } from './with-config.ts';
 import { runPreview } from '../sync/preview.ts';
 
@@ -110,6 +111,7 @@ Examples:
           const client = await context.temporalClient();
           if (options.cancel) {
             await client.workflow.getHandle(backfillWorkflowId(request)).cancel();
+            await recordAudit(context.database.pool, { action: 'backfill.cancel', connectionId: found.id, target: request.entities.join(','), detail: { workflowId: backfillWorkflowId(request) } });
             printResult({ workflowId: backfillWorkflowId(request), cancelled: true }, (result) => `Cancelled ${result.workflowId}`);
             return;
           }
@@ -119,6 +121,11 @@ Examples:
             .describe()
             .then((described) => described.status.name === 'RUNNING', () => false);
           const handle = await startBackfill(client, config.temporal.taskQueue, request);
+          // Joining a running backfill changes nothing: only a start is an audit event.
+          if (!attached) {
+            const { connectionId: _id, entities, ...asked } = request;
+            await recordAudit(context.database.pool, { action: 'backfill', connectionId: found.id, target: entities.join(','), detail: { workflowId: handle.workflowId, ...asked } });
+          }
           process.stderr.write(`${attached ? 'Attached to the running' : 'Started the'} backfill ${handle.workflowId} (watch it in the Temporal Web UI and the console too)\n`);
           if (options.wait === false) {
             printResult({ workflowId: handle.workflowId, started: !attached }, () => `Backfill ${handle.workflowId} runs on; crm-sync backfill ${found.name} with the same options shows its progress`);

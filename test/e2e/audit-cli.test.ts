@@ -97,7 +97,7 @@ describe('crm-sync audit (real PostgreSQL, real Temporal, both sandboxes)', () =
     expect(table.code, table.stderr).toBe(0);
     const [header, first] = table.stdout.split('\n');
     expect(header!.split(/\s{2,}/)).toEqual(['TIME', 'WHO', 'VIA', 'ACTION', 'CONNECTION', 'TARGET']);
-    expect(first!.split(/\s{2,}/).slice(1)).toEqual([WHO, 'cli', 'pause', 'acme']);
+    expect(first!.split(/\s{2,}/).slice(1)).toEqual([WHO, 'cli', 'pause', 'acme', '-']);
     expect(table.stdout).toContain('Showing 1–3 of 6; --page 2 for more');
 
     const details = await cli(['audit', '--action', 'settings.edit', '--details'], { CRM_SYNC_OUTPUT: 'human' });
