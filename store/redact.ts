@@ -74,6 +74,11 @@ function redactUrl(text: string, signed: boolean): string {
 
 /** At least 8 characters mixing in a digit (a password, a key), or 20 and more: no word of a sentence. */
 const looksLikeCredential = (value: string) => (value.length >= 8 && /\d/.test(value)) || value.length >= 20;
+// Names that sentences use for states as often as for values ("token: expired", "authorization: denied"):
+// their unquoted value is hidden only when it looks like a credential. Every other secret name
+// (password, client_secret, api_key, refresh_token) names a value, so its value is always hidden, however
+// short: "password: hunter2" is a password.
+const VAGUE_SECRET_NAMES = new Set(['token', 'authorization', 'auth', 'bearer', 'cookie', 'credentials', 'credential', 'signature']);
 
 /** Secrets inside free text: signed URLs, name=value and name: value pairs, quoted JSON pairs (also inside JSON strings), Authorization values. */
 export function redactText(text: string): string {
@@ -89,7 +94,7 @@ export function redactText(text: string): string {
     .replace(COLON_PAIR_IN_TEXT, (pair, name: string, colon: string, quote: string | undefined, quoted: string | undefined, scheme: string | undefined, bare: string | undefined) => {
       if (!isSecretKey(name) || quoted === REDACTED || bare === REDACTED) return pair;
       if (quote !== undefined) return quoted ? `${name}${colon}${quote}${REDACTED}${quote}` : pair;
-      return scheme || looksLikeCredential(bare!) ? `${name}${colon}${scheme ?? ''}${REDACTED}` : pair;
+      return scheme || !VAGUE_SECRET_NAMES.has(squash(name)) || looksLikeCredential(bare!) ? `${name}${colon}${scheme ?? ''}${REDACTED}` : pair;
     })
     .replace(BEARER_IN_TEXT, (_match, scheme: string) => `${scheme} ${REDACTED}`);
 }

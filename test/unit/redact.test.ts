@@ -80,8 +80,20 @@ describe('redactSecrets: nothing secret is kept or shown', () => {
     expect(redactText("config had refresh_token: '5Aep861TSESvWeug' and x-api-key: 1234567890abcdef")).toBe("config had refresh_token: '[redacted]' and x-api-key: [redacted]");
     expect(redactText('Proxy-Authorization:Basic dXNlcjpwYXNzd29yZA== sent')).toBe('Proxy-Authorization:Basic [redacted] sent');
     // Words after a secret's name are no secret: a person still reads why the CRM refused.
-    const words = 'Salesforce refused the refresh token: expired or revoked; token: invalid_grant; password: required';
+    const words = 'Salesforce refused the refresh token: expired or revoked; token: invalid_grant; authorization: denied';
     expect(redactText(words)).toBe(words);
+  });
+
+  // Review of issue #26 defect 8: a value after a name that can only name a value is hidden however short
+  // or plain it is ("password: hunter2" is a password); only vague names keep words that read as a state.
+  it('free text: "name: value" after password, secret, api key or a named token is hidden whatever it looks like', () => {
+    expect(redactText('password: hunter2')).toBe('password: [redacted]');
+    expect(redactText('login failed, password: letmein')).toBe('login failed, password: [redacted]');
+    expect(redactText('client_secret: s3cr3t!')).toBe('client_secret: [redacted]');
+    expect(redactText('api_key: abcdefg')).toBe('api_key: [redacted]');
+    expect(redactText('refresh_token: ab-cd-ef-gh')).toBe('refresh_token: [redacted]');
+    // The price: a word after such a name goes too.
+    expect(redactText('password: required')).toBe('password: [redacted]');
   });
 
   it('hostile input: cycles, a __proto__ key, very deep nesting, odd values', () => {
