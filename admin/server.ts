@@ -6,7 +6,7 @@
 // request is checked against the permission table (admin/permissions.ts) before it is routed; a refusal
 // names the role needed. The session cookie is HttpOnly and SameSite=Strict, and every form carries the
 // session's CSRF token. Over TLS when given a certificate and key (then the cookies are Secure); forms are
-// read up to 64 KiB; failed token sign-ins are throttled per client address. Serves /metrics in
+// read up to 64 KiB; failed token sign-ins (on the form or as a wrong bearer token) are throttled per client address. Serves /metrics in
 // Prometheus' text format (the sync's own and, when the Temporal SDK runtime exports its metrics on a
 // local port, those too) and the web console. Nothing it answers holds a connection's secrets.
 import { randomBytes } from 'node:crypto';
@@ -133,6 +133,10 @@ function send(response: http.ServerResponse, status: number, body: string, heade
   response.end(body);
 }
 
+function tooManyFailures(response: http.ServerResponse, wait: number): void {
+  send(response, 429, `Too many failed sign-ins from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
+}
+
 async function readForm(request: http.IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(await readLimitedBody(request));
 }
@@ -160,7 +164,22 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
   }
 
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
-  const byBearer = tokenMatches(options.token, bearer);
+  if (bearer !== undefined) {
+    // A bearer token is a sign-in like the form's, throttled alike: an address past its failures waits
+    // before its token is even compared, the right one too (a script sharing an address with a guesser,
+    // behind a proxy, waits with it). A right token does not clear the count: a scraper every few seconds
+    // would otherwise reset a guesser's failures.
+    const client = request.socket.remoteAddress ?? 'unknown';
+    const wait = state.throttle.retryAfter(client);
+    if (wait !== undefined) return tooManyFailures(response, wait);
+    if (!tokenMatches(options.token, bearer)) {
+      state.throttle.failed(client);
+      return send(response, 401, 'The admin server refused this bearer token: it is not the admin token (printed at start, and kept in the data directory\'s admin-token)\n', {
+        'www-authenticate': 'Bearer realm="crm-sync", error="invalid_token"',
+      });
+    }
+  }
+  const byBearer = bearer !== undefined;
   const cookieId = readCookie(request.headers.cookie, SESSION_COOKIE);
   const cookieSession = options.console ? sessions.get(cookieId) : undefined;
   if (!byBearer && !cookieSession) {
@@ -237,7 +256,7 @@ async function signIn(options: AdminServerOptions, state: State, request: http.I
     const form = await readForm(request);
     const wait = throttle.retryAfter(client);
     if (wait !== undefined) {
-      send(response, 429, `Too many failed sign-ins from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
+      tooManyFailures(response, wait);
       return true;
     }
     if (!tokenMatches(options.token, form.get('token') ?? undefined)) {

@@ -1,6 +1,7 @@
 // Console sign-in facing hostile input: `next` sends a person only to a path of this server, whatever
 // the URL carries (browsers drop tabs and newlines and read `\` as `/`), and failed sign-ins from one
-// address are throttled: the sixth within a minute is answered 429 with Retry-After.
+// address are throttled, on the sign-in form and as wrong bearer tokens alike: the sixth within a minute
+// is answered 429 with Retry-After.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleDeps } from '../../admin/console/routes.ts';
 import { safeNext } from '../../admin/safe-next.ts';
@@ -79,8 +80,30 @@ describe('failed sign-ins', () => {
     expect(wait).toBeLessThanOrEqual(60);
     expect(await sixth.text()).toMatch(/^Too many failed sign-ins from this address: try again in \d+ seconds\.\n$/);
     expect((await signIn(server, TOKEN)).status).toBe(429);
-    // Scripts with the bearer token are not signing in: they still get through.
-    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    // The address is throttled whatever it offers: the right bearer token from it waits too.
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(429);
+  });
+
+  it('counts a wrong bearer token as a failed sign-in: the sixth within a minute is answered 429 with Retry-After, even with the right token then', async () => {
+    const server = await start();
+    const bearer = (token: string, path = '/metrics') => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+    // Any path: the guess is refused before anything is routed.
+    for (let attempt = 1; attempt <= 5; attempt++) expect((await bearer('not-the-token', attempt % 2 ? '/metrics' : '/api/connections/x/retry')).status, `attempt ${attempt}`).toBe(401);
+    const sixth = await bearer('not-the-token');
+    expect(sixth.status).toBe(429);
+    const wait = Number(sixth.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await sixth.text()).toMatch(/^Too many failed sign-ins from this address: try again in \d+ seconds\.\n$/);
+    expect((await bearer(TOKEN)).status).toBe(429);
+    // Token sign-in on the form shares the same count.
+    expect((await signIn(server, TOKEN)).status).toBe(429);
+  });
+
+  it('does not count a request without a bearer token, nor the right one', async () => {
+    const server = await start();
+    for (let attempt = 1; attempt <= 6; attempt++) expect((await fetch(`${server.url}/metrics`)).status, `attempt ${attempt}`).toBe(401);
+    for (let attempt = 1; attempt <= 6; attempt++) expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
   });
 
   it('forgets failures a successful sign-in followed, and those older than a minute', async () => {
