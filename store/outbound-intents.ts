@@ -2,6 +2,7 @@
 // became of it (pending until the create is known to have happened, created with the commerce id, or
 // refused with the words of the refusal). See migration 0004.
 import type pg from 'pg';
+import { redactText } from './redact.ts';
 
 export type IntentState = 'pending' | 'created' | 'refused';
 export type Intent = { crmId: string; state: IntentState; commerceId: string | null; payloadHash: string; message: string | null };
@@ -36,7 +37,7 @@ export function createOutboundIntentStore(pool: pg.Pool) {
            claim_attempt = CASE WHEN EXCLUDED.state = 'pending' THEN outbound_intents.claim_attempt END,
            adopt_after = CASE WHEN EXCLUDED.state = 'pending' THEN outbound_intents.adopt_after END
          WHERE outbound_intents.state <> 'created' OR EXCLUDED.state = 'created'`,
-        [connectionId, flow, intents.map((i) => i.crmId), intents.map((i) => i.state), intents.map((i) => i.commerceId), intents.map((i) => i.payloadHash), intents.map((i) => i.message)],
+        [connectionId, flow, intents.map((i) => i.crmId), intents.map((i) => i.state), intents.map((i) => i.commerceId), intents.map((i) => i.payloadHash), intents.map((i) => i.message && redactText(i.message))],
       );
     },
 

@@ -1,6 +1,7 @@
 // The stage_sync rows (migration 0005): what both sides of a co-sell pair agreed on last, and a stage
 // change the commerce side refused for now, with its reason and when to try again.
 import type pg from 'pg';
+import { redactText } from './redact.ts';
 
 export type StagePair = { referralId: string; crmId: string; origin: 'crm' | 'commerce' };
 export type StageRow = {
@@ -65,7 +66,7 @@ export function createStageSyncStore(pool: pg.Pool) {
          ON CONFLICT (connection_id, referral_id) DO UPDATE SET crm_id = EXCLUDED.crm_id, commerce_stage = EXCLUDED.commerce_stage, crm_stage = EXCLUDED.crm_stage,
            commerce_stamp = EXCLUDED.commerce_stamp, crm_stamp = EXCLUDED.crm_stamp, pending_side = EXCLUDED.pending_side, pending_stage = EXCLUDED.pending_stage,
            pending_reason = EXCLUDED.pending_reason, pending_attempts = EXCLUDED.pending_attempts, next_try_at = EXCLUDED.next_try_at, updated_at = now()`,
-        [connectionId, row.referralId, row.crmId, row.commerceStage, row.crmStage, row.commerceStamp, row.crmStamp, row.pendingSide, row.pendingStage, row.pendingReason, row.pendingAttempts, row.nextTryAt],
+        [connectionId, row.referralId, row.crmId, row.commerceStage, row.crmStage, row.commerceStamp, row.crmStamp, row.pendingSide, row.pendingStage, row.pendingReason && redactText(row.pendingReason), row.pendingAttempts, row.nextTryAt],
       );
     },
 

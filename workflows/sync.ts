@@ -2,6 +2,7 @@
 // (one activity per batch), then retry the entity's due dead letters. Page data never enters the
 // history: only counts and cursors do. Long runs continue as new when Temporal suggests it. A backfill
 // or reconciliation pass leases its entities, so the scheduled incremental pass leaves them to it.
+import { redactText } from '../store/redact.ts';
 import { CancellationScope, ContinueAsNew, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PageCounts, PassLease, SyncActivities, WireCursor } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
@@ -128,7 +129,8 @@ function runCounts(progress: SyncProgress) {
 export function rootMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown };
   while (current.cause && (current.cause as { message?: string }).message) current = current.cause as typeof current;
-  return current.message ?? String(error);
+  // Redacted here, in the workflow, so the run's recorded error carries no secret into the history either (pure: replays alike).
+  return redactText(current.message ?? String(error));
 }
 
 /** A pass's lease: held by its workflow id, covering its time range from `from`. */

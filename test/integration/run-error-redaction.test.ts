@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReauthorisationStore } from '../../store/reauthorisation.ts';
 import { createSyncRunStore } from '../../store/sync-runs.ts';
+import { createStageSyncStore } from '../../store/stage-sync.ts';
+import { createOutboundIntentStore } from '../../store/outbound-intents.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const BEARER = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjcm0tc3luYyJ9.c2lnbmVkLWJ5LXRoZS1pZHA';
@@ -49,5 +51,18 @@ describe('run errors and re-authorisation reasons are stored redacted (real Post
     for (const secret of SECRETS) expect(rows[0].row).not.toContain(secret);
     expect(rows[0].reauthorisation_reason).toMatch(/^Salesforce refused the refresh token: Salesforce answered 400 .*"error":"invalid_grant"/);
     expect((await createReauthorisationStore(database.pool).get('c1'))?.reason).toBe(rows[0].reauthorisation_reason);
+  });
+
+  // Review of issue #26 defect 8: two more stored error texts the console and the CLI show.
+  it("a stage change's pending reason and a co-sell intent's message: none of them either", async () => {
+    await createStageSyncStore(database.pool).put('c1', { referralId: 'ref-1', crmId: '006A', commerceStage: 'Qualified', crmStage: 'Prospecting', commerceStamp: null, crmStamp: null, pendingSide: 'commerce', pendingStage: 'Qualified', pendingReason: MESSAGE, pendingAttempts: 1, nextTryAt: new Date() });
+    await createOutboundIntentStore(database.pool).put('c1', 'opportunity-referral', [{ crmId: '006A', state: 'refused', commerceId: null, payloadHash: 'h', message: MESSAGE }]);
+    const stage = await database.pool.query(`SELECT row_to_json(s)::text AS row FROM stage_sync s WHERE referral_id = 'ref-1'`);
+    const intent = await database.pool.query(`SELECT row_to_json(i)::text AS row FROM outbound_intents i WHERE crm_id = '006A'`);
+    for (const secret of SECRETS) {
+      expect(stage.rows[0].row).not.toContain(secret);
+      expect(intent.rows[0].row).not.toContain(secret);
+    }
+    expect(intent.rows[0].row).toContain('Salesforce answered 400');
   });
 });
