@@ -1,7 +1,8 @@
 // The admin server's access token: CRM_SYNC_ADMIN_TOKEN when set, else one generated once into the data
 // directory (readable by its owner only), so a restart keeps it and the person who started the worker
-// can read it. Compared in constant time. A token shorter than MIN_TOKEN_LENGTH is refused at start:
-// the console may be reachable from a network, and a short token can be guessed.
+// can read it. Compared in constant time. A token shorter than MIN_TOKEN_LENGTH, or of fewer than
+// MIN_DISTINCT_CHARACTERS different characters, is refused at start (the message names the variable or
+// file, never the token): the console may be reachable from a network, and such a token can be guessed.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { ConfigError } from '../config/config.ts';
 export type AdminToken = { value: string; source: 'environment' | 'file'; file?: string };
 
 export const MIN_TOKEN_LENGTH = 32;
+export const MIN_DISTINCT_CHARACTERS = 8;
 
 /** A configuration error: the command line reports it in one line and exits 2, like a bad variable. */
 export class AdminTokenTooShort extends ConfigError {
@@ -17,10 +19,18 @@ export class AdminTokenTooShort extends ConfigError {
 }
 
 function longEnough(value: string, where: { variable: string } | { file: string }): string {
-  if (value.length >= MIN_TOKEN_LENGTH) return value;
-  const fix = 'variable' in where ? 'make one with: openssl rand -base64 32' : 'delete the file to have one generated, or write a longer one into it';
   const named = 'variable' in where ? where.variable : `the admin token in ${where.file}`;
-  throw new AdminTokenTooShort(`${named}: expected at least ${MIN_TOKEN_LENGTH} characters (${fix}); it has ${value.length}`);
+  if (value.length < MIN_TOKEN_LENGTH) {
+    const fix = 'variable' in where ? 'make one with: openssl rand -base64 32' : 'delete the file to have one generated, or write a longer one into it';
+    throw new AdminTokenTooShort(`${named}: expected at least ${MIN_TOKEN_LENGTH} characters (${fix}); it has ${value.length}`);
+  }
+  // Length alone lets "aaaa…" or a word repeated through: such a token is guessed first.
+  const distinct = new Set(value).size;
+  if (distinct < MIN_DISTINCT_CHARACTERS) {
+    const fix = 'variable' in where ? 'make one with: openssl rand -base64 32' : 'delete the file to have one generated, or write a better one into it';
+    throw new AdminTokenTooShort(`${named}: expected at least ${MIN_DISTINCT_CHARACTERS} different characters (${fix}); it has ${distinct}`);
+  }
+  return value;
 }
 
 export function resolveAdminToken(options: { fromEnvironment?: string; dataDir: string }): AdminToken {

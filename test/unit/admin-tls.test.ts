@@ -154,6 +154,23 @@ describe('the admin token length', () => {
     expect(loadConfig({ CRM_SYNC_ADMIN_TOKEN: 'a'.repeat(32) }, false).admin.token).toBe('a'.repeat(32));
   });
 
+  it('refuses a long token of few different characters, naming where it came from and never echoing it', () => {
+    const repeated = 'abcabcabcabcabcabcabcabcabcabcabcabc';
+    expect(() => resolveAdminToken({ dataDir: dir, fromEnvironment: repeated })).toThrow(
+      'CRM_SYNC_ADMIN_TOKEN: expected at least 8 different characters (make one with: openssl rand -base64 32); it has 3',
+    );
+    expect(() => resolveAdminToken({ dataDir: dir, fromEnvironment: 'a'.repeat(40) })).toThrow(/it has 1$/);
+    try {
+      resolveAdminToken({ dataDir: dir, fromEnvironment: repeated });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('abcabc');
+    }
+    const own = mkdtempSync(path.join(dir, 'data-'));
+    writeFileSync(path.join(own, 'admin-token'), `${'0123'.repeat(10)}\n`);
+    expect(() => resolveAdminToken({ dataDir: own })).toThrow(`the admin token in ${path.join(own, 'admin-token')}: expected at least 8 different characters (delete the file to have one generated, or write a better one into it); it has 4`);
+    expect(resolveAdminToken({ dataDir: dir, fromEnvironment: 'abcdefgh'.repeat(4) }).value).toBe('abcdefgh'.repeat(4));
+  });
+
   it('refuses a short token written into the data directory, naming the file', () => {
     const own = mkdtempSync(path.join(dir, 'data-'));
     writeFileSync(path.join(own, 'admin-token'), 'hunter2\n');
