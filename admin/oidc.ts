@@ -27,7 +27,7 @@ export type OidcSettings = Omit<OidcConfig, 'clientSecret' | 'redirectUrl'> & { 
 export type Person = { subject: string; name: string; email?: string };
 
 export type SignInOutcome =
-  | { ok: true; person: Person; role: Role; /** The ID token's expiry (ms since the epoch): the session may not outlive it. */ endsBy?: number; next: string }
+  | { ok: true; person: Person; role: Role; next: string }
   | { ok: false; person: Person; /** The groups that would have given a role, to tell the person whom to ask. */ groups: string[] };
 
 /** A sign-in that could not complete (the provider refused, the link was stale): the message is shown as is. */
@@ -121,8 +121,9 @@ export function createOidcSignIn(settings: OidcSettings, clock: () => number = D
       const person = personOf(claims);
       const role = roleOf(claimValues(claims, settings.rolesClaim) ?? [], settings.groups);
       if (!role) return { ok: false, person, groups: allGroups(settings.groups) };
-      const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
-      return { ok: true, person, role, ...(exp && { endsBy: exp }), next: entry.next };
+      // The ID token's exp is not the session's end: it proves the sign-in just happened, and providers
+      // keep it short (Keycloak: five minutes). The session lasts CRM_SYNC_ADMIN_SESSION_LIFETIME.
+      return { ok: true, person, role, next: entry.next };
     },
   };
 }
@@ -156,6 +157,19 @@ export function roleOf(values: string[], groups: OidcConfig['groups']): Role | u
 }
 
 const allGroups = (groups: OidcConfig['groups']) => [...groups.admin, ...groups.operator, ...groups.viewer];
+
+/**
+ * With no group lists, a claim value that happens to be a role's name gives that role: whoever can make
+ * a group called "admin" at the provider administers the console. Kept (a provider that releases role
+ * names in a dedicated claim needs no lists), but said at start.
+ */
+export function rolesFromNamesWarning(settings: Pick<OidcConfig, 'groups' | 'rolesClaim' | 'issuer'>): string | undefined {
+  if (allGroups(settings.groups).length > 0) return undefined;
+  return (
+    `No group lists are set (CRM_SYNC_OIDC_ADMIN_GROUPS, CRM_SYNC_OIDC_OPERATOR_GROUPS, CRM_SYNC_OIDC_VIEWER_GROUPS): a person's role is the value of their "${settings.rolesClaim}" claim named admin, operator or viewer, ` +
+    `so anyone in a group literally named "admin" at ${new URL(settings.issuer).host} is a console admin. Set the group lists to decide who gets which role`
+  );
+}
 
 export function signInCookie(pendingId: string, options: { secure?: boolean } = {}): string {
   // Lax, not Strict: the provider sends the browser back with a cross-site navigation, which must carry it.

@@ -57,7 +57,7 @@ export type AdminServerOptions = {
   oidc?: Omit<OidcSettings, 'redirectUrl'> & { redirectUrl?: string };
   /** Whether the console's sign-in with the admin token is offered (default: yes; always without oidc). */
   localSignIn?: boolean;
-  /** How long a console session lasts (default 12 h; never beyond the ID token's expiry). */
+  /** How long a console session lasts (default 12 h), whichever way it signed in: not bound to the ID token's expiry. */
   sessionLifetimeMs?: number;
   /** The sessions' clock (tests move it to see a session end). */
   clock?: () => number;
@@ -282,7 +282,7 @@ async function signIn(options: AdminServerOptions, state: State, request: http.I
       send(response, 403, noRolePage(outcome.person, oidc.label, outcome.groups, style), { ...styled, 'set-cookie': done });
       return true;
     }
-    const session = sessions.create({ via: 'oidc', role: outcome.role, person: outcome.person }, outcome.endsBy);
+    const session = sessions.create({ via: 'oidc', role: outcome.role, person: outcome.person });
     send(response, 200, signedInPage(outcome.person.name, outcome.next, style), { ...styled, 'set-cookie': [sessionCookie(session, { secure, now: sessions.clock() }), done] });
     return true;
   } catch (error) {

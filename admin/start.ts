@@ -11,7 +11,8 @@ import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { createSyncMetrics, type SyncMetrics } from '../metrics/sync-metrics.ts';
 import { isLoopback } from './loopback.ts';
-import { checkRedirectSetting, resolveOidcClientSecret } from './oidc.ts';
+import { checkRedirectSetting, resolveOidcClientSecret, rolesFromNamesWarning } from './oidc.ts';
+import { DEFAULT_SESSION_LIFETIME_MS } from './console/sessions.ts';
 import { startAdminServer, type AdminServer } from './server.ts';
 import { readAdminTls } from './tls.ts';
 import { resolveAdminToken } from './token.ts';
@@ -60,12 +61,19 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     );
   }
   if (server.oidcRedirectUrl) {
+    const warning = rolesFromNamesWarning(oidcConfig!);
+    if (warning) logger.warn({ rolesClaim: oidcConfig!.rolesClaim }, warning);
     // The secret is never logged: only where people sign in and the address to register at the provider.
     logger.info(
       { issuer: oidcConfig!.issuer, redirectUrl: server.oidcRedirectUrl, localSignIn: config.admin.localSignIn },
       `Console sign-in through ${oidcConfig!.issuer} (register ${server.oidcRedirectUrl} as a redirect URI of client ${oidcConfig!.clientId})${config.admin.localSignIn ? '; local sign-in with the admin token stays on' : ''}`,
     );
   }
+  const lifetimeMs = config.admin.sessionLifetimeMs ?? DEFAULT_SESSION_LIFETIME_MS;
+  logger.info(
+    { sessionLifetimeMs: lifetimeMs },
+    `Console sessions last ${duration(lifetimeMs)} (CRM_SYNC_ADMIN_SESSION_LIFETIME)${server.oidcRedirectUrl ? ', however short the identity provider makes its ID tokens' : ''}`,
+  );
   const where = token.source === 'environment' ? 'CRM_SYNC_ADMIN_TOKEN' : token.file;
   logger.info({ console: `${server.url}/`, metrics: `${server.url}/metrics`, token: where }, `Console: ${server.url}/ and metrics: ${server.url}/metrics (${config.admin.localSignIn ? 'sign in with the admin token' : 'scripts use the admin token'} in ${where})`);
   // The token itself only to a person at a terminal (never into a log file).
@@ -81,4 +89,11 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
       },
     },
   };
+}
+
+/** 12h, 30m, 90s: as the setting is written. */
+function duration(ms: number): string {
+  if (ms % 3600_000 === 0) return `${ms / 3600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${Math.round(ms / 1000)}s`;
 }

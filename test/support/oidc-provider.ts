@@ -26,10 +26,11 @@ type Ctx = { oidc: { client: { clientId: string }; session: { accountId: string 
 type Grant = { addOIDCScope(scope: string): void; save(): Promise<string> };
 type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => { callback(): http.RequestListener };
 
-/** ID tokens last half an hour: a console session may not outlive its ID token. */
+/** How long ID tokens last unless a test asks otherwise (`idTokenSeconds`). */
 export const ID_TOKEN_SECONDS = 1800;
 
-export async function startOidcProvider(people: Record<string, TestPerson>): Promise<TestOidcProvider> {
+export async function startOidcProvider(people: Record<string, TestPerson>, options: { idTokenSeconds?: number } = {}): Promise<TestOidcProvider> {
+  const idTokenSeconds = options.idTokenSeconds ?? ID_TOKEN_SECONDS;
   let handler: http.RequestListener = (_request, response) => {
     response.writeHead(503).end('The test identity provider is not registered yet\n');
   };
@@ -55,7 +56,7 @@ export async function startOidcProvider(people: Record<string, TestPerson>): Pro
         scopes: scopes.split(' '),
         claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'] },
         cookies: { keys: [randomBytes(16).toString('hex')] },
-        ttl: { IdToken: ID_TOKEN_SECONDS, AccessToken: ID_TOKEN_SECONDS, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600 },
+        ttl: { IdToken: idTokenSeconds, AccessToken: ID_TOKEN_SECONDS, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600 },
         features: { devInteractions: { enabled: true } },
         async findAccount(_ctx: unknown, sub: string) {
           const person = people[sub];

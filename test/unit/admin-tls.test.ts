@@ -122,6 +122,26 @@ async function startCaptured(admin: Partial<AppConfig['admin']>) {
   return lines;
 }
 
+const OIDC_SETTINGS = { issuer: 'https://login.example.com/realms/acme', clientId: 'crm-sync', clientSecret: 'oidc-secret-never-logged', scopes: ['openid'], rolesClaim: 'groups' };
+
+describe('starting the admin server with an identity provider', () => {
+  it('logs how long a console session lasts: the setting, not the ID token', async () => {
+    const lines = await startCaptured({ oidc: { ...OIDC_SETTINGS, groups: { admin: ['crm-admins'], operator: [], viewer: [] } }, localSignIn: true, sessionLifetimeMs: 8 * 3600_000 });
+    expect(lines.map((line) => line.msg)).toContain('Console sessions last 8h (CRM_SYNC_ADMIN_SESSION_LIFETIME), however short the identity provider makes its ID tokens');
+    expect(lines.filter((line) => line.level === 40)).toEqual([]);
+    expect(JSON.stringify(lines)).not.toContain('oidc-secret-never-logged');
+  });
+
+  it('warns when no group lists are set: roles are then the claim values named admin, operator or viewer', async () => {
+    const lines = await startCaptured({ oidc: { ...OIDC_SETTINGS, groups: { admin: [], operator: [], viewer: [] } }, localSignIn: true, sessionLifetimeMs: 30 * 60_000 });
+    const warnings = lines.filter((line) => line.level === 40).map((line) => line.msg);
+    expect(warnings).toEqual([
+      'No group lists are set (CRM_SYNC_OIDC_ADMIN_GROUPS, CRM_SYNC_OIDC_OPERATOR_GROUPS, CRM_SYNC_OIDC_VIEWER_GROUPS): a person\'s role is the value of their "groups" claim named admin, operator or viewer, so anyone in a group literally named "admin" at login.example.com is a console admin. Set the group lists to decide who gets which role',
+    ]);
+    expect(lines.map((line) => line.msg)).toContain('Console sessions last 30m (CRM_SYNC_ADMIN_SESSION_LIFETIME), however short the identity provider makes its ID tokens');
+  });
+});
+
 const WARNING = /^The admin server listens on 0\.0\.0\.0, beyond this machine, without TLS: the admin token and console sessions cross the network in clear\. Set CRM_SYNC_ADMIN_TLS_CERT and CRM_SYNC_ADMIN_TLS_KEY/;
 
 describe('starting the admin server', () => {
