@@ -65,7 +65,6 @@ export type SaveInput = { connection: Connection; flow: Entity; overrides: Entit
 /** Checks and saves one flow's overrides; answers the version saved. */
 export async function saveFlowOverrides(deps: SaveDeps, input: SaveInput & { rolledBackFrom?: number }): Promise<MappingVersion> {
   const settings = connectionSettingsSchema.parse(input.connection.settings);
-  const before = settings.overrides[input.flow] ?? {};
   const after = tidyOverrides(input.overrides);
   const all: MappingOverrides = { ...settings.overrides, [input.flow]: after };
   if (Object.keys(after).length === 0) delete all[input.flow];
@@ -74,14 +73,20 @@ export async function saveFlowOverrides(deps: SaveDeps, input: SaveInput & { rol
   const client = await deps.pool.connect();
   try {
     await client.query('BEGIN');
-    // One save at a time per connection: versions are numbered in order, settings not overwritten by a stale page.
-    await client.query('SELECT 1 FROM connections WHERE id = $1 FOR UPDATE', [input.connection.id]);
+    // One save at a time per connection, versions numbered in order; and the settings written are those
+    // read under the lock, with only this flow's overrides changed: another save, or `crm-sync edit`,
+    // committed since this page was read is kept, not overwritten with the page's stale copy.
+    const locked = await client.query('SELECT settings FROM connections WHERE id = $1 FOR UPDATE', [input.connection.id]);
+    const current = (locked.rows[0]?.settings ?? input.connection.settings) as ConnectionSettings;
+    const currentOverrides: MappingOverrides = { ...(current.overrides ?? {}), [input.flow]: after };
+    if (Object.keys(after).length === 0) delete currentOverrides[input.flow];
+    const before = current.overrides?.[input.flow] ?? {};
     const versions = createMappingVersionStore(client);
     // The first save keeps what was in effect before it as version 1, so it can be rolled back to.
     if ((await versions.list(input.connection.id, input.flow)).length === 0) {
       await versions.add({ connectionId: input.connection.id, flow: input.flow, overrides: before, savedBy: 'in effect before the first save here' });
     }
-    await deps.connections.update(input.connection.id, { settings: { ...(input.connection.settings as object), overrides: all } as ConnectionSettings }, client);
+    await deps.connections.update(input.connection.id, { settings: { ...current, overrides: currentOverrides } }, client);
     const version = await versions.add({ connectionId: input.connection.id, flow: input.flow, overrides: after, savedBy: actorLabel(input.actor), rolledBackFrom: input.rolledBackFrom });
     await createAuditStore(client).record({
       actor: input.actor,

@@ -86,4 +86,15 @@ describe('mapping page: test on a record, save, roll back (real PostgreSQL, Sale
       ['mapping.edit', 'offer', {}, { map: { Description: 'offerType' }, createOnly: ['Description'] }, { version: 2 }],
     ]);
   });
+
+  // Review finding: two pages read the same settings, then both save (another flow each): the second
+  // save kept its stale copy of the settings and lost the first one's change.
+  it('two saves from pages read at the same time keep both changes', async () => {
+    const deps = { pool: database.pool, connections: createConnectionStore(database.pool, TEST_SECRET_BOX), crm: rt.crm };
+    const actor = { kind: 'token' as const };
+    const page = (await deps.connections.get(connection.id))!;
+    await saveFlowOverrides(deps, { connection: page, flow: 'offer', overrides: { disable: ['Offer_Type__c'] }, actor, via: 'console' });
+    await saveFlowOverrides(deps, { connection: page, flow: 'buyer', overrides: { disable: ['Website'] }, actor, via: 'console' });
+    expect((await deps.connections.get(connection.id))!.settings.overrides).toEqual({ offer: { disable: ['Offer_Type__c'] }, buyer: { disable: ['Website'] } });
+  });
 });
