@@ -27,6 +27,8 @@ export type SyncWorkerOptions = {
   limits?: Partial<WorkerLimits>;
   /** Where the activities count pages and runs (served on the admin server's /metrics). */
   metrics?: SyncMetrics;
+  /** The console's address as people reach it, for links in alerts (default: CRM_SYNC_CONSOLE_URL). */
+  consoleUrl?: string;
 };
 
 export type WorkerLimits = {
@@ -58,7 +60,7 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     taskQueue: options.taskQueue,
     identity,
     workflowBundle: await bundleWorkflowsInChild(options.workflowsPath ?? WORKFLOWS_PATH, (level, message) => Runtime.instance().logger[level](message, { sdkComponent: 'bundler' })),
-    activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity, metrics: options.metrics }), ...options.extraActivities },
+    activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity, metrics: options.metrics, consoleUrl: options.consoleUrl ?? process.env.CRM_SYNC_CONSOLE_URL }), ...options.extraActivities },
     // Activity log lines carry the connection id beside the workflow and run ids.
     interceptors: { activity: [connectionLogAttributes] },
     shutdownGraceTime: '10 seconds',

@@ -10,10 +10,11 @@ import { createCrmToCommerceActivities } from './crm-to-commerce.ts';
 import { createCosellWindowActivities } from './cosell-window.ts';
 import { createStageSyncActivities } from './stage-sync.ts';
 import { createSyncActivities } from './sync.ts';
+import { createAlertActivities } from './alerts.ts';
 
-export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions; metrics?: SyncMetrics };
+export type ActivityDeps = { pool: pg.Pool; secretBox: SecretBox; workerIdentity: string; runtime?: RuntimeOptions; metrics?: SyncMetrics; /** Where alerts link the console (CRM_SYNC_CONSOLE_URL). */ consoleUrl?: string };
 
-export function createActivities({ pool, secretBox, workerIdentity, runtime, metrics }: ActivityDeps) {
+export function createActivities({ pool, secretBox, workerIdentity, runtime, metrics, consoleUrl }: ActivityDeps) {
   const runtimeFor = createRuntimeCache(createConnectionStore(pool, secretBox), runtime);
   return {
     ...createHeartbeatActivities({ heartbeats: createHeartbeatStore(pool), workerIdentity }),
@@ -21,6 +22,7 @@ export function createActivities({ pool, secretBox, workerIdentity, runtime, met
     ...createCrmToCommerceActivities({ pool, runtimeFor }),
     ...createStageSyncActivities({ pool, runtimeFor }),
     ...createCosellWindowActivities({ pool, runtimeFor }),
+    ...createAlertActivities({ pool, secretBox, runtimeFor, consoleUrl }),
   };
 }
 

@@ -4,11 +4,12 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
+import { alertsStep, type AlertRetry } from './alerts.ts';
 
 /** At most this many feed pages per run, so one run stays short; the next tick continues. */
 const MAX_PAGES = 20;
 
-export async function realtimeSyncWorkflow(input: { connectionId: string; activityTimeouts?: ActivityTimeouts }) {
+export async function realtimeSyncWorkflow(input: { connectionId: string; activityTimeouts?: ActivityTimeouts; alertRetry?: AlertRetry }) {
   const { syncFromNotifications, recordRun } = proxyActivities<SyncActivities>({
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '5 minutes') as '5 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
@@ -27,6 +28,13 @@ export async function realtimeSyncWorkflow(input: { connectionId: string; activi
     await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'failed', counts: totals, error: rootMessage(error) });
     throw error;
   }
+  // After the sync, so an alert can link the CRM record the same events just created (workflows/alerts.ts).
+  let alerts: Awaited<ReturnType<typeof alertsStep>> | { error: string };
+  try {
+    alerts = await alertsStep({ connectionId: input.connectionId, alertRetry: input.alertRetry });
+  } catch (error) {
+    alerts = { error: rootMessage(error) }; // alerts never fail the sync's run; the next run reads on
+  }
   if (totals.events > 0 || totals.records > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'completed', counts: totals });
-  return totals;
+  return { ...totals, alerts };
 }
