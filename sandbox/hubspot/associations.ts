@@ -25,10 +25,30 @@ const DEFAULT_TYPES: Record<string, { typeId: number; primary?: number }> = {
   // Usage by day (issue #25 section 4): its custom object is made associated to the entitlement's.
   'marketplace_usage>marketplace_entitlement': { typeId: 905 },
   'marketplace_entitlement>marketplace_usage': { typeId: 906 },
+  // Activities (issue #27 section 1): HubSpot's default type ids for notes and tasks
+  // (docs/crm-wire-behaviour.md); to the custom object invented, as a portal's own ids are.
+  'notes>deals': { typeId: 214 },
+  'deals>notes': { typeId: 213 },
+  'notes>companies': { typeId: 190 },
+  'companies>notes': { typeId: 189 },
+  'notes>contacts': { typeId: 202 },
+  'contacts>notes': { typeId: 201 },
+  'tasks>deals': { typeId: 216 },
+  'deals>tasks': { typeId: 215 },
+  'tasks>companies': { typeId: 192 },
+  'companies>tasks': { typeId: 191 },
+  'tasks>contacts': { typeId: 204 },
+  'contacts>tasks': { typeId: 203 },
+  'notes>marketplace_entitlement': { typeId: 907 },
+  'marketplace_entitlement>notes': { typeId: 908 },
+  'tasks>marketplace_entitlement': { typeId: 909 },
+  'marketplace_entitlement>tasks': { typeId: 910 },
 };
 /** The type id of the other direction, so an association reads from both ends. */
 const INVERSE = new Map<number, number>([
   [3, 4], [4, 3], [341, 342], [342, 341], [5, 6], [6, 5], [279, 280], [280, 279], [1, 2], [2, 1], [901, 902], [902, 901], [903, 904], [904, 903], [19, 20], [20, 19], [905, 906], [906, 905],
+  [214, 213], [213, 214], [190, 189], [189, 190], [202, 201], [201, 202], [216, 215], [215, 216], [192, 191], [191, 192], [204, 203], [203, 204],
+  [907, 908], [908, 907], [909, 910], [910, 909],
 ]);
 
 const typeName = (ctx: Ctx, raw: string) => {
@@ -51,7 +71,7 @@ function defaultTypeOf(from: string, to: string) {
 }
 
 /** How HubSpot names an object type inside association errors ("CONTACT=123 is not valid"). */
-const ERROR_TYPE_NAMES: Record<string, string> = { contacts: 'CONTACT', companies: 'COMPANY', deals: 'DEAL', line_items: 'LINE_ITEM' };
+const ERROR_TYPE_NAMES: Record<string, string> = { contacts: 'CONTACT', companies: 'COMPANY', deals: 'DEAL', line_items: 'LINE_ITEM', notes: 'NOTE', tasks: 'TASK' };
 const errorTypeName = (type: ObjectTypeDef) => ERROR_TYPE_NAMES[type.name] ?? type.objectTypeId;
 
 /**
@@ -278,3 +298,29 @@ export const associationLimits = {
     return associationLimits.read(ctx);
   },
 };
+
+/**
+ * The `associations` of a create input (`[{to: {id}, types: [{associationCategory, associationTypeId}]}]`),
+ * checked before anything is written: each type id must be a HUBSPOT_DEFINED one from `from` (it names
+ * the type associated to), and the record it points at must exist; anything else refuses the request (400).
+ * Returns a function making them once the record has its id.
+ */
+export function createAssociations(ctx: Ctx, from: string, raw: unknown): (fromId: string) => void {
+  if (raw === undefined) return () => {};
+  if (!Array.isArray(raw)) throw validation('associations must be a list of {to: {id}, types: [{associationCategory, associationTypeId}]}');
+  const planned = raw.map((entry, i) => {
+    const to = (entry as { to?: { id?: unknown } })?.to?.id;
+    const types = (entry as { types?: unknown })?.types;
+    if ((typeof to !== 'string' && typeof to !== 'number') || !Array.isArray(types) || types.length === 0) throw validation(`associations[${i}] must have to.id and a non-empty types list`);
+    return types.map((t, j) => {
+      const { associationCategory, associationTypeId } = (t ?? {}) as { associationCategory?: unknown; associationTypeId?: unknown };
+      if (associationCategory !== 'HUBSPOT_DEFINED' || typeof associationTypeId !== 'number') throw validation(`associations[${i}].types[${j}] must be {associationCategory: "HUBSPOT_DEFINED", associationTypeId: <number>} here`);
+      const pair = Object.entries(DEFAULT_TYPES).find(([key, value]) => key.startsWith(`${from}>`) && (value.typeId === associationTypeId || value.primary === associationTypeId));
+      if (!pair) throw validation(`associations[${i}]: ${associationTypeId} is not an association type id from ${from}`);
+      const toType = pair[0].slice(from.length + 1);
+      if (!findRecord(ctx.state.store, toType, String(to))) throw validation('One or more associations are invalid', { context: { INVALID_OBJECT_IDS: [`${ERROR_TYPE_NAMES[toType] ?? ctx.state.store.internalType(toType)?.objectTypeId ?? toType}=${to} is not valid`] } });
+      return { toType, toId: String(to), typeId: associationTypeId };
+    });
+  }).flat();
+  return (fromId) => planned.forEach(({ toType, toId, typeId }) => link(ctx, from, fromId, toType, toId, typeId, 'HUBSPOT_DEFINED'));
+}

@@ -2,6 +2,7 @@
 // contacts, deals, line items, custom objects such as marketplace_entitlement by objectTypeId or fully
 // qualified name), the custom object schemas API, search, properties and property groups, deal
 // pipelines, associations v4, the OAuth token endpoint, HubSpot's rate limits, and /_sandbox test controls.
+import type { Owner } from './owners.ts';
 import { attachJournal } from './journal.ts';
 import { listen } from './server.ts';
 import { createState } from './state.ts';
@@ -36,6 +37,8 @@ export type HubSpotSandboxOptions = {
    * ids; two sandboxes started alike do: give a second portal another range when a test must tell them apart.
    */
   idsAfter?: number;
+  /** The portal's owners (GET /crm/v3/owners; the ids hubspot_owner_id takes). Default: three (sandbox/hubspot/owners.ts). */
+  owners?: readonly Owner[];
 };
 
 export type HubSpotSandbox = {
@@ -72,6 +75,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
     premadeCustomObjects: options.premadeCustomObjects,
     withheldScopes: options.withheldScopes,
     companyCurrency: options.companyCurrency,
+    owners: options.owners,
     limits: {
       dailyLimit: whole('dailyLimit', options.dailyLimit, 650_000, 0),
       tenSecondlyLimit: whole('tenSecondlyLimit', options.tenSecondlyLimit, 190, 0),

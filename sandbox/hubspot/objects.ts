@@ -3,6 +3,7 @@
 import { batchError, HubSpotError, notFound, validation, type BatchError } from './errors.ts';
 import { bodyObject, json, noContent, queryList, type Ctx, type Reply } from './http.ts';
 import { isIdentity } from './schema.ts';
+import { createAssociations } from './associations.ts';
 import { archiveRecord, checkBatchIdentities, checkProperties, createRecord, findRecord, present, updateRecord } from './writes.ts';
 
 export const MAX_BATCH = 100;
@@ -43,8 +44,12 @@ export function list(ctx: Ctx): Reply {
 
 export function createOne(ctx: Ctx): Reply {
   const type = objectTypeOf(ctx);
-  const values = checkProperties(ctx.state.store, type, bodyObject(ctx).properties);
-  return json(201, present(type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values)));
+  const body = bodyObject(ctx);
+  const values = checkProperties(ctx.state.store, type, body.properties);
+  const associate = createAssociations(ctx, type, body.associations);
+  const made = createRecord(ctx.state.store, type, values, now(ctx));
+  associate(made.id);
+  return json(201, present(type, made, Object.keys(values)));
 }
 
 export function updateOne(ctx: Ctx): Reply {
@@ -122,11 +127,16 @@ export function batchCreate(ctx: Ctx): Reply {
   const started = now(ctx);
   const inputs = inputsOf(ctx);
   const checked = inputs.map((input) => checkProperties(ctx.state.store, type, input.properties));
+  // An input's associations are made with it (the create batch's own `associations`).
+  const associations = inputs.map((input) => createAssociations(ctx, type, input.associations));
   checkBatchIdentities(ctx.state.store, type, checked.map((values) => ({ values })));
   let index = 0;
   const { results, errors } = perInput(inputs, () => {
-    const values = checked[index++]!;
-    return present(type, createRecord(ctx.state.store, type, values, now(ctx)), Object.keys(values));
+    const i = index++;
+    const values = checked[i]!;
+    const record = createRecord(ctx.state.store, type, values, now(ctx));
+    associations[i]!(record.id);
+    return present(type, record, Object.keys(values));
   });
   return batchReply(201, started, results, errors, now(ctx));
 }

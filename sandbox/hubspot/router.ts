@@ -7,6 +7,7 @@ import { controls } from './controls.ts';
 import type { Handler } from './http.ts';
 import * as objects from './objects.ts';
 import { token } from './oauth.ts';
+import { getOwner, listOwners } from './owners.ts';
 import * as properties from './properties.ts';
 import * as customObjects from './custom-objects.ts';
 import { search } from './search.ts';
@@ -31,6 +32,8 @@ export const ROUTES: readonly Route[] = [
   route('GET', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.get', objects.getOne),
   route('PATCH', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.update', objects.updateOne),
   route('DELETE', '/crm/v3/objects/{objectType}/{id}', 'api', '{objectType}.archive', objects.archiveOne),
+  route('GET', '/crm/v3/owners', 'api', 'owners.read', listOwners),
+  route('GET', '/crm/v3/owners/{ownerId}', 'api', 'owners.read', getOwner),
   route('GET', '/crm-object-schemas/v3/schemas', 'api', 'schemas.read', customObjects.listSchemas),
   route('POST', '/crm-object-schemas/v3/schemas', 'api', 'schemas.create', customObjects.createSchema),
   route('GET', '/crm-object-schemas/v3/schemas/{objectType}', 'api', 'schemas.read', customObjects.getSchema),

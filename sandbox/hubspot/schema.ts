@@ -29,11 +29,23 @@ export const STANDARD_OBJECT_TYPES: readonly ObjectTypeDef[] = [
   { name: 'companies', objectTypeId: '0-2', aliases: ['company'] },
   { name: 'deals', objectTypeId: '0-3', aliases: ['deal'] },
   { name: 'line_items', objectTypeId: '0-8', aliases: ['line_item'] },
+  // Activities (issue #27 section 1): notes and tasks are CRM objects too, on a record's timeline.
+  { name: 'notes', objectTypeId: '0-46', aliases: ['note'] },
+  { name: 'tasks', objectTypeId: '0-27', aliases: ['task'] },
 ];
+
+/** Activities: no unique-value property may be made on them (HubSpot keeps those for contacts, companies, deals, tickets and custom objects). */
+export const ACTIVITY_TYPES: readonly string[] = ['notes', 'tasks'];
+
+/** Properties a create must give (HubSpot's guides: an activity's hs_timestamp is required). */
+export const REQUIRED_ON_CREATE: Readonly<Record<string, readonly string[]>> = { notes: ['hs_timestamp'], tasks: ['hs_timestamp'] };
+
+/** The property holding a record's owner: one of the portal's owner ids (owners.ts). */
+export const OWNER_PROPERTY = 'hubspot_owner_id';
 
 /** The group a portal's built-in properties of a type are in, there from the start. */
 export function defaultGroupOf(type: string): string {
-  const standard: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation', deals: 'dealinformation', line_items: 'lineiteminformation' };
+  const standard: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation', deals: 'dealinformation', line_items: 'lineiteminformation', notes: 'noteinformation', tasks: 'taskinformation' };
   return standard[type] ?? `${type}_information`;
 }
 
@@ -79,15 +91,34 @@ export function defaultProperties(type: string): PropertyDef[] {
   return builtIn(type).map((p) => ({ ...p, groupName: defaultGroupOf(type) }));
 }
 
+// The owner is an enumeration whose options are the portal's owners: checked against them (writes.ts).
+const owner = () => prop(OWNER_PROPERTY, 'enumeration', 'select', { label: 'Owner' });
+const options = (...values: string[]) => values.map((value, displayOrder) => ({ label: value, value, displayOrder, hidden: false }));
+
 function builtIn(type: string): PropertyDef[] {
   switch (type) {
     case 'contacts':
-      return [...system(['hs_lastmodifieddate', 'lastmodifieddate']), prop('email', 'string', 'text'), prop('firstname', 'string', 'text'), prop('lastname', 'string', 'text'), prop('phone', 'string', 'phonenumber')];
+      return [...system(['hs_lastmodifieddate', 'lastmodifieddate']), prop('email', 'string', 'text'), prop('firstname', 'string', 'text'), prop('lastname', 'string', 'text'), prop('phone', 'string', 'phonenumber'), owner()];
     case 'companies':
-      return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('domain', 'string', 'text'), prop('country', 'string', 'text')];
+      return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('domain', 'string', 'text'), prop('country', 'string', 'text'), owner()];
+    case 'notes':
+      return [...system(['hs_lastmodifieddate']), prop('hs_timestamp', 'datetime', 'date'), prop('hs_note_body', 'string', 'html'), prop('hs_attachment_ids', 'enumeration', 'checkbox'), owner()];
+    case 'tasks':
+      return [
+        ...system(['hs_lastmodifieddate']),
+        prop('hs_timestamp', 'datetime', 'date', { label: 'Due date' }),
+        prop('hs_task_subject', 'string', 'text'),
+        prop('hs_task_body', 'string', 'html'),
+        // COMPLETED and NOT_STARTED are the guide's; its own example sends WAITING too.
+        prop('hs_task_status', 'enumeration', 'select', { options: options('NOT_STARTED', 'IN_PROGRESS', 'WAITING', 'COMPLETED', 'DEFERRED') }),
+        prop('hs_task_priority', 'enumeration', 'select', { options: options('LOW', 'MEDIUM', 'HIGH') }),
+        prop('hs_task_type', 'enumeration', 'select', { options: options('EMAIL', 'CALL', 'TODO') }),
+        owner(),
+      ];
     case 'deals':
       return [
         ...system(['hs_lastmodifieddate']),
+        owner(),
         prop('dealname', 'string', 'text'),
         prop('amount', 'number', 'number'),
         prop('closedate', 'datetime', 'date'),
@@ -99,7 +130,7 @@ function builtIn(type: string): PropertyDef[] {
     case 'line_items':
       return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('price', 'number', 'number'), prop('quantity', 'number', 'number'), prop('hs_product_id', 'string', 'text'), prop('description', 'string', 'textarea')];
     default:
-      // A custom object's own properties come with its schema (custom-objects.ts).
-      return system(['hs_lastmodifieddate']);
+      // A custom object's own properties come with its schema (custom-objects.ts); an owner it has from the start [inf].
+      return [...system(['hs_lastmodifieddate']), owner()];
   }
 }

@@ -6,6 +6,7 @@ import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
 import { companyCurrencySetting } from './account-info.ts';
+import type { Owner } from './owners.ts';
 
 /**
  * `customObjects: false`: an account without custom objects (HubSpot sells them with Enterprise): it
@@ -22,13 +23,15 @@ export type SandboxConfig = {
   withheldScopes?: string[];
   /** The account's company currency (account-info.ts), an ISO code; default USD. */
   companyCurrency?: string;
+  /** The portal's owners (owners.ts; default DEFAULT_OWNERS). */
+  owners?: readonly Owner[];
 };
 
 export function createState(config: SandboxConfig) {
   return {
     config,
     // An account without custom objects has none defined either.
-    store: createStore({ portalId: config.portalId, premadeCustomObjects: config.customObjects !== false && config.premadeCustomObjects !== false }),
+    store: createStore({ portalId: config.portalId, premadeCustomObjects: config.customObjects !== false && config.premadeCustomObjects !== false, owners: config.owners }),
     /** Scopes the token lacks (changed by /_sandbox/scopes). */
     withheldScopes: new Set(config.withheldScopes ?? []),
     tokens: createTokens(config.credentials, config.now),

@@ -1,6 +1,7 @@
 // The account's data: custom object schemas, records per object type, properties and their groups,
 // associations and deal pipelines. Every change is announced to listeners (the journal) before the
 // request that made it is answered.
+import { DEFAULT_OWNERS, type Owner } from './owners.ts';
 import { customObjectType, premadeSchemas, type CustomSchema } from './custom-objects.ts';
 import { defaultGroupOf, defaultProperties, findObjectType, STANDARD_OBJECT_TYPES, type ObjectTypeDef, type PropertyDef } from './schema.ts';
 
@@ -55,10 +56,12 @@ export function defaultPipeline(): Pipeline {
  * the portal starts with the custom object marketplace_entitlement already defined (default), as an
  * account where someone created it before; false: it has none until one is created through the schemas API.
  */
-export type StoreOptions = { portalId?: string; premadeCustomObjects?: boolean };
+export type StoreOptions = { portalId?: string; premadeCustomObjects?: boolean; owners?: readonly Owner[] };
 
 export function createStore(options: StoreOptions = {}) {
   const portalId = options.portalId ?? '4242';
+  // The portal's users: not records, never cleared (owners.ts).
+  const owners = [...(options.owners ?? DEFAULT_OWNERS)];
   const records = new Map<string, Map<string, HubRecord>>();
   const properties = new Map<string, Map<string, PropertyDef>>();
   const groups = new Map<string, Map<string, PropertyGroup>>();
@@ -133,6 +136,7 @@ export function createStore(options: StoreOptions = {}) {
     },
     objectTypes,
     /** The type an API path names, by HubSpot's rules (a custom object never by its bare name). */
+    owners: (): readonly Owner[] => owners,
     objectType: (nameOrId: string) => findObjectType(nameOrId, objectTypes()),
     /** The type the sandbox's own controls name: as an API path may, or by the sandbox's key (a custom object's bare name). */
     internalType: (name: string) => findObjectType(name, objectTypes()) ?? objectTypes().find((t) => t.name === name.toLowerCase()),

@@ -4,7 +4,7 @@
 // maintains kept up to date.
 import { HubSpotError, validation } from './errors.ts';
 import type { HubRecord, Store } from './store.ts';
-import { isIdentity } from './schema.ts';
+import { isIdentity, OWNER_PROPERTY, REQUIRED_ON_CREATE } from './schema.ts';
 import { normalize } from './values.ts';
 
 type Invalid = { isValid: false; message: string; error: string; name: string };
@@ -26,6 +26,11 @@ export function checkProperties(store: Store, type: string, input: unknown): Rec
       continue;
     }
     const checked = normalize(property, raw);
+    // An owner is one of the portal's owner ids (an owner's userId is refused), in the sandbox's words [inf].
+    if (name === OWNER_PROPERTY && !('error' in checked) && checked.value !== '' && !store.owners().some((owner) => owner.id === checked.value)) {
+      invalid.push({ isValid: false, message: `${checked.value} is not a valid owner id`, error: 'INVALID_OWNER_ID', name });
+      continue;
+    }
     if ('error' in checked) invalid.push({ isValid: false, message: checked.error, error: 'INVALID_' + property.type.toUpperCase(), name });
     else values[name] = checked.value;
   }
@@ -89,7 +94,16 @@ function stamp(type: string, properties: Record<string, string>, at: string) {
   if (type === 'contacts') properties.lastmodifieddate = at;
 }
 
+/** A create missing a property its object requires (an activity's hs_timestamp): 400 naming it. */
+export function checkRequired(type: string, values: Record<string, string>) {
+  const missing = (REQUIRED_ON_CREATE[type] ?? []).filter((name) => values[name] === undefined || values[name] === '');
+  if (missing.length === 0) return;
+  const invalid = missing.map((name) => ({ isValid: false, message: `${name} is required to create a ${type.replace(/s$/, '')}`, error: 'REQUIRED_PROPERTY', name }));
+  throw validation(`Property values were not valid: ${JSON.stringify(invalid)}`);
+}
+
 export function createRecord(store: Store, type: string, values: Record<string, string>, now: Date): HubRecord {
+  checkRequired(type, values);
   checkUnique(store, type, values);
   const id = store.newId();
   const at = now.toISOString();
