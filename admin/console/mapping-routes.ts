@@ -6,6 +6,7 @@
 //   POST /connections/<id>/mappings/<flow>/rollback   version=N
 // Saving needs an admin (admin/permissions.ts: every POST not listed there does); testing posts the
 // page too, so it does as well. The CRM is described through the connection's runtime, as the sync does.
+// A failure's message is shown redacted: a client's or CRM's error may quote a token or a signed URL.
 import type pg from 'pg';
 import { CRM_NAMES } from '../../crm/connector.ts';
 import { mappingsFor } from '../../crm/registry.ts';
@@ -17,6 +18,7 @@ import { connectionReads, testMappingOnRecord, type MappingTestResult } from '..
 import { mappingEditorView, overridesFromForm } from '../../ops/mapping-view.ts';
 import type { ConnectionStore } from '../../store/connections.ts';
 import { createMappingVersionStore } from '../../store/mapping-versions.ts';
+import { redactText } from '../../store/redact.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { createRuntimeCache, type ConnectionRuntime, type RuntimeFor } from '../../sync/runtime.ts';
 import { sessionActor } from '../actor.ts';
@@ -63,7 +65,7 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
   try {
     rt = await runtimeFor(deps)(connection.id);
   } catch (error) {
-    return page(messagePage(context, 'Mapping', `The connection's clients could not be made: ${(error as Error).message}`), 502);
+    return page(messagePage(context, 'Mapping', `The connection's clients could not be made: ${redactText((error as Error).message)}`), 502);
   }
   const saveDeps = { pool: deps.pool, connections: deps.connections, crm: rt.crm };
   const actor = sessionActor(session);
@@ -87,7 +89,7 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
   try {
     schema = await rt.crm.describe(mapping.object);
   } catch (error) {
-    return page(messagePage(context, 'Mapping', `${CRM_NAMES[settings.crm.kind]} did not describe ${mapping.object}: ${(error as Error).message}`), 502);
+    return page(messagePage(context, 'Mapping', `${CRM_NAMES[settings.crm.kind]} did not describe ${mapping.object}: ${redactText((error as Error).message)}`), 502);
   }
   const action = method === 'POST' ? form?.get('action') : undefined;
   const overrides: EntityOverrides | undefined = method === 'POST' && form ? overridesFromForm(form, { mapping, saved, schema }) : saved;
@@ -114,7 +116,7 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
         test = await testMappingOnRecord(connectionReads(rt, deps.pool, flow), { mapping, overrides, recordId });
       } catch (error) {
         // The commerce API or the CRM did not answer: said on the page, with the choices kept.
-        test = untested(`The ${flow} could not be tested: ${(error as Error).message}`);
+        test = untested(`The ${flow} could not be tested: ${redactText((error as Error).message)}`);
       }
     }
   }
