@@ -21,6 +21,7 @@ export const CALLBACK_PATH = '/auth/callback';
 export const START_PATH = '/auth/sign-in';
 const PENDING_MS = 10 * 60_000;
 const MAX_PENDING = 1000;
+const DISCOVERY_RETRY_MS = 30_000;
 
 export type OidcSettings = Omit<OidcConfig, 'clientSecret' | 'redirectUrl'> & { clientSecret: string; redirectUrl: string };
 
@@ -50,19 +51,26 @@ export function createOidcSignIn(settings: OidcSettings, clock: () => number = D
   const issuer = new URL(settings.issuer);
   const pending = new Map<string, Pending>();
   let configuration: Promise<client.Configuration> | undefined;
+  let failedAt: number | undefined;
 
-  // Discovered on first use and kept; a failure is forgotten so the next sign-in tries again.
-  const discover = () =>
-    (configuration ??= client
+  // Discovered on first use and kept. A failure is kept too, for DISCOVERY_RETRY_MS: while the provider
+  // is down, every sign-in started is told so at once instead of each sending the provider a request.
+  const discover = () => {
+    if (failedAt !== undefined && clock() - failedAt >= DISCOVERY_RETRY_MS) {
+      configuration = undefined;
+      failedAt = undefined;
+    }
+    return (configuration ??= client
       .discovery(issuer, settings.clientId, settings.clientSecret, client.ClientSecretBasic(settings.clientSecret), {
         // Plain http only for a provider on this machine (config/config.ts refuses it elsewhere).
         ...(issuer.protocol === 'http:' && isLoopback(issuer.hostname) && { execute: [client.allowInsecureRequests] }),
         timeout: 15,
       })
       .catch((error: Error) => {
-        configuration = undefined;
+        failedAt = clock();
         throw new SignInFailed(`The identity provider at ${settings.issuer} could not be reached or is not an OpenID Connect provider (${redactText(error.message)}).`);
       }));
+  };
 
   const sweep = () => {
     for (const [id, entry] of pending) if (entry.at + PENDING_MS <= clock()) pending.delete(id);

@@ -53,6 +53,8 @@ export type AdminServerOptions = {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Failed sign-ins per client address (default: 5 a minute). */
   signInThrottle?: SignInThrottle;
+  /** Sign-ins through the identity provider started per client address (default: 20 a minute). */
+  signInStartThrottle?: SignInThrottle;
   /** Sign-in through the organization's identity provider; without redirectUrl, this server's own address + /auth/callback. */
   oidc?: Omit<OidcSettings, 'redirectUrl'> & { redirectUrl?: string };
   /** Whether the console's sign-in with the admin token is offered (default: yes; always without oidc). */
@@ -77,12 +79,14 @@ const loginCss = () => (css ??= readFileSync(ASSETS['console.css']!.file, 'utf8'
 
 export type AdminServer = { url: string; /** Where the identity provider must send people back (register it there). */ oidcRedirectUrl?: string; stop(): Promise<void> };
 
-type State = { sessions: SessionStore; throttle: SignInThrottle; secure: boolean; oidc?: OidcSignIn; localSignIn: boolean };
+type State = { sessions: SessionStore; throttle: SignInThrottle; startThrottle: SignInThrottle; secure: boolean; oidc?: OidcSignIn; localSignIn: boolean };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const state: State = {
     sessions: createSessionStore({ clock: options.clock, lifetimeMs: options.sessionLifetimeMs }),
     throttle: options.signInThrottle ?? createSignInThrottle(),
+    // Every start is counted (none has failed yet): each holds a pending sign-in and may ask the provider.
+    startThrottle: options.signInStartThrottle ?? createSignInThrottle({ limit: 20 }),
     secure: Boolean(options.tls),
     // Without an identity provider the token is the only way in, whatever the setting says.
     localSignIn: !options.oidc || options.localSignIn !== false,
@@ -272,6 +276,14 @@ async function signIn(options: AdminServerOptions, state: State, request: http.I
   if (!oidc || method !== 'GET') return false;
   try {
     if (url.pathname === START_PATH) {
+      // Open to strangers: unthrottled, a flood of starts would push everyone's sign-in in progress out.
+      const client = request.socket.remoteAddress ?? 'unknown';
+      const wait = state.startThrottle.retryAfter(client);
+      if (wait !== undefined) {
+        send(response, 429, `Too many sign-ins started from this address: try again in ${wait} seconds.\n`, { 'retry-after': String(wait) });
+        return true;
+      }
+      state.startThrottle.failed(client);
       const { location, pendingId } = await oidc.begin(safeNext(url.searchParams.get('next')));
       send(response, 303, '', { location, 'set-cookie': signInCookie(pendingId, { secure }) });
       return true;

@@ -1,8 +1,10 @@
 // The identity provider's settings and the pieces of sign-in that need no provider: the environment
 // read and checked (each mistake named by its variable), the client secret found, a person's role from
-// their groups claim, the audit actor of a request, and local sign-in turned off.
+// their groups claim, the audit actor of a request, local sign-in turned off, and sign-ins started
+// against a provider that is down (its discovery not asked again on every one, starts throttled per address).
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,9 +112,11 @@ describe('the audit actor of a request', () => {
 describe('local sign-in turned off', () => {
   const TOKEN = 'local-sign-in-test-token-0123456789ab';
   let admin: AdminServer | undefined;
+  const after: (() => Promise<void>)[] = [];
   afterEach(async () => {
     await admin?.stop();
     admin = undefined;
+    for (const stop of after.splice(0)) await stop();
   });
 
   it('offers only the identity provider and refuses the admin token on the sign-in form, while scripts keep their bearer token', async () => {
@@ -138,23 +142,62 @@ describe('local sign-in turned off', () => {
     expect(admin.oidcRedirectUrl).toBe(`${admin.url}/auth/callback`);
   });
 
-  it('tells the person when the identity provider cannot be reached, naming it', async () => {
-    // A port that was free a moment ago: nothing answers there.
-    const gone = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics() });
-    const issuer = gone.url;
-    await gone.stop();
-    admin = await startAdminServer({
+  /** A provider that is down: it keeps its port (nothing else can take it) and answers every request 503, counting them. */
+  async function downProvider() {
+    let requests = 0;
+    const server = http.createServer((_request, response) => {
+      requests++;
+      response.writeHead(503).end('down for maintenance\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    after.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return { issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+  }
+
+  const withIssuer = (issuer: string, extra: Partial<Parameters<typeof startAdminServer>[0]> = {}) =>
+    startAdminServer({
       host: '127.0.0.1',
       port: 0,
       token: TOKEN,
       metrics: createSyncMetrics(),
       console: {} as ConsoleDeps,
       oidc: { issuer, clientId: 'crm-sync', clientSecret: 'never-sent', scopes: ['openid'], rolesClaim: 'groups', groups: { admin: ['a'], operator: [], viewer: [] } },
+      ...extra,
     });
+
+  it('tells the person when the identity provider cannot be reached, naming it', async () => {
+    const down = await downProvider();
+    admin = await withIssuer(down.issuer);
     const answer = await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' });
     expect(answer.status).toBe(502);
     const page = await answer.text();
-    expect(page).toContain(`The identity provider at ${issuer} could not be reached or is not an OpenID Connect provider`);
+    expect(page).toContain(`The identity provider at ${down.issuer} could not be reached or is not an OpenID Connect provider`);
     expect(page).not.toContain('never-sent');
+  });
+
+  it('asks a provider that is down again only after a pause, not on every sign-in', async () => {
+    const down = await downProvider();
+    let now = 1_000_000;
+    admin = await withIssuer(down.issuer, { clock: () => now });
+    for (let attempt = 1; attempt <= 3; attempt++) expect((await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' })).status, `attempt ${attempt}`).toBe(502);
+    expect(down.requests()).toBe(1);
+    now += 30_000;
+    expect((await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' })).status).toBe(502);
+    expect(down.requests()).toBe(2);
+  });
+
+  it('throttles sign-ins started from one address: the 21st within a minute is answered 429 with Retry-After', async () => {
+    const down = await downProvider();
+    admin = await withIssuer(down.issuer);
+    for (let attempt = 1; attempt <= 20; attempt++) expect((await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' })).status, `attempt ${attempt}`).toBe(502);
+    const refused = await fetch(`${admin.url}/auth/sign-in?next=/`, { redirect: 'manual' });
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await refused.text()).toMatch(/^Too many sign-ins started from this address: try again in \d+ seconds\.\n$/);
+    expect(down.requests()).toBe(1);
+    // The sign-in page itself stays open, and so does local sign-in.
+    expect((await fetch(`${admin.url}/login`)).status).toBe(200);
   });
 });
