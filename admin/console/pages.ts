@@ -26,7 +26,7 @@ function whoBadge(who: SessionIdentity | undefined): Markup {
 
 const when = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '-');
 
-function layout(title: string, context: PageContext | undefined, body: Markup, scripts: string[] = [], inlineStyle?: { nonce: string; css: string }): string {
+export function layout(title: string, context: PageContext | undefined, body: Markup, scripts: string[] = [], inlineStyle?: { nonce: string; css: string }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -39,7 +39,7 @@ ${scripts.includes('chart') ? html`<link rel="stylesheet" href="/assets/uPlot.mi
 <body>
 <header class="top">
   <a class="brand" href="/">crm-sync</a>
-  ${context ? html`<nav aria-label="Main"><a href="/">Connections</a><a href="/metrics">Metrics</a></nav>
+  ${context ? html`<nav aria-label="Main"><a href="/">Connections</a><a href="/audit">Audit</a><a href="/metrics">Metrics</a></nav>
   ${whoBadge(context.who)}
   <form method="post" action="/logout" class="signout"><input type="hidden" name="csrf" value="${context.csrf}"><button type="submit">Sign out</button></form>` : ''}
 </header>
@@ -297,7 +297,7 @@ export function connectionPage(context: PageContext, data: ConnectionPageData): 
   <dt>Paused</dt><dd>${health.paused === null ? 'unknown' : health.paused ? 'yes' : 'no'}</dd>
   <dt>Writes CRM ids back</dt><dd>${health.writesBack ? 'yes' : 'no'}</dd>
 </dl>
-<p><a href="/connections/${encodeURIComponent(health.id)}/mapping">The mapping in effect</a></p>
+<p><a href="/connections/${encodeURIComponent(health.id)}/mapping">The mapping in effect</a> · <a href="/audit?connection=${encodeURIComponent(health.id)}">Audit trail of ${health.name}</a></p>
 ${lettersSection(context, health.id, data.letters, data.lettersEntity)}
 ${backfillSection(context, data)}
 ${cosellSection(data.cosell)}
