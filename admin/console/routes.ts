@@ -15,6 +15,7 @@ import type { Connection, ConnectionStore } from '../../store/connections.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { readProgress, startBackfill, syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { roleIncludes } from '../permissions.ts';
 import { mappingRoute } from './mapping-routes.ts';
 import { connectionPage, connectionsPage, mappingPage, messagePage, type PageContext } from './pages.ts';
 import type { Session } from './sessions.ts';
@@ -128,6 +129,12 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
     return redirect(`${here}#dead-letters`);
   }
   if (!api && method === 'POST' && rest === '/backfill') {
+    // The permission table goes by path, and an operator may start backfills; forgetting the links makes
+    // the backfill rewrite every record in the CRM, so that option alone needs an admin.
+    if (form?.get('forgetLinks') === 'yes' && !roleIncludes(session.identity.role, 'admin')) {
+      const who = session.identity.via === 'oidc' ? session.identity.person.name : 'the admin token';
+      return page(messagePage(context, 'Not allowed', `Writing every record again (forgetting which were written) needs the admin role; ${who} has the ${session.identity.role} role.`), 403);
+    }
     const settings = connectionSettingsSchema.parse(connection.settings);
     const chosen = (form?.getAll('entities') ?? []).filter((entity): entity is Entity => (ENTITIES as readonly string[]).includes(entity));
     let from: string | undefined;
