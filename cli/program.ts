@@ -13,6 +13,7 @@ import { sandboxCommand } from './sandbox-command.ts';
 import { registerSetupCommand } from './setup-command.ts';
 import { registerOperationsCommands } from './operations-commands.ts';
 import { registerAuditCommand } from './audit-command.ts';
+import { registerAlertsCommand } from './alerts-command.ts';
 import { jsonWanted, printResult, reportError, setJsonOutput, table, when } from './output.ts';
 import { atLeast, listenAddress, port, wholeNumber } from './option-parsers.ts';
 import { commanderErrorLine } from './usage-errors.ts';
@@ -115,6 +116,7 @@ export function buildProgram(): Command {
   registerSyncCommands(program, withConfig);
   registerOperationsCommands(program, withConfig);
   registerAuditCommand(program, withConfig);
+  registerAlertsCommand(program, withConfig);
   // Every command answers in JSON with --json (tables and sentences otherwise).
   for (const command of program.commands) {
     if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print JSON (for scripts) instead of tables and sentences');
