@@ -24,7 +24,8 @@ export function handleApi(req: ApiRequest): Reply {
     settleKeys(req.state);
     const { segment, key, rest } = parseResourcePath(req.path);
     if (segment === 'ReactivateEntityKey' && req.method === 'POST') return reactivateEntityKey(req);
-    if (segment === 'systemusers') return handleSystemUsers(req, key, rest);
+    // RetrieveUserPrivileges (privileges.ts); the users themselves are rows (users.ts).
+    if (segment === 'systemusers' && rest) return handleSystemUsers(req, key, rest);
     if (segment === 'organizations') return handleOrganizations(req, key, rest);
     if (segment === 'transactioncurrencies') return handleTransactionCurrencies(req, key, rest);
     if (segment === 'EntityDefinitions' || segment === 'RelationshipDefinitions') return handleMetadata(req, segment, key, rest);

@@ -7,7 +7,7 @@ import { DataverseError, odataError } from './errors.ts';
 import { parseExpand, selectList } from './expand.ts';
 import { json, queryOptions, type ApiRequest, type Reply } from './http.ts';
 import { parseKey, type KeySpec } from './keys.ts';
-import type { AttributeDef, AttributeType, EntityDef, KeyDef, RelationshipDef } from './schema.ts';
+import { ownerAttribute, ownerRelationship, taskRegarding, type AttributeDef, type AttributeType, type EntityDef, type KeyDef, type RelationshipDef } from './schema.ts';
 
 const label = (text: string) => {
   const l = { Label: text, LanguageCode: 1033, IsManaged: false, MetadataId: null, HasChanged: null };
@@ -220,6 +220,17 @@ function createEntity(req: ApiRequest): Reply {
     ],
     Keys: [], ManyToOneRelationships: [],
   };
+  // A user-owned table (the default) has an owner; one made with HasActivities can be a task's regarding
+  // record, through the navigation property regardingobjectid_<table>_task (issue #27 section 1).
+  if (body.OwnershipType === undefined || body.OwnershipType === 'UserOwned') {
+    entity.Attributes.push(ownerAttribute(logical));
+    entity.ManyToOneRelationships.push(ownerRelationship(logical));
+  }
+  if (body.HasActivities === true) {
+    const task = req.state.store.entity('task')!;
+    const regarding = task.Attributes.map((a) => (a.LogicalName === 'regardingobjectid' ? { ...a, Targets: [...(a.Targets ?? []), logical] } : a));
+    req.state.store.putEntity({ ...task, Attributes: regarding, ManyToOneRelationships: [...task.ManyToOneRelationships, taskRegarding(logical, id)] });
+  }
   req.state.store.putEntity(entity);
   return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})` } };
 }

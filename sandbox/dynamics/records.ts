@@ -9,6 +9,7 @@ import { entityContext, list, parseSelect, shapeRow } from './query.ts';
 import type { EntityDef } from './schema.ts';
 import type { Row } from './store.ts';
 import { opportunityStateColumns } from './opportunity-states.ts';
+import { taskStateColumns } from './task-states.ts';
 import { columnsOf, createRow, keyColumns, parseBody, updateRow } from './writes.ts';
 
 const entityId = (req: ApiRequest, entity: EntityDef, row: Row) => `${req.base}${entity.EntitySetName}(${row[entity.PrimaryIdAttribute]})`;
@@ -26,7 +27,7 @@ function written(req: ApiRequest, entity: EntityDef, row: Row, created: boolean)
 
 export function create(req: ApiRequest, entity: EntityDef): Reply {
   const body = parseBody(entity, req.body);
-  const columns = opportunityStateColumns(entity, body, undefined, columnsOf(req.state, entity, body, true));
+  const columns = taskStateColumns(entity, body, undefined, opportunityStateColumns(entity, body, undefined, columnsOf(req.state, entity, body, true)));
   const row = req.state.store.transaction(() => createRow(req.state, entity, columns));
   return written(req, entity, row, true);
 }
@@ -54,7 +55,7 @@ export function upsert(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply 
     throw new DataverseError(412, '0x80040237', 'A record with matching key values already exists.');
   }
   requirePrivilege(req.state, entity, existing ? 'Write' : 'Create');
-  const columns = opportunityStateColumns(entity, body, existing, columnsOf(req.state, entity, body, !existing));
+  const columns = taskStateColumns(entity, body, existing, opportunityStateColumns(entity, body, existing, columnsOf(req.state, entity, body, !existing)));
   return req.state.store.transaction(() => {
     if (existing) return written(req, entity, updateRow(req.state, entity, existing, columns), false);
     const fromKey = keyColumns(entity, key);

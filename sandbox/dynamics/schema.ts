@@ -118,6 +118,13 @@ function relationship(from: string, attribute: string, to: string, nav: string, 
   };
 }
 
+/** A user-owned table's owner: the caller unless a create binds another (`ownerid@odata.bind: "/systemusers(<guid>)"`). */
+export const ownerAttribute = (table: string) => attr(table, 'ownerid', 'Owner', { Targets: ['systemuser', 'team'], RequiredLevel: 'SystemRequired' });
+export const ownerRelationship = (table: string) => relationship(table, 'ownerid', 'systemuser', 'ownerid', 'systemuserid');
+
+/** The activity `task` (issue #27 section 1), regarding an account, an opportunity or a custom table made with HasActivities. */
+export const taskRegarding = (table: string, id: string) => relationship('task', 'regardingobjectid', table, `regardingobjectid_${table}_task`, id);
+
 export function standardEntities(): EntityDef[] {
   const account: EntityDef = {
     LogicalName: 'account', SchemaName: 'Account', EntitySetName: 'accounts', PrimaryIdAttribute: 'accountid', PrimaryNameAttribute: 'name',
@@ -131,8 +138,9 @@ export function standardEntities(): EntityDef[] {
       attr('account', 'telephone1', 'String', { MaxLength: 50 }),
       attr('account', 'address1_country', 'String', { MaxLength: 80 }),
       attr('account', 'description', 'Memo', { MaxLength: 2000 }),
+      ownerAttribute('account'),
     ],
-    Keys: [], ManyToOneRelationships: [],
+    Keys: [], ManyToOneRelationships: [ownerRelationship('account')],
   };
   const contact: EntityDef = {
     LogicalName: 'contact', SchemaName: 'Contact', EntitySetName: 'contacts', PrimaryIdAttribute: 'contactid', PrimaryNameAttribute: 'fullname',
@@ -147,11 +155,13 @@ export function standardEntities(): EntityDef[] {
       attr('contact', 'jobtitle', 'String', { MaxLength: 100 }),
       attr('contact', 'description', 'Memo', { MaxLength: 2000 }),
       attr('contact', 'parentcustomerid', 'Customer', { Targets: ['account', 'contact'] }),
+      ownerAttribute('contact'),
     ],
     Keys: [],
     ManyToOneRelationships: [
       relationship('contact', 'parentcustomerid', 'account', 'parentcustomerid_account', 'accountid'),
       relationship('contact', 'parentcustomerid', 'contact', 'parentcustomerid_contact', 'contactid'),
+      ownerRelationship('contact'),
     ],
   };
   const opportunity: EntityDef = {
@@ -172,6 +182,7 @@ export function standardEntities(): EntityDef[] {
       // Set by WinOpportunity / LoseOpportunity from the opportunityclose activity (opportunity-states.ts).
       attr('opportunity', 'actualvalue', 'Money', { Precision: 2, MinValue: -922337203685477, MaxValue: 922337203685477 }),
       attr('opportunity', 'actualclosedate', 'DateTime', { Format: 'DateOnly', DateTimeBehavior: 'DateOnly' }),
+      ownerAttribute('opportunity'),
     ],
     Keys: [],
     ManyToOneRelationships: [
@@ -179,6 +190,7 @@ export function standardEntities(): EntityDef[] {
       relationship('opportunity', 'parentcontactid', 'contact', 'parentcontactid', 'contactid'),
       relationship('opportunity', 'customerid', 'account', 'customerid_account', 'accountid'),
       relationship('opportunity', 'customerid', 'contact', 'customerid_contact', 'contactid'),
+      ownerRelationship('opportunity'),
     ],
   };
   // The activity WinOpportunity / LoseOpportunity create for each close (Microsoft's opportunityclose
@@ -197,7 +209,37 @@ export function standardEntities(): EntityDef[] {
     Keys: [],
     ManyToOneRelationships: [relationship('opportunityclose', 'opportunityid', 'opportunity', 'opportunityid', 'opportunityid')],
   };
-  return [account, contact, opportunity, opportunityclose];
+  // The organisation's users (users.ts seeds them): owners of records.
+  const systemuser: EntityDef = {
+    LogicalName: 'systemuser', SchemaName: 'SystemUser', EntitySetName: 'systemusers', PrimaryIdAttribute: 'systemuserid', PrimaryNameAttribute: 'fullname',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:systemuser'), DisplayName: 'User',
+    Attributes: [
+      ...SYSTEM('systemuser', 'systemuserid'),
+      attr('systemuser', 'fullname', 'String', { MaxLength: 200, IsPrimaryName: true, IsValidForCreate: false, IsValidForUpdate: false }),
+      attr('systemuser', 'internalemailaddress', 'String', { MaxLength: 100 }),
+    ],
+    Keys: [], ManyToOneRelationships: [],
+  };
+  // Microsoft's task table reference: subject, description, scheduledend (Due), prioritycode, regarding,
+  // owner; states Open 0 (Not Started 2, In Progress 3, Waiting 4, Deferred 7), Completed 1 (5),
+  // Canceled 2 (6), checked by task-states.ts. statecode is not valid for create.
+  const task: EntityDef = {
+    LogicalName: 'task', SchemaName: 'Task', EntitySetName: 'tasks', PrimaryIdAttribute: 'activityid', PrimaryNameAttribute: 'subject',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:task'), DisplayName: 'Task',
+    Attributes: [
+      ...SYSTEM('task', 'activityid').map((a) => (a.LogicalName === 'statecode' ? { ...a, Options: [0, 1, 2] } : a.LogicalName === 'statuscode' ? { ...a, Options: [2, 3, 4, 7, 5, 6] } : a)),
+      attr('task', 'subject', 'String', { MaxLength: 200, IsPrimaryName: true, RequiredLevel: 'ApplicationRequired' }),
+      attr('task', 'description', 'Memo', { MaxLength: 2000 }),
+      attr('task', 'scheduledend', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal' }),
+      attr('task', 'actualend', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal' }),
+      attr('task', 'prioritycode', 'Picklist', { Options: [0, 1, 2], OptionLabels: { 0: 'Low', 1: 'Normal', 2: 'High' } }),
+      attr('task', 'regardingobjectid', 'Lookup', { Targets: ['account', 'opportunity'] }),
+      ownerAttribute('task'),
+    ],
+    Keys: [],
+    ManyToOneRelationships: [taskRegarding('account', 'accountid'), taskRegarding('opportunity', 'opportunityid'), ownerRelationship('task')],
+  };
+  return [account, contact, opportunity, opportunityclose, systemuser, task];
 }
 
 export const isLookup = (a: AttributeDef) => a.AttributeType === 'Lookup' || a.AttributeType === 'Customer' || a.AttributeType === 'Owner';

@@ -1,4 +1,5 @@
 // Everything one running sandbox holds: its data, tokens, limits, counters, auth ledger and faults.
+import { seedUsers } from './users.ts';
 import { baseCurrencySetting, createCurrencies } from './currencies.ts';
 import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
@@ -46,6 +47,7 @@ export function createState(config: SandboxConfig) {
     /** The organization's base currency and its currency rows (currencies.ts). */
     currencies: createCurrencies(baseCurrencySetting(config.baseCurrency)),
   };
+  seedUsers(state);
   return state;
 }
 
@@ -62,4 +64,5 @@ export function resetState(state: SandboxState) {
   state.keyJobs.activationMs = state.config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS;
   state.privileges.setMissing(state.config.missingPrivileges ?? []);
   state.currencies = createCurrencies(baseCurrencySetting(state.config.baseCurrency));
+  seedUsers(state);
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataverseError, duplicateKey, payloadError } from './errors.ts';
 import { findRow, notFoundFor, parseResourcePath, type KeySpec } from './keys.ts';
-import { requirePrivilege } from './privileges.ts';
+import { requirePrivilege, userIdOf } from './privileges.ts';
 import { isLookup, type EntityDef } from './schema.ts';
 import type { SandboxState } from './state.ts';
 import type { Lookup, Row } from './store.ts';
@@ -105,6 +105,8 @@ export function createRow(state: SandboxState, entity: EntityDef, columns: Row, 
     statuscode: typeof columns.statuscode === 'number' ? columns.statuscode : 1,
     versionnumber: state.store.nextVersion(),
   });
+  // A user-owned row is the caller's unless the create binds another owner, as Dataverse makes it.
+  if (entity.Attributes.some((a) => a.LogicalName === 'ownerid') && !row.ownerid) row.ownerid = { id: userIdOf(state), table: 'systemuser' };
   computed(entity, row);
   checkUnique(state, entity, rowId, row);
   state.store.put(entity.LogicalName, rowId, row);
