@@ -99,6 +99,12 @@ export function createAuditStore(pool: pg.Pool | pg.PoolClient) {
       ]);
       return { total: count.rows[0].total, events: page.rows.map(fromRow) };
     },
+
+    /** Every action recorded so far, for a filter's choices. */
+    async actions(): Promise<string[]> {
+      const { rows } = await pool.query(`SELECT DISTINCT action FROM audit_events ORDER BY action`);
+      return rows.map((row) => row.action as string);
+    },
   };
 }
 

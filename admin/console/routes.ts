@@ -17,6 +17,8 @@ import { readProgress, startBackfill, syncScheduleId } from '../../temporal/sync
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { roleIncludes } from '../permissions.ts';
 import { mappingRoute } from './mapping-routes.ts';
+import { auditRoute } from './audit-page.ts';
+import { recordRequestAudit } from './audit-record.ts';
 import { connectionPage, connectionsPage, mappingPage, messagePage, type PageContext } from './pages.ts';
 import type { Session } from './sessions.ts';
 
@@ -107,6 +109,8 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
   }
   const mappingReply = await mappingRoute(deps, session, method, url, form); // the mapping editor: admin/console/mapping-routes.ts
   if (mappingReply) return mappingReply;
+  const auditReply = await auditRoute(deps, session, method, url); // the audit trail: admin/console/audit-page.ts
+  if (auditReply) return auditReply;
   const match = /^\/(api\/)?connections\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return undefined;
   const [, api, rawId, rest = ''] = match;
@@ -121,10 +125,17 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
   if (!api && method === 'GET' && rest === '/mapping') {
     return page(mappingPage(context, connection.name, connection.id, mappingInEffect(connectionSettingsSchema.parse(connection.settings))));
   }
-  if (!api && method === 'POST' && rest === '/retry') {
+  // The page's form, or a script's POST /api/connections/<id>/retry (answered with the outcome as JSON).
+  if (method === 'POST' && rest === '/retry') {
     const entity = form?.get('entity') || undefined;
     const id = form?.get('id') || undefined;
     const outcome = await retryDeadLetters(deps.pool, deps.temporal, connection, { entity, sourceIds: id ? [id] : undefined });
+    // A retry that found no letter changed nothing, so it is not an audit event.
+    if (outcome.due > 0) {
+      const detail = { due: outcome.due, hadUsedAllAttempts: outcome.hadUsedAllAttempts, syncStarted: outcome.syncStarted };
+      await recordRequestAudit(deps.pool, session, { action: 'retry', connectionId: connection.id, target: [entity, id].filter(Boolean).join(' ') || undefined, detail });
+    }
+    if (api) return json(outcome);
     session.flash = outcome.message;
     return redirect(`${here}#dead-letters`);
   }
@@ -148,6 +159,8 @@ export async function consoleRoute(deps: ConsoleDeps, session: Session, method: 
     }
     const request = { connectionId: connection.id, entities: chosen.length ? chosen : settings.entities, from, to, forgetLinks: form?.get('forgetLinks') === 'yes' };
     const handle = await startBackfill(await deps.temporal(), deps.taskQueue, request);
+    const { connectionId: _id, entities, ...asked } = request;
+    await recordRequestAudit(deps.pool, session, { action: 'backfill', connectionId: connection.id, target: entities.join(','), detail: { workflowId: handle.workflowId, ...asked } });
     session.flash = `Backfill ${handle.workflowId} is running; its progress shows below (it goes on if you leave this page).`;
     return redirect(`${here}?backfill=${encodeURIComponent(handle.workflowId)}#backfill`);
   }
