@@ -197,11 +197,12 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const readDue = FLOWS[input.entity].due;
       if (readDue) {
         const linked = async (ids: string[]) => new Set((await links.get(input.connectionId, input.entity, ids)).keys());
+        const crmIdsOf = async (entity: Entity, ids: string[]) => new Map([...(await links.get(input.connectionId, entity, ids))].flatMap(([id, link]) => (link.crmId ? [[id, link.crmId] as const] : [])));
         const now = clock();
         // A backfill or reconciliation pass (no stored cursor moves) reads everything that may be due.
         const last = input.advanceStoredCursor ? await cursors.get(input.connectionId, input.entity) : undefined;
         const since = last && new Date(last.time.getTime() - rt.settings.schedule.lookbackSeconds * 1000);
-        const due = await guard(() => readDue(rt.commerce, orgId, { now, since, settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal }));
+        const due = await guard(() => readDue(rt.commerce, orgId, { now, since, settings: rt.settings, linked, pageSize: input.pageSize, signal: rd.signal, crm: rt.crm, mappings: rt.mappings, crmIdsOf }));
         const letters = due.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw }));
         const { rejections, unknown, crmWriteCalls, ...counts } = await syncRecordBatch(rt, rd, { connectionId: input.connectionId, entity: input.entity, records: due.records, letters, respectRetryTimes: true, dryRun: input.dryRun,
           // Where the next run's `since` starts, moved with the links.

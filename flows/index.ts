@@ -15,6 +15,7 @@ import { usageFlow } from './usage.ts';
 import { usageSummaryFlow } from './usage-summary.ts';
 import { renewalFlow } from './renewal.ts';
 import { liveAgreementFlow } from './live-agreement.ts';
+import { timelineFlow } from './timeline.ts';
 
 export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   buyer: buyerFlow,
@@ -27,6 +28,7 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   'usage-summary': usageSummaryFlow,
   renewal: renewalFlow,
   'live-agreement': liveAgreementFlow,
+  timeline: timelineFlow,
 };
 
 /** All flows, parents before children (a stable topological order of the declarations). */

@@ -87,7 +87,19 @@ export type CommerceToCrmFlow<Name extends string = string> = {
   due?(
     commerce: CommerceClient,
     orgId: string,
-    context: { now: Date; since?: Date; settings: ConnectionSettings; linked(ids: string[]): Promise<Set<string>>; pageSize: number; signal?: AbortSignal },
+    context: {
+      now: Date;
+      since?: Date;
+      settings: ConnectionSettings;
+      linked(ids: string[]): Promise<Set<string>>;
+      pageSize: number;
+      signal?: AbortSignal;
+      /** The connection's CRM and its mappings by flow: a flow whose records land on other flows' records finds them (the timeline). */
+      crm?: CrmConnector;
+      mappings?: Partial<Record<Name, EntityMapping<any, any>>>;
+      /** The CRM ids another flow's records are linked to (record_links), by source id; unlinked ones absent. */
+      crmIdsOf?(entity: Name, ids: string[]): Promise<Map<string, string>>;
+    },
   ): Promise<{ records: any[]; rejected: Page<any>['rejected'] }>;
   /** Runs after the batch's links are recorded; safe to run twice. What it could not do becomes dead letters. */
   afterWrite?(context: AfterWriteContext): Promise<{ sourceId: string; reason: string }[]>;

@@ -15,6 +15,7 @@ import { inboundReferral, REFERRAL } from './canonical/referral.ts';
 import { RENEWAL } from './canonical/renewal.ts';
 import { USAGE_SUMMARY } from './canonical/usage-summary.ts';
 import { USAGE_DAY } from './canonical/usage.ts';
+import { TIMELINE_ACTIVITY } from './canonical/timeline.ts';
 import type { Entity, EntityMapping, MappedRecord, MappingResult, PicklistMap, UnknownValue } from './types.ts';
 
 export type EntityOverrides = {
@@ -50,6 +51,7 @@ export const CANONICAL_RECORDS: Record<Entity, CanonicalRecord<any, any, any>> =
   renewal: RENEWAL,
   'usage-summary': USAGE_SUMMARY,
   'live-agreement': LIVE_AGREEMENT,
+  timeline: TIMELINE_ACTIVITY,
 };
 
 /** The fields written only on create: the mapping's and the overrides'. */

@@ -2,7 +2,7 @@
 // what it links to) to the fields of one CRM object, keyed by an external id field.
 
 /** The commerce-to-CRM flows. `inbound-referral` runs with co-sell, not as one of a connection's entities. */
-export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral' | 'inbound-referral' | 'usage' | 'renewal' | 'usage-summary' | 'live-agreement';
+export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral' | 'inbound-referral' | 'usage' | 'renewal' | 'usage-summary' | 'live-agreement' | 'timeline';
 /** The entities a connection syncs by default (and may choose among). */
 export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
 /**
@@ -10,9 +10,10 @@ export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitl
  * entitlement and dimension, issue #25 section 4) is asked for: its CRM object exists once `crm-sync
  * setup` made it, and an account without it (HubSpot without custom objects) must not stop the rest.
  */
-export const CHOOSABLE_ENTITIES: readonly Entity[] = [...ENTITIES, 'usage', 'renewal', 'usage-summary', 'live-agreement'];
+export const CHOOSABLE_ENTITIES: readonly Entity[] = [...ENTITIES, 'usage', 'renewal', 'usage-summary', 'live-agreement', 'timeline'];
 // usage-summary: an entitlement's usage on its own CRM record (billed amount, commit burn-down, last usage day, failed reports).
 // Renewals and live agreements (issue #25 section 3) are asked for too: their fields exist once `crm-sync setup` made them.
+// timeline (issue #27 section 1): the notification events about the records a connection syncs, as activities on those records.
 
 export type MappedRecord = {
   object: string;

@@ -113,6 +113,31 @@ export const DEFAULT_COSELL_START_HORIZON_DAYS = 90;
 /** A renewal opportunity is made this many days before its entitlement ends, unless the connection says otherwise (README "Settings"). */
 export const DEFAULT_RENEWAL_LEAD_DAYS = 90;
 
+/** A backfill (and the timeline's first run) writes the events of this many days back, not the whole history. */
+export const DEFAULT_TIMELINE_BACKFILL_DAYS = 30;
+
+/**
+ * An event type names notification events (contract §2.8) by their entityType, optionally their action,
+ * optionally the entity's status after it: `OFFER`, `OFFER:STATUS_CHANGED`, `OFFER:STATUS_CHANGED:ACCEPTED`
+ * (any case). mappings/canonical/timeline.ts says how an event matches.
+ */
+const eventTypeSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z_]+(:[A-Za-z_]+(:[A-Za-z0-9_ -]+)?)?$/, 'must be an event type such as OFFER, OFFER:STATUS_CHANGED or OFFER:STATUS_CHANGED:ACCEPTED');
+
+export const timelineSettingsSchema = z.object({
+  /**
+   * 'default': every business event about a record the connection syncs (audit-only events, with no
+   * delivery channel and requireAudit, never); or exactly the listed event types.
+   */
+  eventTypes: z.union([z.literal('default'), z.array(eventTypeSchema).min(1)]).default('default'),
+  /** 'action-items': events marked isActionItem are open tasks, the others completed activities; or the listed event types are open tasks. */
+  openTasksFor: z.union([z.literal('action-items'), z.array(eventTypeSchema)]).default('action-items'),
+  backfillDays: z.number().int().min(1).max(3650).default(DEFAULT_TIMELINE_BACKFILL_DAYS),
+}).strict();
+export type TimelineSettings = z.infer<typeof timelineSettingsSchema>;
+
 export const connectionSettingsSchema = z.object({
   commerce: z.object({
     baseUrl: z.url(),
@@ -159,6 +184,11 @@ export const connectionSettingsSchema = z.object({
     .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
   /** Renewals (the renewal flow, when the connection syncs it): the opportunity is made `leadDays` before an entitlement ends (unset: DEFAULT_RENEWAL_LEAD_DAYS). */
   renewals: z.object({ leadDays: z.number().int().min(1).max(3650).optional() }).optional(),
+  /**
+   * The timeline (issue #27 section 1; docs/timeline.md): which notification events become activities on
+   * the CRM records they concern, which of those are open tasks, and how far back a backfill goes.
+   */
+  timeline: timelineSettingsSchema.default({ eventTypes: 'default', openTasksFor: 'action-items', backfillDays: DEFAULT_TIMELINE_BACKFILL_DAYS }),
   overrides: mappingOverridesSchema.default({}),
   schedule: z
     .object({

@@ -10,13 +10,13 @@ import { settleReviews } from './partner-review.ts';
 import { emitEvent, type SandboxState } from './state.ts';
 import { addTerm, nextId, nextNumber, type Store } from './store.ts';
 import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
-import { addUsageToADay, advanceUsageDays } from './usage.ts';
+import { addUsageToADay, advanceUsageDays, failAUsageReport } from './usage.ts';
 import { acceptRenewal, draftOf, draftRenewal, lapseRenewal, mayRenew, type RenewalStep } from './renewals.ts';
 
 /** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
 export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage', 'renewalDraft', 'renewalAccepted', 'renewalLapsed'] as const;
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage', 'renewalDraft', 'renewalAccepted', 'renewalLapsed', 'usageReportFailed'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
@@ -25,7 +25,7 @@ const MIX: readonly (readonly [ChangeKind, number])[] = [
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
 /** Weights when kinds are asked for; the kinds outside MIX happen only then. */
-const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6, renewalDraft: 6, renewalAccepted: 4, renewalLapsed: 2 };
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6, renewalDraft: 6, renewalAccepted: 4, renewalLapsed: 2, usageReportFailed: 3 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -143,6 +143,13 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       // One more usage record group on a day already reported (A16): that day's aggregates change, no event.
       const day = addUsageToADay(state);
       return day && { entityType: 'USAGE', id: day.id, action: 'UPDATED', summary: day.summary, eventID: null, lastUpdateTime: day.lastUpdateTime };
+    }
+    case 'usageReportFailed': {
+      // A usage record group the marketplace refused (REPORT_FAILED): an action item on its entitlement.
+      const group = failAUsageReport(state);
+      const entitlement = group && store.entitlements.get(group.entitlementID);
+      if (!group || !entitlement) return undefined;
+      return entitlementChange(state, entitlement, 'UPDATED', `usage report failed: ${group.dimensionKey} on ${group.usageDate} (group ${group.id})`, { usageReportFailed: { usageRecordGroupID: group.id, dimensionKey: group.dimensionKey, usageDate: group.usageDate } });
     }
     // Marketplace A renewals (sandbox/commerce/renewals.ts, A15): a draft appears or is repriced, is accepted, or the entitlement ends without one.
     case 'renewalDraft': {

@@ -173,6 +173,19 @@ export function addUsageToADay(state: SandboxState): { id: string; summary: stri
   return { id: dayKey(group), summary: `${quantity} more ${group.dimensionKey} on ${group.usageDate} (group ${group.id}, not yet reported)`, lastUpdateTime: group.lastUpdateTime };
 }
 
+/**
+ * Change kind `usageReportFailed`: the marketplace refuses one group not yet reported (CREATED ->
+ * REPORT_FAILED), as it does for a dimension it does not know or a day past its window.
+ */
+export function failAUsageReport(state: SandboxState): UsageRecordGroup | undefined {
+  const waiting = usageLedger(state).groups.filter((group) => group.status === 'CREATED');
+  if (waiting.length === 0) return undefined;
+  const group = waiting[Math.floor(state.random.next() * waiting.length)]!;
+  group.status = 'REPORT_FAILED';
+  group.lastUpdateTime = state.nowIso();
+  return group;
+}
+
 /** The id of a day's aggregate row: entitlement, dimension key and date (A16). */
 export const dayKey = (row: { entitlementID: string; dimensionKey: string; usageDate: string }) => `${row.entitlementID}|${row.dimensionKey}|${row.usageDate}`;
 
