@@ -1,5 +1,6 @@
 // The console's pages, as pure functions from what ops/ read to HTML. No secret is ever among their
 // inputs: connections come without secrets, dead letters redacted. Every form carries the CSRF token.
+import { alertsSection, type AlertRouteView } from './alerts-section.ts';
 import { formatSeconds, type ConnectionHealth } from '../../ops/connection-health.ts';
 import type { CosellQueue } from '../../ops/cosell-queue.ts';
 import type { DeadLetterPage } from '../../ops/dead-letter-view.ts';
@@ -122,6 +123,8 @@ export type ConnectionPageData = {
   backfills: string[];
   /** The one to watch (just started, or picked). */
   watch?: string;
+  /** The connection's alert routes, masked (admin/console/alerts-section.ts). */
+  alerts?: AlertRouteView[];
 };
 
 function runsSection(runs: RunView[]): Markup {
@@ -301,6 +304,7 @@ export function connectionPage(context: PageContext, data: ConnectionPageData): 
 ${lettersSection(context, health.id, data.letters, data.lettersEntity)}
 ${backfillSection(context, data)}
 ${cosellSection(data.cosell)}
+${alertsSection(health.name, data.alerts)}
 ${runsSection(data.runs)}`,
     ['chart'],
   );

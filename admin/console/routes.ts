@@ -1,6 +1,7 @@
 // The web console's routes, answered by the admin server once a request is signed in: the pages, the
 // forms (retry, backfill, sign out; each checked against the session's CSRF token) and the progress of a
 // running backfill as JSON for the page's script. Reads and actions go through ops/, as the CLI's do.
+import { alertRouteViews } from './alerts-section.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type pg from 'pg';
 import { progressView, type Reading } from '../../ops/backfill-progress.ts';
@@ -88,8 +89,9 @@ async function connectionPageReply(deps: ConsoleDeps, context: PageContext, conn
     cosellQueue(deps.pool, connection.id),
     runningBackfills(deps, connection.id),
   ]);
+  const alerts = await alertRouteViews(deps.pool, connection.id);
   const watched = watch && watch.startsWith(`backfill-${connection.id}-`) ? watch : undefined;
-  return page(connectionPage(context, { health: entry!, runs, letters, lettersEntity: shown.entity, cosell, entities: settings.entities, backfills, watch: watched }));
+  return page(connectionPage(context, { health: entry!, runs, letters, lettersEntity: shown.entity, cosell, entities: settings.entities, backfills, watch: watched, alerts }));
 }
 
 function localTime(value: string | null): string | undefined {
