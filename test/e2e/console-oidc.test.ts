@@ -19,6 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
 
 const ADMIN_TOKEN = `oidc-console-token-${randomBytes(12).toString('hex')}`;
+const CONNECTION_SECRET = `commerce-secret-${randomBytes(12).toString('hex')}`;
 const PEOPLE = {
   vera: { name: 'Vera Viewer', email: 'vera@example.com', groups: ['sales'] },
   otto: { name: 'Otto Operator', email: 'otto@example.com', groups: ['sales', 'revops'] },
@@ -53,7 +54,8 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
           crm: { kind: 'salesforce', loginUrl: 'https://login.example.com', clientId: 's' },
           entities: ['offer'],
         },
-        secrets: {},
+        // The mapping routes make the connection's clients (nothing here calls them).
+        secrets: { commerceClientSecret: CONNECTION_SECRET, crmClientSecret: CONNECTION_SECRET, crmRefreshToken: CONNECTION_SECRET },
       })
     ).id;
     provider = await startOidcProvider(PEOPLE, { idTokenSeconds: SHORT_ID_TOKEN_SECONDS });
@@ -84,11 +86,11 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     await database?.drop();
   });
 
-  /** A fresh browser (no provider session left from someone else) signed in as `who` through the provider's form. */
-  async function signInAs(who: keyof typeof PEOPLE): Promise<Page> {
+  /** A fresh browser (no provider session left from someone else) signed in as `who` through the provider's form; what the console answers it is kept in `into`. */
+  async function signInAs(who: keyof typeof PEOPLE, into: string[] = seen): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
     page.on('response', async (answer) => {
-      if (answer.url().startsWith(admin.url)) seen.push(await answer.text().catch(() => ''));
+      if (answer.url().startsWith(admin.url)) into.push(await answer.text().catch(() => ''));
     });
     await page.goto(`${admin.url}/connections/${connectionId}`);
     expect(new URL(page.url()).pathname).toBe('/login');
@@ -103,6 +105,9 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
   const csrfOf = (page: Page) => page.locator('form.signout input[name=csrf]').getAttribute('value');
   const post = async (page: Page, path: string, form: Record<string, string>) =>
     page.request.post(`${admin.url}${path}`, { form: { csrf: (await csrfOf(page))!, ...form }, maxRedirects: 0 });
+  // The mapping page's two changes (admin/console/mapping-routes.ts): saving (or testing) a flow's mapping, and rolling it back.
+  const mappingSave = () => `/connections/${connectionId}/mappings/offer`;
+  const mappingRollback = () => `/connections/${connectionId}/mappings/offer/rollback`;
 
   it('signs a viewer in: named in the header, no retry or backfill buttons, a retry refused with 403 naming the operator role', async () => {
     const page = await signInAs('vera');
@@ -117,8 +122,15 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     const retry = await post(page, `/connections/${connectionId}/retry`, { entity: 'offer' });
     expect(retry.status()).toBe(403);
     expect(await retry.text()).toContain('Retrying dead letters needs the operator role; Vera Viewer has the viewer role.');
-    // Reads stay open.
-    expect((await page.request.get(`${admin.url}/connections/${connectionId}/mapping`)).status()).toBe(200);
+    for (const [path, form] of [[mappingSave(), { action: 'save' }], [mappingRollback(), { version: '1' }]] as const) {
+      const change = await post(page, path, form);
+      expect(change.status(), path).toBe(403);
+      expect(await change.text(), path).toContain('Changing settings needs the admin role; Vera Viewer has the viewer role.');
+    }
+    // Reads stay open: the mapping in effect.
+    const read = await page.request.get(`${admin.url}/connections/${connectionId}/mapping`);
+    expect(read.status()).toBe(200);
+    expect(await read.text()).toContain('acme');
   });
 
   it('signs an operator in: a retry is allowed, a mapping or connection change refused with 403 naming the admin role', async () => {
@@ -132,20 +144,22 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     await page.goto(`${admin.url}/connections/${connectionId}`);
     expect(await page.locator('.flash').textContent()).toContain('No open dead letters (entity offer) for acme: nothing to retry');
 
-    for (const path of [`/connections/${connectionId}/mapping`, `/connections/${connectionId}/settings`]) {
-      const change = await post(page, path, { overrides: '{}' });
+    for (const [path, form] of [[mappingSave(), { action: 'save' }], [mappingSave(), { action: 'test', record: 'offer-1' }], [mappingRollback(), { version: '1' }]] as const) {
+      const change = await post(page, path, form);
       expect(change.status(), path).toBe(403);
-      expect(await change.text(), path).toContain('needs the admin role; Otto Operator has the operator role.');
+      expect(await change.text(), path).toContain('Changing settings needs the admin role; Otto Operator has the operator role.');
     }
   });
 
-  it('signs an admin in: the retry and the mapping change get past the permission check', async () => {
+  it('signs an admin in: the retry and the mapping rollback reach their routes', async () => {
     const page = await signInAs('ada');
     await page.waitForURL(`${admin.url}/connections/${connectionId}`);
     expect(await page.locator('#signed-in-as').textContent()).toBe('Ada Admin admin');
     expect((await post(page, `/connections/${connectionId}/retry`, { entity: 'offer' })).status()).toBe(303);
-    // Whatever the route answers (it may not exist in this build), it is not the permission check's 403.
-    expect((await post(page, `/connections/${connectionId}/mapping`, { overrides: '{}' })).status()).not.toBe(403);
+    // The rollback route's own answer to a version that cannot be: past the permission check, nothing changed.
+    const rollback = await post(page, mappingRollback(), { version: '0' });
+    expect(rollback.status()).toBe(400);
+    expect(await rollback.text()).toContain('Choose a version to roll back to.');
   });
 
   it('refuses someone in none of the groups with a page saying so, and gives no session', async () => {
@@ -174,6 +188,20 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     expect(forged.status).toBe(400);
     expect(forged.headers.get('set-cookie')).not.toContain('crm_sync_session=');
     expect(await forged.text()).toContain('This sign-in link is stale or was opened in another browser: start again from the sign-in page.');
+  });
+
+  it("gives no session to a callback that carries this browser's sign-in cookie but another state", async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${admin.url}/login`);
+    await page.getByRole('link', { name: /^Sign in with / }).click();
+    await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+    const pending = (await page.context().cookies(`${admin.url}/auth/callback`)).find((entry) => entry.name === 'crm_sync_sign_in');
+    expect(pending?.value).toMatch(/^[\w-]{32}$/);
+    const answer = await fetch(`${admin.url}/auth/callback?code=some-code&state=not-the-state-sent`, { headers: { cookie: `crm_sync_sign_in=${pending!.value}` }, redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('set-cookie')).not.toContain('crm_sync_session=');
+    const text = await answer.text();
+    expect(text).toContain('The identity provider did not sign you in: invalid response encountered');
   });
 
   it('signs out: the session ends on the server, not only in the browser', async () => {
@@ -236,11 +264,19 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     expect(login).toContain('Local sign-in');
   });
 
-  it('never sends the client secret or the admin token to the browser', () => {
-    expect(seen.length).toBeGreaterThan(10);
-    for (const body of seen) {
+  it("never sends the client secret, the admin token or the connection's secret to the browser", async () => {
+    // Its own pages first, so the check never rests on which other tests ran before it.
+    const own: string[] = [];
+    const page = await signInAs('ada', own);
+    await page.waitForURL(`${admin.url}/connections/${connectionId}`);
+    await page.goto(`${admin.url}/connections/${connectionId}/mapping`);
+    await page.goto(`${admin.url}/login`);
+    // The provider's login form, the callback, the connection page, the mapping page, the login page.
+    expect(own.length).toBeGreaterThanOrEqual(5);
+    for (const body of [...own, ...seen]) {
       expect(body).not.toContain(provider.clientSecret);
       expect(body).not.toContain(ADMIN_TOKEN);
+      expect(body).not.toContain(CONNECTION_SECRET);
     }
   });
 });
