@@ -3,7 +3,7 @@
 // and time. --details shows what each settings or mapping change changed, value by value. Under --json one
 // line: the page's events with the total, for scripts. Rows never hold a secret (store/audit.ts).
 import { InvalidArgumentError, type Command } from 'commander';
-import { auditDiff } from '../ops/audit-diff.ts';
+import { auditDiff, detailText } from '../ops/audit-diff.ts';
 import { createAuditStore, type AuditEvent } from '../store/audit.ts';
 import { openCommandContext } from './context.ts';
 import { colours, printResult, table, when } from './output.ts';
@@ -55,7 +55,7 @@ function changeLines(event: ShownEvent): string[] {
     const width = Math.max(0, ...rows.map((diff) => diff.path.length));
     for (const diff of rows) lines.push(`  ${diff.path.padEnd(width)}  ${diff.before ?? colours.dim('(none)')} -> ${diff.after ?? colours.dim('(none)')}`);
   }
-  if (event.detail !== undefined) lines.push(colours.dim(`  ${JSON.stringify(event.detail)}`));
+  if (event.detail !== undefined) lines.push(colours.dim(`  ${detailText(event.detail)}`));
   return lines;
 }
 

@@ -19,3 +19,12 @@ export function auditDiff(before: unknown, after: unknown, path = ''): DiffRow[]
   if (isObject(before) && after === undefined) return auditDiff(before, {}, path);
   return [{ path: path || '(value)', ...(before !== undefined && { before: shown(before) }), ...(after !== undefined && { after: shown(after) }) }];
 }
+
+/** What an action noted (how many letters a retry made due, which backfill started), as "key: value" pairs by key. */
+export function detailText(detail: unknown): string {
+  if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) return JSON.stringify(detail);
+  return Object.entries(detail)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' · ');
+}

@@ -3,7 +3,7 @@
 // each settings or mapping change with its before and after as a diff of the values that changed. Anyone
 // signed in may read it (a read: the viewer role). Rows hold no secret (store/audit.ts redacts them).
 import type pg from 'pg';
-import { auditDiff } from '../../ops/audit-diff.ts';
+import { auditDiff, detailText } from '../../ops/audit-diff.ts';
 import { createAuditStore, type AuditEvent } from '../../store/audit.ts';
 import type { Connection, ConnectionStore } from '../../store/connections.ts';
 import { html, type Markup } from './html.ts';
@@ -45,7 +45,7 @@ function filterForm(filter: Filter, shown: Shown): Markup {
 
 /** What a change changed, value by value; else what the action noted (how many retried, which backfill). */
 function changes(event: AuditEvent): Markup {
-  const noted = event.detail === undefined ? '' : html`<code class="detail">${JSON.stringify(event.detail)}</code>`;
+  const noted = event.detail === undefined ? '' : html`<span class="detail">${detailText(event.detail)}</span>`;
   if (event.before === undefined && event.after === undefined) return html`${noted}`;
   const rows = auditDiff(event.before, event.after);
   if (rows.length === 0) return html`<span class="meta">nothing changed</span> ${noted}`;

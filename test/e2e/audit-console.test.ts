@@ -114,7 +114,8 @@ describe.skipIf(Boolean(chromiumMissing))('console audit page in headless Chromi
       body: new URLSearchParams({ entity: FLOW }),
     });
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toMatchObject({ due: 1 });
+    // Both letters stay open until a run writes them: retrying the flow makes both due again.
+    expect(await answer.json()).toMatchObject({ due: 2 });
     const { events } = await createAuditStore(database.pool).list({ limit: 10, action: 'retry' });
     expect(events[0]).toMatchObject({ actorLabel: 'token', actor: { kind: 'token' }, via: 'api', connectionId: acme, target: FLOW });
   });
@@ -132,7 +133,7 @@ describe.skipIf(Boolean(chromiumMissing))('console audit page in headless Chromi
     await page.waitForURL((url) => url.searchParams.get('action') === 'retry');
     const rows = page.locator('tr.audit-event');
     expect(await rows.count()).toBe(2);
-    expect(await rows.nth(0).locator('td').allTextContents()).toEqual([expect.any(String), 'token', 'api', 'retry', 'acme', FLOW, '{"due":1,"hadUsedAllAttempts":0,"syncStarted":false}']);
+    expect(await rows.nth(0).locator('td').allTextContents()).toEqual([expect.any(String), 'token', 'api', 'retry', 'acme', FLOW, 'due: 2 · hadUsedAllAttempts: 0 · syncStarted: false']);
     expect((await rows.nth(1).locator('td').allTextContents()).slice(1, 6)).toEqual(['Otto Operator <otto@example.com>', 'console', 'retry', 'acme', `${FLOW} 006000000000001AAA`]);
 
     await page.getByLabel('Who').fill('otto');

@@ -1,6 +1,6 @@
 // The before/after of an audit event as a person reads it: only what changed, by path (issue #26 section 2).
 import { describe, expect, it } from 'vitest';
-import { auditDiff } from '../../ops/audit-diff.ts';
+import { auditDiff, detailText } from '../../ops/audit-diff.ts';
 
 describe('audit diff', () => {
   it('lists each changed, added and removed value by its path, and nothing that stayed', () => {
@@ -19,5 +19,10 @@ describe('audit diff', () => {
     expect(auditDiff(undefined, { fields: { X: 1 } })).toEqual([{ path: 'fields.X', after: '1' }]);
     expect(auditDiff('a', 'b')).toEqual([{ path: '(value)', before: '"a"', after: '"b"' }]);
     expect(auditDiff({ a: 1 }, { a: 1 })).toEqual([]);
+  });
+
+  it("reads what an action noted as key: value pairs, by key", () => {
+    expect(detailText({ syncStarted: false, due: 2, workflowId: 'backfill-acme-1', entities: ['offer'] })).toBe('due: 2 · entities: ["offer"] · syncStarted: false · workflowId: backfill-acme-1');
+    expect(detailText('plain')).toBe('"plain"');
   });
 });
