@@ -120,8 +120,9 @@ export function crmFieldsPage(): string {
     'the field of the flow\'s CRM-neutral record (`mappings/canonical/`) a field takes as it is; a field without',
     'one is a CRM conversion (a lookup, an option set, a pipeline stage) described beside it. The defaults are',
     'shown: a connection\'s overrides (`crm-sync mapping <connection>`) rename or leave out fields, and',
-    '`crm-sync setup` creates what the org lacks (`mappings/*/schema.ts`). The CRM sections of the README say',
-    'why each is as it is.',
+    '`crm-sync setup` creates what the org lacks (`mappings/*/schema.ts`). The CRM pages',
+    '([Salesforce](salesforce.md), [HubSpot](hubspot.md), [Dynamics 365](dynamics.md)) and',
+    '[revenue, renewals and usage](revenue-renewals-usage.md) say why each is as it is.',
     '',
     ...sections,
   ].join('\n');
