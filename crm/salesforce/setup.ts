@@ -78,7 +78,8 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
     try {
       await connection.tooling.create('CustomObject', {
         FullName: object.name,
-        Metadata: { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite' },
+        // Allow Activities: the timeline's Tasks (issue #27) name these records by WhatId.
+        Metadata: { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite', enableActivities: true },
       });
       report.created.push(`object ${object.name}`);
       objects.add(object.name);
@@ -107,7 +108,7 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
         continue;
       }
       try {
-        await connection.tooling.create('CustomField', { FullName: `${objectName}.${field.name}`, Metadata: customFieldMetadata(field) });
+        await connection.tooling.create('CustomField', { FullName: `${field.definedOn ?? objectName}.${field.name}`, Metadata: customFieldMetadata(field) });
         report.created.push(fieldText(field));
         // A formula field is computed by Salesforce: a permission set grants it Read only.
         grants.push({ object: objectName, field: field.name, edit: field.formula === undefined });

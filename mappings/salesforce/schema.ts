@@ -23,6 +23,11 @@ export type SalesforceCustomField = {
   scale?: number;
   relationshipName?: string;
   relationshipLabel?: string;
+  /**
+   * Where the Metadata API defines the field when not on `object`: custom fields of activities are made
+   * on Activity and appear on Task and Event (FullName Activity.<name>).
+   */
+  definedOn?: string;
 };
 
 export type SalesforceCustomObject = { name: string; label: string; pluralLabel: string };
@@ -135,6 +140,9 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   ...LIVE_AGREEMENT_FIELDS,
   // Usage by day (issue #25 section 4): mappings/salesforce/usage-schema.ts.
   ...USAGE_CUSTOM_FIELDS,
+  // The timeline (issue #27 section 1): each Task's notification event, its upsert key. External ID, not
+  // Unique: exactly once rests on the upsert by this key and the record_links row (docs/timeline.md).
+  { object: 'Task', definedOn: 'Activity', name: 'Commerce_Event_Id__c', label: 'Commerce Event Id', type: 'Text', length: 64, externalId: true },
 ];
 
 /** The Metadata API's definition of a field, as the Tooling API's CustomField takes it. */

@@ -8,7 +8,7 @@
 import { RequestError } from './errors.ts';
 import { isKnownFormula, KNOWN_FORMULAS } from './formulas.ts';
 import type { OrgSchema } from './org-schema.ts';
-import { field, systemFields, type FieldType, type SandboxField, type SandboxObject } from './schema.ts';
+import { field, ownerField, systemFields, type FieldType, type SandboxField, type SandboxObject } from './schema.ts';
 
 export type CustomMetadata = 'deployed' | 'missing';
 
@@ -134,7 +134,7 @@ export function createDeployments(schema: OrgSchema) {
         // a1x, counted per org: clear of the model's own prefixes (a0E, a0R), so ids name their object.
         keyPrefix: `a1${(schema.objects().filter((o) => o.keyPrefix.startsWith('a1')).length % 36).toString(36)}`,
         custom: true,
-        fields: systemFields('Record ID', [field('Name', String(nameField.label), 'string', { length: 80, required: true, custom: false, idLookup: true })]),
+        fields: systemFields('Record ID', [field('Name', String(nameField.label), 'string', { length: 80, required: true, custom: false, idLookup: true }), ownerField()]),
       };
       schema.addObject(object);
       return { id: toolingId('01I'), object };
@@ -143,7 +143,10 @@ export function createDeployments(schema: OrgSchema) {
     /** POST /tooling/sobjects/CustomField ("Object.Field__c"). */
     createField(fullName: string, metadata: Record<string, unknown> | undefined): { id: string; object: SandboxObject; field: SandboxField } {
       const dot = fullName.indexOf('.');
-      const object = dot > 0 ? schema.find(fullName.slice(0, dot)) : undefined;
+      const prefix = fullName.slice(0, Math.max(dot, 0));
+      // Activity custom fields are defined on Activity and appear on Task (and Event); Task or Event itself takes none.
+      if (/^(task|event)$/i.test(prefix)) throw new RequestError(400, 'INVALID_INPUT', `Cannot create ${fullName}: custom fields of activities are created on Activity (Activity.${fullName.slice(dot + 1)})`, ['FullName']);
+      const object = dot > 0 ? schema.find(/^activity$/i.test(prefix) ? 'Task' : prefix) : undefined;
       if (!object) throw new RequestError(400, 'INVALID_INPUT', `Cannot create ${fullName}: no such object ${fullName.slice(0, Math.max(dot, 0))}`, ['FullName']);
       const name = fullName.slice(dot + 1);
       checkApiName(name, 'Field Name');

@@ -94,6 +94,18 @@ const datetime = (name: string, label: string) => field(name, label, 'datetime')
 const reference = (name: string, label: string, target: string, relationshipName: string, options: FieldOptions = {}) =>
   field(name, label, 'reference', { length: 18, referenceTo: [target], relationshipName, ...options });
 
+/**
+ * The record's owner (a User). A create that leaves it out is owned by the user who makes it: the
+ * integration user (writes.ts fills it in).
+ */
+export const ownerField = () => reference('OwnerId', 'Owner ID', 'User', 'Owner');
+
+/** Task.Status and Task.Priority as a new org has them (Setup, Task Fields). */
+export const TASK_STATUSES = ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'];
+export const TASK_PRIORITIES = ['High', 'Normal', 'Low'];
+/** The objects a Task's WhatId may name here: the standard ones, and the custom objects with Allow Activities. */
+export const TASK_WHAT_OBJECTS = ['Account', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c'];
+
 /** Id first, then the object's own fields, then the audit fields every record carries. */
 export function systemFields(idLabel: string, own: SandboxField[]): SandboxField[] {
   return [
@@ -148,6 +160,7 @@ const objects: SandboxObject[] = [
     custom: false,
     fields: systemFields('Account ID', [
       text('Name', 'Account Name', 255, { required: true, idLookup: true }),
+      ownerField(),
       externalKey('Commerce_Buyer_Id__c', 'Commerce Buyer Id'),
       text('Marketplace__c', 'Marketplace', 40),
       text('Marketplace_Account_Id__c', 'Marketplace Account Id', 255),
@@ -182,6 +195,7 @@ const objects: SandboxObject[] = [
     keyPrefix: '006',
     custom: false,
     fields: systemFields('Opportunity ID', [
+      ownerField(),
       text('Name', 'Name', 120, { required: true }),
       field('StageName', 'Stage', 'picklist', { length: 255, required: true, picklistValues: OPPORTUNITY_STAGES, restrictedPicklist: true }),
       field('CloseDate', 'Close Date', 'date', { required: true }),
@@ -226,6 +240,7 @@ const objects: SandboxObject[] = [
     custom: true,
     fields: systemFields('Record ID', [
       text('Name', 'Marketplace Entitlement Name', 80, { required: true, custom: false, idLookup: true }),
+      ownerField(),
       externalKey('Commerce_Entitlement_Id__c', 'Commerce Entitlement Id'),
       reference('Account__c', 'Account', 'Account', 'Account__r'),
       reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
@@ -276,6 +291,7 @@ const objects: SandboxObject[] = [
     custom: true,
     fields: systemFields('Record ID', [
       text('Name', 'Cosell Referral Name', 80, { required: true, custom: false, idLookup: true }),
+      ownerField(),
       externalKey('Commerce_Referral_Id__c', 'Commerce Referral Id'),
       reference('Opportunity__c', 'Opportunity', 'Opportunity', 'Opportunity__r'),
       text('Stage__c', 'Stage', 40),
@@ -303,6 +319,28 @@ const objects: SandboxObject[] = [
       field('Quantity__c', 'Quantity', 'double', { precision: 18, scale: 6 }),
       currency('Amount__c', 'Amount'),
       field('Failed_Reports__c', 'Failed Reports', 'double', { precision: 9, scale: 0 }),
+    ]),
+  },
+  {
+    // Activities (issue #27 section 1): a Task names the record it is about by WhatId (polymorphic: any
+    // object that allows activities, told apart by the id's key prefix) and its person by WhoId. Status and
+    // Priority are defaulted on create (Not Started, Normal), so not required. Activity
+    // custom fields are defined on Activity and appear on Task (deployments.ts).
+    name: 'Task',
+    label: 'Task',
+    labelPlural: 'Tasks',
+    keyPrefix: '00T',
+    custom: false,
+    fields: systemFields('Activity ID', [
+      ownerField(),
+      text('Subject', 'Subject', 255),
+      longText('Description', 'Description'),
+      field('Status', 'Status', 'picklist', { length: 40, picklistValues: TASK_STATUSES, restrictedPicklist: true, defaultValue: 'Not Started' }),
+      field('Priority', 'Priority', 'picklist', { length: 40, picklistValues: TASK_PRIORITIES, restrictedPicklist: true, defaultValue: 'Normal' }),
+      field('ActivityDate', 'Due Date Only', 'date'),
+      field('WhatId', 'Related To ID', 'reference', { length: 18, referenceTo: TASK_WHAT_OBJECTS, relationshipName: 'What' }),
+      field('WhoId', 'Name ID', 'reference', { length: 18, referenceTo: ['Contact'], relationshipName: 'Who' }),
+      text('Commerce_Event_Id__c', 'Commerce Event Id', 64, { externalId: true, idLookup: true }),
     ]),
   },
   {

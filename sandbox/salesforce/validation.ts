@@ -29,8 +29,10 @@ export function validateRecord(store: Store, object: SandboxObject, existing: St
     } else if (field.type === 'currency' || field.type === 'double') {
       if (Math.abs(value as number) >= 10 ** (field.precision - field.scale)) found.push(errors.numberOutOfRange(field, value as number));
     } else if (field.type === 'reference') {
-      const target = findObject(field.referenceTo[0]!)!;
+      // A polymorphic field (Task.WhatId) names one of several objects: the id's key prefix says which.
       const id = canonicalId(value);
+      const targets = field.referenceTo.map((name) => findObject(name)).filter((object): object is NonNullable<typeof object> => Boolean(object));
+      const target = (id && targets.find((object) => id.startsWith(object.keyPrefix))) || targets[0]!;
       if (!id || !id.startsWith(target.keyPrefix)) found.push(errors.malformedId(field, String(value)));
       else {
         const parent = store.table(target).get(id);

@@ -2,7 +2,7 @@
 // find the target (create, update by Id, upsert by external id), resolve parents given by external
 // id, validate, check uniqueness, then apply — all records or, with allOrNone, none.
 import { errors, type RecordError } from './errors.ts';
-import { canonicalId } from './ids.ts';
+import { canonicalId, USER_ID } from './ids.ts';
 import type { SandboxField, SandboxObject } from './schema.ts';
 import type { Store, StoredRecord } from './store.ts';
 import { parentsOf, unableToLockRow, type RowLockTaker } from './row-locks.ts';
@@ -170,6 +170,8 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     const record: StoredRecord = { Id: p.id };
     for (const field of p.object.fields) record[field.name] = field.defaultValue; // null, or a checkbox's default
     Object.assign(record, p.changes, { Id: p.id, IsDeleted: false, CreatedDate: stamp, LastModifiedDate: stamp, SystemModstamp: stamp });
+    // A record made without an owner is its maker's: the integration user's.
+    if ('OwnerId' in record && !record.OwnerId) record.OwnerId = USER_ID;
     table.insert(record);
     return { ok: true, id: p.id, created: true };
   });
