@@ -76,9 +76,9 @@ function redactUrl(text: string, signed: boolean): string {
 const looksLikeCredential = (value: string) => (value.length >= 8 && /\d/.test(value)) || value.length >= 20;
 // Names that sentences use for states as often as for values ("token: expired", "authorization: denied"):
 // their unquoted value is hidden only when it looks like a credential. Every other secret name
-// (password, client_secret, api_key, refresh_token) names a value, so its value is always hidden, however
+// (password, client_secret, api_key, refresh_token) names a value; a bare "secret" is vague too ("client secret: save it again" is our own advice), so its value is always hidden, however
 // short: "password: hunter2" is a password.
-const VAGUE_SECRET_NAMES = new Set(['token', 'authorization', 'auth', 'bearer', 'cookie', 'credentials', 'credential', 'signature']);
+const VAGUE_SECRET_NAMES = new Set(['token', 'secret', 'authorization', 'auth', 'bearer', 'cookie', 'credentials', 'credential', 'signature']);
 
 /** Secrets inside free text: signed URLs, name=value and name: value pairs, quoted JSON pairs (also inside JSON strings), Authorization values. */
 export function redactText(text: string): string {

@@ -92,6 +92,8 @@ describe('redactSecrets: nothing secret is kept or shown', () => {
     expect(redactText('client_secret: s3cr3t!')).toBe('client_secret: [redacted]');
     expect(redactText('api_key: abcdefg')).toBe('api_key: [redacted]');
     expect(redactText('refresh_token: ab-cd-ef-gh')).toBe('refresh_token: [redacted]');
+    // A bare "secret" reads as a word in our own advice, and stays.
+    expect(redactText("The connection's secrets lack client secret: save it again with crm-sync connect")).toBe("The connection's secrets lack client secret: save it again with crm-sync connect");
     // The price: a word after such a name goes too.
     expect(redactText('password: required')).toBe('password: [redacted]');
   });
