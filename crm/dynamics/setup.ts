@@ -292,7 +292,8 @@ function entityMetadata(table: TableDeclaration): Record<string, unknown> {
     Description: label(`${table.label}, kept in step with the Marketplace Commerce Service by commerce-crm-sync`),
     OwnershipType: 'UserOwned',
     IsActivity: false,
-    HasActivities: false,
+    // Activities (the timeline's tasks, issue #27 section 1) may be regarding the project's tables.
+    HasActivities: true,
     HasNotes: false,
     Attributes: [{ ...attributeMetadata({ logicalName: primary.logicalName, label: primary.label, type: 'String', maxLength: primary.maxLength }), IsPrimaryName: true }],
   };

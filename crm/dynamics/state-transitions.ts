@@ -24,7 +24,8 @@ import { ID } from './reads.ts';
 import { codeOf, type DynamicsTransport } from './transport.ts';
 import { BATCH_LIMIT } from './writes.ts';
 
-type CloseAction = { action: string; statecode: number; status: number };
+/** How a closed state is reached: a table's close action (opportunity), or a plain Update of statecode and statuscode (SetState as an Update: task). */
+type CloseAction = { action: string; statecode: number; status: number } | { update: true; statecode: number; status: number };
 
 export type TableStates = {
   /** The mapped field naming the target state. */
@@ -36,8 +37,8 @@ export type TableStates = {
    * the order that decides when records of one call name the same row with different closed states.
    */
   closed: Record<string, CloseAction>;
-  /** The action's activity parameter, its lookup to the row, its subject, and the column its revenue comes from (wins only). */
-  activity: { parameter: string; lookup: string; subject: (state: string) => string; revenueFrom?: string; revenueOn?: string };
+  /** The action's activity parameter, its lookup to the row, its subject, and the column its revenue comes from (wins only); none where closes are updates. */
+  activity?: { parameter: string; lookup: string; subject: (state: string) => string; revenueFrom?: string; revenueOn?: string };
 };
 
 /** Tables whose states are declared here; Microsoft's opportunity: Open 0 (In Progress 1), Won 1 (3), Lost 2 (Canceled 4). */
@@ -47,6 +48,14 @@ export const STATE_TRANSITIONS: Record<string, TableStates> = {
     open: { name: 'Open', statecode: 0, columns: { statecode: 0, statuscode: 1 } },
     closed: { Won: { action: 'WinOpportunity', statecode: 1, status: 3 }, Lost: { action: 'LoseOpportunity', statecode: 2, status: 4 } },
     activity: { parameter: 'OpportunityClose', lookup: 'opportunityid', subject: (state) => `${state} (closed by crm-sync from the marketplace)`, revenueFrom: 'estimatedvalue', revenueOn: 'Won' },
+  },
+  // The timeline's task activities (issue #27 section 1): Open 0 (Not Started 2), Completed 1 (5); a task
+  // is made Open (statecode is not valid for create) and completed by an Update of statecode/statuscode
+  // after the write (docs/crm-wire-behaviour.md).
+  task: {
+    field: 'statecode',
+    open: { name: 'Open', statecode: 0, columns: { statecode: 0, statuscode: 2 } },
+    closed: { Completed: { update: true, statecode: 1, status: 5 } },
   },
 };
 
@@ -144,7 +153,7 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
     for (const refused of plan.refused) results.set(refused.sourceId, refused);
     const declared = STATE_TRANSITIONS[table.name];
     if (!declared || plan.closes.size === 0) return;
-    type Call = { sourceIds: string[]; crmId: string; state: string; action: string; body: Record<string, unknown> };
+    type Call = { sourceIds: string[]; crmId: string; state: string; action: string; body: Record<string, unknown>; update?: boolean };
     // One close per row: records of this call that reached the same row (by GUID, or one by its key and
     // one by the GUID) share the first of the table's closed states among theirs, and its outcome.
     const closedOrder = Object.keys(declared.closed);
@@ -163,13 +172,18 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
     const calls: Call[] = [];
     for (const { sourceIds, crmId, close } of byRow.values()) {
       const how = declared.closed[close.state]!;
-      const revenue = declared.activity.revenueFrom && close.state === declared.activity.revenueOn ? close.fields[declared.activity.revenueFrom] : undefined;
+      if ('update' in how) {
+        calls.push({ sourceIds, crmId, state: close.state, action: 'Update', body: { statecode: how.statecode, statuscode: how.status }, update: true });
+        continue;
+      }
+      const described = declared.activity!;
+      const revenue = described.revenueFrom && close.state === described.revenueOn ? close.fields[described.revenueFrom] : undefined;
       const activity = {
-        subject: declared.activity.subject(close.state),
-        [`${declared.activity.lookup}@odata.bind`]: `/${table.entitySetName}(${crmId})`,
+        subject: described.subject(close.state),
+        [`${described.lookup}@odata.bind`]: `/${table.entitySetName}(${crmId})`,
         ...(typeof revenue === 'number' && { actualrevenue: revenue }),
       };
-      calls.push({ sourceIds, crmId, state: close.state, action: how.action, body: { Status: how.status, [declared.activity.parameter]: activity } });
+      calls.push({ sourceIds, crmId, state: close.state, action: how.action, body: { Status: how.status, [described.parameter]: activity } });
     }
     const inTarget = (states: Map<string, number>, call: Call) => states.get(call.crmId.toLowerCase()) === declared.closed[call.state]!.statecode;
     const refused: { call: Call; code: string; message: string }[] = [];
@@ -187,7 +201,10 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
           `closing ${group.length} ${table.entitySetName}`,
           async (client) => {
             client.startBatch();
-            for (const call of group) await client.callAction({ actionName: call.action, action: call.body });
+            for (const call of group) {
+              if (call.update) await client.update({ collection: table.entitySetName, key: call.crmId, data: call.body, ifmatch: '*' });
+              else await client.callAction({ actionName: call.action, action: call.body });
+            }
             return client.executeBatch({ continueOnError: true, inChangeSet: false });
           },
           { signal, operations: group.length, writes: true },

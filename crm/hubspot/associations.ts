@@ -26,6 +26,11 @@ export function createAssociations(transport: HubSpotTransport) {
   /** CRM ids of target records by their id property's value; values HubSpot does not hold are left out. */
   async function lookUp(target: string, idProperty: string, values: string[], signal?: AbortSignal): Promise<Map<string, string>> {
     const found = new Map<string, string>();
+    // A reference by the record's own id (a timeline task to its deal, issue #27 section 1) names it already.
+    if (idProperty === 'hs_object_id') {
+      for (const value of values) found.set(value, value);
+      return found;
+    }
     for (let start = 0; start < values.length; start += BATCH_SIZE) {
       const chunk = values.slice(start, start + BATCH_SIZE);
       const answer = (await transport.call(

@@ -202,6 +202,28 @@ export function createHubSpotConnector(
     return found;
   }
 
+  /**
+   * Where the records without a CRM id are keyed by a property that is not a unique-value one (a task's
+   * commerce_event_id: HubSpot has no unique-value properties on activities), the ids of the records
+   * already holding their key values, by value (the oldest where several do), found by a search of the
+   * property; undefined where the key is a unique-value property and HubSpot upserts by it.
+   */
+  async function heldByPlainKey(object: string, items: { crmId?: string; externalIdField: string; externalId: string }[], signal?: AbortSignal): Promise<Map<string, string> | undefined> {
+    const keyed = items.filter((item) => !item.crmId);
+    const field = keyed[0]?.externalIdField;
+    if (!field) return undefined;
+    const definition = (await describe(object)).fields.get(field);
+    if (!definition || definition.unique) return undefined;
+    signal?.throwIfAborted();
+    const held = new Map<string, string>();
+    const records = await search.whereIn(await api(object), field, [...new Set(keyed.map((item) => item.externalId))], [field, STAMP], signal);
+    for (const record of [...records].sort((a, b) => Number(a.id) - Number(b.id))) {
+      const value = record.properties?.[field];
+      if (typeof value === 'string' && value && !held.has(value)) held.set(value, String(record.id));
+    }
+    return held;
+  }
+
   return {
     kind: 'hubspot',
     idField: ID,
@@ -218,7 +240,21 @@ export function createHubSpotConnector(
     },
     describe,
 
-    upsert(object, items, options = {}) {
+    async upsert(object, items, options = {}) {
+      const held = await heldByPlainKey(object, items, options.signal);
+      if (held) {
+        // A key HubSpot cannot upsert by (activities have no unique-value properties): the records
+        // already holding it (a write whose link was lost, say to a killed worker) are updated, the
+        // others made with it.
+        return writeAll(
+          object,
+          items.map((item) => {
+            const crmId = item.crmId ?? held.get(item.externalId);
+            return { sourceId: item.sourceId, fields: crmId ? item.fields : { ...item.fields, [item.externalIdField]: item.externalId }, crmId, known: item.references };
+          }),
+          options.signal,
+        );
+      }
       return writeAll(
         object,
         items.map((item) => ({ sourceId: item.sourceId, fields: item.fields, crmId: item.crmId, idProperty: item.crmId ? undefined : item.externalIdField, idValue: item.crmId ? undefined : item.externalId, known: item.references })),

@@ -226,6 +226,18 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
   },
   // Usage by day (issue #25 section 4).
   USAGE_TABLE,
+  // The timeline (issue #27 section 1): a notification event as a task activity, keyed by its eventID.
+  {
+    logicalName: 'task',
+    entitySetName: 'tasks',
+    label: 'Task',
+    pluralLabel: 'Tasks',
+    custom: false,
+    standardColumns: ['subject', 'description', 'scheduledend', 'actualend', 'prioritycode'],
+    columns: [text('ccs_commerceeventid', 'Commerce Event Id')],
+    lookups: [],
+    keys: [key('ccs_commerceeventid', 'Commerce Event Id')],
+  },
 ];
 
 /** A table's declaration by logical name. */

@@ -117,6 +117,9 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     ...RENEWAL_ENTITLEMENT_PROPERTIES,
   ],
   [ENTITLEMENT_FALLBACK_OBJECT]: [id('commerce_entitlement_id', 'Commerce Entitlement Id')],
+  // The timeline (issue #27 section 1): the event a task was made for. Not a unique-value property:
+  // HubSpot has none on activities (docs/crm-wire-behaviour.md); the connector searches it before a create.
+  tasks: [text('commerce_event_id', 'Commerce Event Id', { description: 'The notification event on the Marketplace Commerce Service this task was made for (set by commerce-crm-sync)' })],
 };
 
 /** The custom object's own id property (part of the object's definition, made with the object). */
