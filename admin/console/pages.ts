@@ -279,7 +279,7 @@ function backfillSection(context: PageContext, data: ConnectionPageData): Markup
     <input id="backfill-from" name="from" type="datetime-local">
     <label for="backfill-to">Changed up to (UTC, empty: now)</label>
     <input id="backfill-to" name="to" type="datetime-local">
-    <label class="check"><input type="checkbox" name="forgetLinks" value="yes"> Write every record again (forget which were written)</label>
+    ${!context.who || context.who.role === 'admin' ? html`<label class="check"><input type="checkbox" name="forgetLinks" value="yes"> Write every record again (forget which were written)</label>` : ''}
     <button type="submit">Start backfill</button>
   </form>`}
 </section>`;

@@ -64,4 +64,10 @@ describe('console pages by role', () => {
       expect(backfillForms(page), role).toBe(1);
     }
   });
+
+  // Writing every record again rewrites the whole CRM side: the server lets only an admin ask (review finding).
+  it('show "Write every record again" to an admin only', () => {
+    expect(pageFor(person('operator'))).not.toContain('name="forgetLinks"');
+    expect(pageFor(person('admin'))).toContain('name="forgetLinks"');
+  });
 });
