@@ -104,7 +104,7 @@ describe('Dynamics schema: what setup creates covers everything the mappings wri
     dynamicsTable(table)!.lookups.find((l) => l.logicalName === column(table, field))?.target ?? STANDARD_LOOKUP_TARGETS[`${table}.${column(table, field)}`];
   const keyOf = (mapping: EntityMapping<any, any>) => dynamicsTable(mapping.object)!.keys.find((k) => k.columns.length === 1 && k.columns[0] === mapping.externalIdField);
 
-  it('declares the seven tables with their entity sets, the custom ones with a primary name', () => {
+  it('declares the eight tables with their entity sets, the custom ones with a primary name', () => {
     expect(DYNAMICS_TABLES.map((t) => [t.logicalName, t.entitySetName, t.custom])).toEqual([
       ['account', 'accounts', false],
       ['contact', 'contacts', false],
@@ -114,6 +114,8 @@ describe('Dynamics schema: what setup creates covers everything the mappings wri
       ['ccs_opportunitycontact', 'ccs_opportunitycontacts', true],
       // Usage by day (issue #25 section 4).
       ['ccs_marketplaceusage', 'ccs_marketplaceusages', true],
+      // The timeline's task activities, keyed by ccs_commerceeventid (issue #27 section 1).
+      ['task', 'tasks', false],
     ]);
     for (const table of DYNAMICS_TABLES) {
       expect(Boolean(table.primaryName), table.logicalName).toBe(table.custom);
