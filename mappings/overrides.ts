@@ -140,7 +140,7 @@ export function validateMapping(mapping: EntityMapping<any, any>, overrides: Ent
   if (externalId && !externalId.externalId) problems.push(`${where(mapping.externalIdField)} is not an external id field`);
   // Upserts key on it: a CRM that says it does not keep it unique could hold two records for one commerce
   // record (a CRM that does not say is given the benefit of the doubt).
-  else if (externalId && externalId.unique === false) {
+  else if (externalId && externalId.unique === false && !mapping.keyNeedNotBeUnique) {
     problems.push(`${mapping.externalIdField} on ${schema.name} is an external id but not unique: two records could share one commerce id; mark it Unique in Setup`);
   }
   for (const [field, value] of Object.entries(overrides?.constants ?? {})) {

@@ -79,6 +79,12 @@ export type EntityMapping<Source, Related = unknown> = {
    * does not, so such an org sees exactly what it saw before the field was mapped (mappings/fit-to-schema.ts).
    */
   optionalFields?: string[];
+  /**
+   * The key may be an external id the CRM does not keep unique (Salesforce activity fields: the timeline's
+   * Task.Commerce_Event_Id__c): the connection check accepts it, and exactly once rests on the record
+   * links and the upsert's lookup by the key under the entity lock (docs/timeline.md).
+   */
+  keyNeedNotBeUnique?: boolean;
 };
 
 export const ok = (record: MappedRecord): MappingResult => ({ ok: true, record });

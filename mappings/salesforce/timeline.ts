@@ -29,4 +29,7 @@ export const timelineToTask: TimelineMapping = {
     createOnly: ['Status', 'ActivityDate', 'OwnerId'],
   }),
   parentRecord: { idField: 'Id', ownerField: 'OwnerId' },
+  // Salesforce's documentation does not say that an activity field can be Unique: the key is an External
+  // ID only, and exactly once rests on record_links and the upsert's own lookup by the key.
+  keyNeedNotBeUnique: true,
 };

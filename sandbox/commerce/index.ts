@@ -28,6 +28,8 @@ export type CommerceSandboxOptions = {
   /** How long the partner reviews a submitted referral (A13; README "Co-sell"); 0: no review. Default 60. */
   partnerReviewSeconds?: number;
   now?: () => Date; // default () => new Date()
+  /** The time the generated data is made around (ISO 8601; default 2026-01-01T00:00:00.000Z): a test of what happened in the last days puts it near now. */
+  baseTime?: string;
   /**
    * A file that keeps every change across restarts (see README "Persistence"): replayed over the
    * generated data at start when it exists, then every change is appended before it is answered.
@@ -85,7 +87,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     unknownEventVersionRate: options.unknownEventVersionRate ?? 0,
     termsBumpEntitlement: options.termsBumpEntitlement ?? true,
     partnerReviewSeconds: reviewSeconds(options.partnerReviewSeconds),
-    baseTime: DEFAULT_BASE_TIME,
+    baseTime: options.baseTime ?? DEFAULT_BASE_TIME,
     now: options.now ?? (() => new Date()),
   });
   if (options.journalPath !== undefined) state.journal = openCommerceJournal(state, options.journalPath);
