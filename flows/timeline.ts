@@ -12,6 +12,8 @@
 // write it once the record is there.
 import { classifyEvent, toDate, type CommerceClient } from '../commerce/index.ts';
 import type { CrmConnector } from '../crm/connector.ts';
+import { timelineToDynamicsTask } from '../mappings/dynamics/timeline.ts';
+import { timelineToHubSpotTask } from '../mappings/hubspot/timeline.ts';
 import { timelineToTask } from '../mappings/salesforce/timeline.ts';
 import { timelineChoice, type TimelineEvent, type TimelineMapping } from '../mappings/canonical/timeline.ts';
 import type { Entity, EntityMapping } from '../mappings/types.ts';
@@ -75,7 +77,7 @@ export const timelineFlow = {
   // Not named by the feed's sync trigger: events are this flow's records, not news of them.
   events: [],
   parents: ['buyer', 'offer', 'entitlement', 'referral'],
-  mappings: { salesforce: timelineToTask },
+  mappings: { salesforce: timelineToTask, hubspot: timelineToHubSpotTask, dynamics: timelineToDynamicsTask },
   deletes: 'reflect-status',
   async due(commerce, orgId, context) {
     const settings = context.settings.timeline;

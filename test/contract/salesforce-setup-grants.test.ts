@@ -33,8 +33,9 @@ describe('Salesforce setup grants what it creates to the integration user', () =
     // mappings and co-sell use that Salesforce lets a permission set grant (Name, LastName, StageName and
     // CloseDate are required: none): Account BillingCountry, Website; Contact FirstName, Email, Phone,
     // Title, AccountId; Opportunity Amount, AccountId, Description.
-    expect(rows.totalSize).toBe(91);
-    expect(rows.records.map((r) => r.Field)).toEqual(expect.arrayContaining(['Account.Website', 'Contact.AccountId', 'Opportunity.Description', 'Marketplace_Entitlement__c.Net_Terms_Days__c', 'Marketplace_Entitlement__c.Payment_Installments__c', 'Marketplace_Usage__c.Quantity__c', 'Marketplace_Usage__c.Entitlement__c']));
+    // Issue #27: the timeline's Task.Commerce_Event_Id__c (an Activity field), the 92nd.
+    expect(rows.totalSize).toBe(92);
+    expect(rows.records.map((r) => r.Field)).toEqual(expect.arrayContaining(['Account.Website', 'Contact.AccountId', 'Opportunity.Description', 'Marketplace_Entitlement__c.Net_Terms_Days__c', 'Marketplace_Entitlement__c.Payment_Installments__c', 'Marketplace_Usage__c.Quantity__c', 'Marketplace_Usage__c.Entitlement__c', 'Task.Commerce_Event_Id__c']));
     expect(rows.records.map((r) => r.Field)).not.toContain('Opportunity.StageName');
     expect((await conn.query('SELECT Id, Commerce_Buyer_Id__c, Marketplace_Status__c FROM Account')).totalSize).toBe(0);
 

@@ -243,13 +243,14 @@ describe('Salesforce sandbox: describe', () => {
     const entitlement = await conn.sobject('Marketplace_Entitlement__c').describe();
     expect(entitlement.fields.find((f) => f.name === 'Account__c')).toMatchObject({ referenceTo: ['Account'], relationshipName: 'Account__r' });
     const account = await conn.sobject('Account').describe();
-    expect(account.childRelationships.map((c) => c.relationshipName)).toEqual(['Contacts', 'Opportunities', 'Marketplace_Entitlements__r']);
+    // Tasks: the activities whose WhatId names the account (issue #27's timeline).
+    expect(account.childRelationships.map((c) => c.relationshipName)).toEqual(['Contacts', 'Opportunities', 'Marketplace_Entitlements__r', 'Tasks']);
   });
 
   it('lists the objects in describeGlobal and answers NOT_FOUND for others', async () => {
     const global = await conn.describeGlobal();
     expect(global.sobjects.map((s) => s.name)).toEqual([
-      'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'Marketplace_Usage__c', 'OpportunityContactRole',
+      'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'Marketplace_Usage__c', 'Task', 'OpportunityContactRole',
       // The standard objects behind permission sets (field-level security), and the integration user's User.
       'User', 'PermissionSet', 'ObjectPermissions', 'FieldPermissions', 'PermissionSetAssignment',
     ]);
