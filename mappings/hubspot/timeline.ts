@@ -44,4 +44,7 @@ export const timelineToHubSpotTask: TimelineMapping = {
     createOnly: ['hs_task_status', 'hs_timestamp', 'hubspot_owner_id'],
   }),
   parentRecord: { idField: 'hs_object_id', ownerField: 'hubspot_owner_id' },
+  // HubSpot has no unique-value properties on activities: exactly once rests on the record links and
+  // the connector's search of the key before it makes a task (docs/crm-wire-behaviour.md).
+  keyNeedNotBeUnique: true,
 };
