@@ -7,7 +7,7 @@
 // FieldDefinition and EntityDefinition tell a field not granted from one missing), and a field that
 // exists with another type is named as a problem, never changed.
 import type { Connection } from 'jsforce';
-import { customFieldMetadata, DESCRIBE_TYPES, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS, type SalesforceCustomField } from '../../mappings/salesforce/schema.ts';
+import { customFieldMetadata, DESCRIBE_TYPES, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS, TIMELINE_ACTIVITY_OBJECTS, type SalesforceCustomField } from '../../mappings/salesforce/schema.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { OPPORTUNITY_FIELDS } from '../../mappings/salesforce/opportunity-referral.ts';
 import { existingFields, existingObjects } from './field-access.ts';
@@ -32,6 +32,7 @@ type Described = {
   permissionable: boolean;
   relationshipName?: string | null;
   picklistValues?: { value: string; active?: boolean }[];
+  referenceTo?: string[];
 };
 
 /**
@@ -78,8 +79,8 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
     try {
       await connection.tooling.create('CustomObject', {
         FullName: object.name,
-        // Allow Activities: the timeline's Tasks (issue #27) name these records by WhatId.
-        Metadata: { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite', enableActivities: true },
+        // Allow Activities where the timeline's Tasks (issue #27) name the records by WhatId.
+        Metadata: { label: object.label, pluralLabel: object.pluralLabel, nameField: { type: 'Text', label: `${object.label} Name` }, deploymentStatus: 'Deployed', sharingModel: 'ReadWrite', ...(TIMELINE_ACTIVITY_OBJECTS.includes(object.name) && { enableActivities: true }) },
       });
       report.created.push(`object ${object.name}`);
       objects.add(object.name);
@@ -157,6 +158,14 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
         const missing = (field.values ?? []).filter((value) => !values.has(value));
         if (missing.length) report.problems.push(`${objectName}.${field.name} lacks the picklist value${missing.length > 1 ? 's' : ''} ${missing.map((v) => `"${v}"`).join(', ')}: add ${missing.length > 1 ? 'them' : 'it'} in Setup (Object Manager, ${objectName}, Fields & Relationships, ${field.label})`);
       }
+    }
+  }
+  // The timeline's Tasks name their records by WhatId: a custom object takes activities only with Allow
+  // Activities, which objects made before issue #27 may lack (Task's WhatId then does not list them).
+  const whatId = (await describedFields(connection, 'Task'))?.get('whatid');
+  if (whatId?.referenceTo) {
+    for (const object of TIMELINE_ACTIVITY_OBJECTS.filter((name) => objects.has(name) && !whatId.referenceTo!.includes(name))) {
+      report.problems.push(`${object} does not allow activities, so the timeline cannot put Tasks on its records: tick Allow Activities in Setup (Object Manager, ${object}, Edit)`);
     }
   }
   return report;

@@ -40,6 +40,9 @@ export const DAYS_TO_END_FORMULA = 'IF(ISBLANK(End_Date__c), NULL, FLOOR(End_Dat
 
 const MARKETPLACES = ['Marketplace A', 'Marketplace B', 'Marketplace C', 'Marketplace D', 'Marketplace E', 'Marketplace F'];
 
+/** The project's objects the timeline's Tasks name by WhatId (issue #27): made with Allow Activities. */
+export const TIMELINE_ACTIVITY_OBJECTS = ['Marketplace_Entitlement__c', 'Cosell_Referral__c'];
+
 export const SALESFORCE_CUSTOM_OBJECTS: SalesforceCustomObject[] = [
   { name: 'Marketplace_Entitlement__c', label: 'Marketplace Entitlement', pluralLabel: 'Marketplace Entitlements' },
   { name: 'Cosell_Referral__c', label: 'Cosell Referral', pluralLabel: 'Cosell Referrals' },

@@ -137,6 +137,7 @@ export function createDeployments(schema: OrgSchema) {
         fields: systemFields('Record ID', [field('Name', String(nameField.label), 'string', { length: 80, required: true, custom: false, idLookup: true }), ownerField()]),
       };
       schema.addObject(object);
+      if (metadata.enableActivities === true || metadata.enableActivities === 'true') schema.allowActivities(object.name);
       return { id: toolingId('01I'), object };
     },
 

@@ -23,6 +23,10 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
       customMetadata === 'missing'
         ? model.filter((o) => !o.custom).map((o) => ({ ...o, fields: o.fields.filter((f) => !f.custom) }))
         : model.map((o) => ({ ...o, fields: [...o.fields] }));
+    // A polymorphic reference (Task.WhatId) names only objects the org has: custom objects join it when
+    // they are made with Allow Activities (allowActivities below).
+    const names = new Set(objects.map((o) => o.name));
+    objects = objects.map((o) => (o.fields.some((f) => f.referenceTo.length > 1) ? { ...o, fields: o.fields.map((f) => (f.referenceTo.length > 1 ? { ...f, referenceTo: f.referenceTo.filter((target) => names.has(target)) } : f)) } : o));
     objects = withCurrencyFields(objects, multiCurrency);
     userLacks = new Set();
     grantedAtStart = new Set(objects.flatMap((o) => (o.custom ? [o.name] : [])).concat(objects.flatMap((o) => o.fields.filter((f) => f.custom).map((f) => `${o.name}.${f.name}`))));
@@ -54,6 +58,11 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
         const audit = o.fields.filter((f) => ['CreatedDate', 'LastModifiedDate', 'SystemModstamp'].includes(f.name));
         return { ...o, fields: [...o.fields.filter((f) => !audit.includes(f)), field, ...audit] };
       });
+      version++;
+    },
+    /** A custom object made with Allow Activities (enableActivities): activities may name it by WhatId. */
+    allowActivities(objectName: string) {
+      objects = objects.map((o) => (o.name !== 'Task' ? o : { ...o, fields: o.fields.map((f) => (f.name === 'WhatId' && !f.referenceTo.includes(objectName) ? { ...f, referenceTo: [...f.referenceTo, objectName] } : f)) }));
       version++;
     },
     reset: initial,

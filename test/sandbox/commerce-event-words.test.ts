@@ -19,7 +19,7 @@ afterAll(() => sandbox.stop());
 async function served(ids: string[]): Promise<any[]> {
   const all: any[] = [];
   for (let offset: number | undefined = 0; offset !== undefined; ) {
-    const page = (await probe.api('/org/org-1/notificationEvent', { query: { limit: 1000, offset } })).json;
+    const page: { notificationEvents: any[]; nextOffset?: number } = (await probe.api('/org/org-1/notificationEvent', { query: { limit: 1000, offset } })).json;
     all.push(...page.notificationEvents);
     offset = page.nextOffset;
   }
