@@ -2,15 +2,17 @@
 // and `doctor`. Each reads through ops/ (shared with the web console) and prints a table or sentences,
 // or JSON with --json. Never a secret.
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { createConnector } from '../crm/registry.ts';
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
-import { ENTITIES } from '../mappings/types.ts';
+import { ENTITIES, type Entity } from '../mappings/types.ts';
+import type { MappingOverrides } from '../mappings/overrides.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
-import { checkMappingOverrides, MappingOverridesRefused } from '../ops/mapping-save.ts';
+import { checkMappingOverrides, MappingOverridesRefused, saveFlowOverrides, tidyOverrides } from '../ops/mapping-save.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
 import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
 import { CRM_FLOWS } from '../flows/index.ts';
@@ -20,8 +22,7 @@ import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSche
 import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
-import { recordAudit } from './audit.ts';
-import { withTransaction } from '../store/transaction.ts';
+import { cliActor, recordAudit } from './audit.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
 import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
@@ -304,11 +305,15 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
             if (error instanceof MappingOverridesRefused) throw new ExitError(`The overrides in ${options.edit} do not fit the CRM; nothing was saved:\n- ${error.problems.join('\n- ')}`, EXIT.attention);
             throw error;
           }
-          // The overrides and their audit row (before and after) land together.
-          await withTransaction(context.database.pool, async (tx) => {
-            await context.connections.update(found.id, { settings: { ...found.settings, overrides } }, tx);
-            await recordAudit(tx, { action: 'mapping.edit', connectionId: found.id, before: settings.overrides, after: overrides, detail: { file: options.edit } });
-          });
+          // Each flow that changed is saved as the console saves it (ops/mapping-save.ts): a new version
+          // of that flow's mapping, so the console's version list and rollback match what is in effect,
+          // and its audit event (recorded there, with the version, so nothing here records it twice).
+          const deps = { pool: context.database.pool, connections: context.connections, crm: connector };
+          let current = found;
+          for (const flow of changedFlows(settings.overrides, overrides)) {
+            await saveFlowOverrides(deps, { connection: current, flow, overrides: overrides[flow] ?? {}, actor: cliActor(), via: 'cli' });
+            current = (await context.connections.get(found.id)) ?? current;
+          }
           settings = candidate;
           process.stderr.write(`Saved the overrides of ${found.name} from ${options.edit}; the next sync writes with them (records already written change when their source changes, or with crm-sync backfill ${found.name} --forget-links).\n`);
         }
@@ -338,6 +343,12 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
         }
       })(),
     );
+}
+
+/** The flows whose overrides differ between the saved ones and the file's (a flow left out of the file loses its overrides). */
+function changedFlows(saved: MappingOverrides, edited: MappingOverrides): Entity[] {
+  const flows = [...new Set([...Object.keys(saved), ...Object.keys(edited)])] as Entity[];
+  return flows.filter((flow) => !isDeepStrictEqual(tidyOverrides(saved[flow] ?? {}), tidyOverrides(edited[flow] ?? {})));
 }
 
 /** The overrides file, parsed and shaped, or an error naming the file and what is wrong in it. */

@@ -4,9 +4,12 @@
 // them newest first, filtered and paged, as JSON for a script and a table (with --details, the diff) for
 // a person; no output and no stored row holds a secret; a bad filter exits 2 naming the flag.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { createMappingVersionStore } from '../../store/mapping-versions.ts';
 import { cliEnv, cliOutcome } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startSandboxes } from '../support/sync-harness.ts';
@@ -117,6 +120,25 @@ describe('crm-sync audit (real PostgreSQL, real Temporal, both sandboxes)', () =
     const unknown = await cli(['audit', '--connection', 'nope']);
     expect(unknown.code).toBe(3);
     expect(JSON.parse(unknown.stdout).error).toContain('No connection named or numbered "nope"');
+  });
+
+  it('mapping --edit saves a version of each changed flow, as the console does, and records one mapping.edit', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'audit-mapping-')), 'overrides.json');
+    writeFileSync(file, JSON.stringify({ offer: { disable: ['Amount'] } }));
+    const saved = await cli(['mapping', 'acme', '--edit', file]);
+    expect(saved.code, saved.stderr).toBe(0);
+
+    // The console's version list: what was in effect before (version 1), then the file's overrides.
+    const versions = await createMappingVersionStore(database.pool).list(connectionId, 'offer');
+    expect(versions.map(({ version, overrides, savedBy }) => ({ version, overrides, savedBy }))).toEqual([
+      { version: 2, overrides: { disable: ['Amount'] }, savedBy: WHO },
+      { version: 1, overrides: {}, savedBy: 'in effect before the first save here' },
+    ]);
+    expect(await createMappingVersionStore(database.pool).list(connectionId, 'buyer')).toEqual([]); // unchanged: no version
+
+    const edits = await json(['audit', '--action', 'mapping.edit']);
+    expect(edits.total).toBe(1);
+    expect(edits.events[0]).toMatchObject({ actor: WHO, via: 'cli', connection: 'acme', target: 'offer', before: {}, after: { disable: ['Amount'] }, detail: { version: 2 } });
   });
 
   it('never prints or stores a secret', async () => {
