@@ -16,4 +16,10 @@ import('./node-version.mjs')
     }
     return import('../cli/program.ts');
   })
-  .then(({ buildProgram }) => buildProgram().parseAsync(process.argv));
+  .then(({ buildProgram }) => buildProgram().parseAsync(process.argv))
+  // What no command caught (a command outside withConfig, such as sandbox, or a failure before one ran):
+  // one line and its exit code (cli/uncaught-error.ts), not an unhandled rejection's stack.
+  .catch(async (error) => {
+    const { reportUncaught } = await import('../cli/uncaught-error.ts');
+    process.exit(reportUncaught(error));
+  });

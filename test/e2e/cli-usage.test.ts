@@ -2,6 +2,7 @@
 // or variable and what it takes, before anything is opened (no database, no Temporal, no CRM: none is
 // given to reach). Under --json the same line is {"error": ...} on stdout.
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,5 +70,19 @@ describe('crm-sync usage mistakes', () => {
     expect(variable.code).toBe(2);
     expect(JSON.parse(variable.stdout)).toEqual({ error: 'LOG_LEVEL: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got "loud"' });
     expect(variable.stdout.split('\n')).toHaveLength(2); // one line, then the newline
+  });
+
+  it('a sandbox port another program holds: exit 2, one line naming the port and the flag, no stack', async () => {
+    const held = net.createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const { port } = held.address() as net.AddressInfo;
+    try {
+      const outcome = await cliOutcome(env, ['sandbox', '--commerce-port', String(port)]);
+      expect(outcome.code, outcome.stderr).toBe(2);
+      expect(outcome.stderr).toBe(`port ${port} is in use: choose another with --commerce-port (0: any free port)\n`);
+      expect(outcome.stdout).toBe('');
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
   });
 });
