@@ -3,7 +3,8 @@
 // base time 15 days ago, so the feed holds events of the last 30 days and older ones) and the Salesforce
 // sandbox. Every business event of the last 30 days about a synced record becomes exactly one Task on
 // that record, owned by its owner; action items are open with a due date, the rest completed; audit-only
-// events and events older than the backfill's 30 days are not written; a second backfill writes nothing.
+// events and events older than the backfill's 30 days are not written; a second backfill writes nothing;
+// the incremental sync then writes the events of new changes.
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
@@ -25,6 +26,8 @@ const PARENTS = [
   ['ENTITLEMENT', 'entitlement', 'Marketplace_Entitlement__c', 'Commerce_Entitlement_Id__c'],
   ['REFERRAL', 'referral', 'Cosell_Referral__c', 'Commerce_Referral_Id__c'],
 ] as const;
+
+const TYPES = new Set(PARENTS.map(([type]) => type as string));
 
 type FeedEvent = { eventID: string; entityType: string; entityID: string; title: string; message: string; isActionItem: boolean; channels: string[]; requireAudit: boolean; version?: number; timestamp: string };
 
@@ -139,5 +142,24 @@ describe('timeline: notification events -> Salesforce Tasks (real Temporal, real
     // A second backfill finds every event already written: nothing more, nothing twice.
     expect((await (await backfill(['timeline'], 'again')).result()).finished).toBe(true);
     await check();
+
+    // Live: the incremental sync (parents first, then the feed from its last read) writes the events of
+    // new changes, on records it has just made too (a new offer's Opportunity).
+    const incremental = () => client.workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `timeline-live-${connectionId}-${Date.now()}`, args: [{ connectionId }] });
+    await incremental();
+    const before = new Set((await salesforceDump(salesforce, 'Task')).map((task) => task.Commerce_Event_Id__c));
+    const probe = probeSandbox(sandboxes.commerce);
+    const driven: { eventID: string | null }[] = (await probe.control('POST', '/changes', { count: 12, kinds: ['cancellation', 'newOffer', 'offerStatus', 'usage', 'usageReportFailed'] })).json.changes;
+    await incremental();
+    const fresh = (await feed(sandboxes.commerce)).filter((event) => driven.some((change) => change.eventID === event.eventID) && TYPES.has(event.entityType) && !(event.channels.length === 0 && event.requireAudit));
+    expect(fresh.length, 'business events of the driven changes').toBeGreaterThan(3);
+    expect(fresh.some((event) => event.isActionItem), 'an action item among them').toBe(true);
+    const tasks = new Map((await salesforceDump(salesforce, 'Task')).map((task) => [task.Commerce_Event_Id__c, task]));
+    expect([...tasks.keys()].filter((id) => !before.has(id)).sort()).toEqual(fresh.map((event) => event.eventID).sort());
+    for (const event of fresh) {
+      const [, , object, key] = PARENTS.find(([type]) => type === event.entityType)!;
+      const record = (await salesforceDump(salesforce, object)).find((row) => row[key] === event.entityID);
+      expect({ WhatId: tasks.get(event.eventID)!.WhatId, OwnerId: tasks.get(event.eventID)!.OwnerId, Status: tasks.get(event.eventID)!.Status }, event.eventID).toEqual({ WhatId: record.Id, OwnerId: record.OwnerId, Status: event.isActionItem ? 'Not Started' : 'Completed' });
+    }
   });
 });

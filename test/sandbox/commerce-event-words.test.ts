@@ -58,6 +58,13 @@ describe('commerce sandbox: events a seller can read', () => {
     expect(event.message).toContain(`The marketplace refused the usage of ${dimensionKey} on ${usageDate} for`);
   });
 
+  it("a metaInfo update (an integration's CRM ids written back) is audit-only", async () => {
+    const offer = (await probe.records('offers'))[0];
+    expect((await probe.api(`/org/org-1/offer/${offer.id}/metaInfo`, { method: 'PATCH', body: { crmAOpportunityId: '006000000000001AAA' } })).status).toBe(200);
+    const events = (await probe.api(`/org/org-1/notificationEvent/OFFER/${offer.id}`, { query: { limit: 1000 } })).json.notificationEvents;
+    expect(events.at(-1)).toMatchObject({ action: 'UPDATED', info: { changed: 'metaInfo' }, channels: [], requireAudit: true, isActionItem: false });
+  });
+
   it('news is not an action item: a new private offer', async () => {
     clock.advance(60);
     const [change] = (await probe.control('POST', '/changes', { count: 1, kinds: ['newOffer'] })).json.changes;

@@ -43,6 +43,9 @@ export const eventId = (n: number) => recordId('evt', n, 7);
 export function buildEvent(organizationId: string, eventID: string, version: number | undefined, input: EventInput, delivery: EventDelivery): NotificationEvent {
   const said = describeEvent(input);
   const actionItem = delivery.isActionItem || said.actionItem;
+  // A metaInfo update (an integration's bookkeeping, such as CRM ids written back) is kept for the audit
+  // trail and delivered to nobody: an audit-only event (§6.2).
+  const auditOnly = (input.info as { changed?: unknown } | undefined)?.changed === 'metaInfo';
   const event: NotificationEvent = {
     eventID,
     organizationID: organizationId,
@@ -55,12 +58,12 @@ export function buildEvent(organizationId: string, eventID: string, version: num
     title: said.title,
     message: said.message,
     // Someone has to act on an action item: it is always delivered, never audit-only.
-    channels: actionItem && delivery.channels.length === 0 ? ACTION_CHANNELS : delivery.channels,
+    channels: auditOnly ? NONE : actionItem && delivery.channels.length === 0 ? ACTION_CHANNELS : delivery.channels,
     contactIds: input.contactIds && input.contactIds.length > 0 ? Object.freeze([...input.contactIds]) : NONE,
     ccContactIds: NONE,
     contactEmails: NONE,
     isActionItem: actionItem,
-    requireAudit: delivery.requireAudit,
+    requireAudit: auditOnly || delivery.requireAudit,
     customFields: EMPTY,
     info: input.info ?? EMPTY,
     createdBy: SYSTEM_AUTHOR,
