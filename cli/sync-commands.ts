@@ -5,7 +5,7 @@ import type { Logger } from '../config/logger.ts';
 import { progressView, type Reading } from '../ops/backfill-progress.ts';
 import { printResult, table } from './output.ts';
 import { progressBar } from './progress.ts';
-import { EXIT } from './exit-codes.ts';
+import { EXIT, NotFoundError } from './exit-codes.ts';
 import { entityList, isoTime } from './option-parsers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backfillWorkflowId, readProgress, startBackfill } from '../temporal/sync-schedules.ts';
@@ -110,7 +110,11 @@ Examples:
           };
           const client = await context.temporalClient();
           if (options.cancel) {
-            await client.workflow.getHandle(backfillWorkflowId(request)).cancel();
+            await client.workflow.getHandle(backfillWorkflowId(request)).cancel().catch((error: unknown) => {
+              // None was started with these options, or it has ended: a script learns it from exit 3.
+              if (error instanceof WorkflowNotFoundError) throw new NotFoundError(`No backfill of ${found.name} with these options is running (entities ${request.entities.join(',')}${request.from ? `, --from ${request.from}` : ''}${request.to ? `, --to ${request.to}` : ''}): nothing to cancel. Give the options it was started with.`);
+              throw error;
+            });
             await recordAudit(context.database.pool, { action: 'backfill.cancel', connectionId: found.id, target: request.entities.join(','), detail: { workflowId: backfillWorkflowId(request) } });
             printResult({ workflowId: backfillWorkflowId(request), cancelled: true }, (result) => `Cancelled ${result.workflowId}`);
             return;

@@ -141,6 +141,14 @@ describe('crm-sync audit (real PostgreSQL, real Temporal, both sandboxes)', () =
     expect(edits.events[0]).toMatchObject({ actor: WHO, via: 'cli', connection: 'acme', target: 'offer', before: {}, after: { disable: ['Amount'] }, detail: { version: 2 } });
   });
 
+  it('backfill --cancel with no such backfill running exits 3 with one line, and records nothing', async () => {
+    const before = (await json(['audit'])).total;
+    const cancel = await cli(['backfill', 'acme', '--entities', 'offer', '--cancel'], { CRM_SYNC_OUTPUT: 'human' });
+    expect(cancel.code, cancel.stderr).toBe(3);
+    expect(cancel.stderr).toBe('No backfill of acme with these options is running (entities offer): nothing to cancel. Give the options it was started with.\n');
+    expect((await json(['audit'])).total).toBe(before);
+  });
+
   it('never prints or stores a secret', async () => {
     const secrets = [sandboxes.commerce.clientSecret, sandboxes.salesforce.clientSecret, key.toString('base64')];
     const { rows } = await database.pool.query('SELECT actor, target, before::text, after::text, detail::text FROM audit_events');
