@@ -5,7 +5,7 @@ import type { Logger } from '../config/logger.ts';
 import { progressView, type Reading } from '../ops/backfill-progress.ts';
 import { printResult, table } from './output.ts';
 import { progressBar } from './progress.ts';
-import { EXIT, NotFoundError } from './exit-codes.ts';
+import { EXIT, NotFoundError, UsageError } from './exit-codes.ts';
 import { entityList, isoTime } from './option-parsers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backfillWorkflowId, readProgress, startBackfill } from '../temporal/sync-schedules.ts';
@@ -96,6 +96,8 @@ Examples:
     )
     .action((connection: string, options) =>
       withConfig(async (config, logger) => {
+        // An empty range would run and find nothing: say so before anything is opened.
+        if (options.from && options.to && options.from > options.to) throw new UsageError(`--from (${options.from}) is later than --to (${options.to}); give a --from on or before --to`);
         const context = await openCommandContext(config, logger);
         try {
           const found = await context.findConnection(connection);

@@ -24,6 +24,7 @@ const MISTAKES: Record<string, Mistake> = {
   'a list with no entity': { args: ['preview', 'acme', '--entities', ','], line: /^--entities: no entity given; choose from buyer, / },
   'a flag without its value': { args: ['backfill', 'acme', '--entities'], line: '--entities: needs a value <list>' },
   '--from garbage': { args: ['backfill', 'acme', '--from', 'garbage'], line: '--from: "garbage" is not a time; use ISO 8601, like 2026-01-01 or 2026-01-01T09:30:00Z' },
+  '--from later than --to': { args: ['backfill', 'acme', '--from', '2026-02-01', '--to', '2026-01-01'], line: '--from (2026-02-01T00:00:00.000Z) is later than --to (2026-01-01T00:00:00.000Z); give a --from on or before --to' },
   'a month 13': { args: ['backfill', 'acme', '--to', '2026-13-01'], line: '--to: "2026-13-01" is not a time; use ISO 8601, like 2026-01-01 or 2026-01-01T09:30:00Z' },
   '-n abc (heartbeats)': { args: ['heartbeats', '-n', 'abc'], line: '--limit (-n): "abc" is not a whole number 1 or more' },
   '-n abc (runs)': { args: ['runs', 'acme', '-n', 'abc'], line: '--limit (-n): "abc" is not a whole number 1 or more' },
