@@ -8,12 +8,17 @@
 // drafts, decide the partner's referrals and close deals (the Salesforce sandbox's change driver; in
 // HubSpot and Dynamics the same moves through their APIs, demo-sellers.ts), and the partner moves referrals on and sends its own
 // (demo-partner.ts); the connection's co-sell schedule runs every 30 seconds.
+// The timeline and alerts (issue #27): the demo connections sync the `timeline` too (each marketplace event
+// an activity on its CRM record), and their alert routes post to a local Slack/Teams-style receiver the
+// demo starts, which prints each alert as one line on stdout (demo-alerts-receiver.ts, demo-alerts.ts).
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../crm/hubspot/setup.ts';
+import { ensureDemoAlertRoutes } from './demo-alerts.ts';
+import { startDemoAlertsReceiver, type DemoAlertsReceiver } from './demo-alerts-receiver.ts';
 import { startDemoPartner } from './demo-partner.ts';
 import { startDemoSellers, type DemoSellers, type SellerCrm } from './demo-sellers.ts';
 import { dynamicsSeller } from './demo-sellers-dynamics.ts';
@@ -22,6 +27,8 @@ import { startAllSandboxes, type Sandboxes } from '../sandbox/start-all.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { createCursorStore } from '../store/cursors.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
+import { resolveSecretBox, type SecretBox } from '../store/secret-box.ts';
+import { ENTITIES } from '../mappings/types.ts';
 import { connectionSettingsSchema, type ConnectionSecrets } from '../sync/connection-settings.ts';
 import type pg from 'pg';
 
@@ -36,7 +43,14 @@ const SELLER_CHANGES_PER_SECOND = 0.2;
 const PARTNER_MOVE_EVERY_SECONDS = 15;
 
 /** `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh). */
-export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crms: DemoCrm[]; sellers: DemoSellers };
+/** The demo connections sync the default entities and the timeline (opt-in elsewhere: docs/timeline.md). */
+export const DEMO_ENTITIES = [...ENTITIES, 'timeline'] as const;
+
+/**
+ * `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh).
+ * `alerts`: the local receiver the demo connections' alert routes post to, and the key that seals those routes.
+ */
+export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crms: DemoCrm[]; sellers: DemoSellers; alerts: { receiver: DemoAlertsReceiver; secretBox: SecretBox } };
 
 export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
   const saved = (name: string) => existsSync(path.join(config.dataDir, 'sandboxes', `${name}.jsonl`));
@@ -46,7 +60,12 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
   const line = JSON.stringify(sandboxes.description);
   process.stdout.write(`${line}\n`);
   writeFileSync(path.join(config.dataDir, 'sandboxes.json'), `${line}\n`, { mode: 0o600 });
-  logger.info({ commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, hubspot: sandboxes.hubspot.baseUrl, dynamics: sandboxes.dynamics.orgUrl, crms: config.demoCrms, resumed }, 'Demo sandboxes running');
+  // Alerts are printed on stdout after the sandboxes line, one line each ("[alert → slack] ...").
+  const receiver = await startDemoAlertsReceiver((alert) => process.stdout.write(`${alert}\n`));
+  logger.info(
+    { commerce: sandboxes.commerce.apiUrl, salesforce: sandboxes.salesforce.instanceUrl, hubspot: sandboxes.hubspot.baseUrl, dynamics: sandboxes.dynamics.orgUrl, crms: config.demoCrms, resumed, alertsReceiver: receiver.urls },
+    `Demo sandboxes running. The demo connections (${config.demoCrms.join(', ')}) sync ${DEMO_ENTITIES.join(', ')}: marketplace events become activities on the CRM records; their alerts go to a local Slack/Teams-style receiver and are printed here as "[alert → slack] ..." lines`,
+  );
   const stopPartner = startDemoPartner({
     commerceControlUrl: sandboxes.description.commerce!.controlUrl!,
     salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!,
@@ -61,9 +80,11 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
     resumed,
     crms: config.demoCrms,
     sellers: demoSellers,
+    alerts: { receiver, secretBox: resolveSecretBox(config) },
     async stop() {
       demoSellers.stop();
       stopPartner();
+      await receiver.stop();
       await sandboxes.stop();
     },
   };
@@ -117,18 +138,21 @@ async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore,
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
     crm,
+    entities: DEMO_ENTITIES,
     schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500, cosellEvery: '30s' },
   });
   const secrets: ConnectionSecrets = { commerceClientSecret: sandboxes.commerce.clientSecret, ...demo.secrets(sandboxes) };
   const name = DEMO_CONNECTION_NAMES[kind];
   const existing = (await connections.list()).find((connection) => connection.name === name);
   const unchanged = existing && JSON.stringify(connectionSettingsSchema.parse(existing.settings)) === JSON.stringify(settings);
-  // Saved again only when the sandboxes moved (another port): an unchanged row keeps the workers' cached sessions.
+  // Saved again only when the sandboxes moved (another port) or the demo's settings did (a demo connection
+  // saved before the timeline gets it here): an unchanged row keeps the workers' cached sessions.
   const saved = unchanged ? existing : existing ? await connections.update(existing.id, { settings, secrets }) : await connections.create({ name, crmKind: kind, settings, secrets });
   if (!sandboxes.resumed[kind]) {
     // Fresh sandboxes: what the links and cursors remember is gone on the other side.
     await createRecordLinkStore(pool).forget(saved.id);
     await createCursorStore(pool).reset(saved.id);
   }
+  await ensureDemoAlertRoutes(pool, sandboxes.alerts.secretBox, saved.id, sandboxes.alerts.receiver.urls, logger);
   return saved.id;
 }
