@@ -56,7 +56,8 @@ function fromTeams(body: any): Readable | undefined {
 const SHOWN_FACTS = ['Offer', 'Buyer', 'Amount', 'Marketplace', 'Action item'];
 
 export function alertLine(kind: DemoAlertKind, alert: Readable): string {
-  const facts = alert.facts.filter((fact) => SHOWN_FACTS.includes(fact.name)).map((fact) => (fact.name === 'Action item' ? 'action item' : `${fact.name}: ${fact.value}`));
+  // The record's own name ends the title already ("Offer accepted: Acme Enterprise"): said once.
+  const facts = alert.facts.filter((fact) => SHOWN_FACTS.includes(fact.name) && !alert.title.endsWith(`: ${fact.value}`)).map((fact) => (fact.name === 'Action item' ? 'action item' : `${fact.name}: ${fact.value}`));
   const links = alert.links.map((link) => `${link.label}: ${link.url}`);
   return `[alert → ${kind}] ${[alert.title.replace(/\s+/g, ' '), ...facts, ...links].join(' · ')}`;
 }
