@@ -11,7 +11,7 @@ import { readEachById } from './refused-reads.ts';
 import { createAlertDeliveryStore } from '../alerts/deliveries-store.ts';
 import { STORM_THRESHOLD, digestMessage } from '../alerts/digest.ts';
 import { alertMessage, eventType, isAuditOnly, typeMatches, type AlertContext, type AlertMessage } from '../alerts/message.ts';
-import { ownerEmail } from '../alerts/owner-email.ts';
+import { ownerEmail, ownerEmailCache } from '../alerts/owner-email.ts';
 import { createAlertRouteStore, type AlertRoute, type Destination } from '../alerts/routes-store.ts';
 import { AlertSendError } from '../alerts/send-error.ts';
 import { sendEmail } from '../alerts/email.ts';
@@ -163,18 +163,20 @@ export function createAlertActivities(deps: AlertActivityDeps) {
       const consoleUrl = consoleLink(input.connectionId);
       let message: AlertMessage;
       let owner: (() => Promise<string | undefined>) | undefined;
+      // Owners' emails are read once per delivery pass: the claim is `<workflow>/<run>/<digest or event id>`.
+      const owners = ownerEmailCache(rt.crm, input.claim.slice(0, input.claim.length - (input.job.digest ? 'digest' : input.job.eventId!).length - 1));
       if (input.job.digest) {
         const events = await deliveries.claimAll(route.id, input.claim);
         if (events.length === 0) return { sent: 0 };
         message = digestMessage(events, consoleUrl);
         // A digest goes to the owner of its first record: one message, not one per owner.
-        owner = async () => { const record = await crmRecord(rt, input.connectionId, events[0]!); return record ? ownerEmail(rt.crm, rt.crm.kind, record.object, record.id) : undefined; };
+        owner = async () => { const record = await crmRecord(rt, input.connectionId, events[0]!); return record ? ownerEmail(rt.crm, rt.crm.kind, record.object, record.id, owners) : undefined; };
       } else {
         const event = await deliveries.claim(route.id, input.job.eventId!, input.claim);
         if (!event) return { sent: 0 }; // sent already, or another delivery holds it
         const record = await crmRecord(rt, input.connectionId, event).catch(() => undefined);
         message = alertMessage(event, { ...(await commerceContext(rt, event)), crmUrl: record?.url, consoleUrl });
-        owner = async () => (record ? ownerEmail(rt.crm, rt.crm.kind, record.object, record.id) : undefined);
+        owner = async () => (record ? ownerEmail(rt.crm, rt.crm.kind, record.object, record.id, owners) : undefined);
       }
       try {
         await send(route.destination, message, owner);

@@ -12,6 +12,7 @@ import { companyCurrencyOf } from './account-info.ts';
 import { createAssociations, type Associating, type Reference } from './associations.ts';
 import type { HubSpotCredentials } from './auth.ts';
 import { createObjectTypes } from './object-types.ts';
+import { ownerEmailOf } from './owners.ts';
 import { createPipelineLabels } from './pipelines.ts';
 import { createSearch, ID, STAMP } from './search.ts';
 import { createHubSpotTransport, HubSpotCallError, type TransportOptions } from './transport.ts';
@@ -45,7 +46,7 @@ export function createHubSpotConnector(
   secrets: Partial<ConnectionSecrets>,
   tuning: { lookbackSeconds?: number } = {},
   overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
-): CrmConnector & { figures(): ReturnType<ReturnType<typeof createHubSpotTransport>['figures']> } {
+): CrmConnector & { figures(): ReturnType<ReturnType<typeof createHubSpotTransport>['figures']>; ownerEmail(ownerId: string): Promise<string | undefined> } {
   const transport = createHubSpotTransport({
     baseUrl: settings.baseUrl,
     credentials: hubspotCredentials(settings, secrets),
@@ -237,6 +238,8 @@ export function createHubSpotConnector(
     // spent 1.24 times the fewest batch calls its volume allows (issue #14's target is 1.05).
     preferredBatch: 50 * BATCH_SIZE,
     figures: () => transport.figures(),
+    /** An owner's email (alerts to the record's owner): HubSpot's owners are not objects, so not getById. */
+    ownerEmail: (ownerId) => ownerEmailOf(transport, ownerId),
 
     async verify() {
       await pipelines.pipelineLabels();

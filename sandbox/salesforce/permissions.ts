@@ -22,7 +22,9 @@ export const PERMISSION_OBJECTS: SandboxObject[] = [
     labelPlural: 'Users',
     keyPrefix: '005',
     custom: false,
-    fields: systemFields('User ID', [field('Username', 'Username', 'string', { length: 80, required: true, idLookup: true }), field('Name', 'Full Name', 'string', { length: 121 })]),
+    // Email is required in Salesforce; optional here so a test may make a user with only a name. Alerts
+    // to a record's owner read it (alerts/owner-email.ts).
+    fields: systemFields('User ID', [field('Username', 'Username', 'string', { length: 80, required: true, idLookup: true }), field('Name', 'Full Name', 'string', { length: 121 }), field('Email', 'Email', 'email', { length: 128 })]),
   },
   {
     name: 'PermissionSet',
@@ -89,7 +91,7 @@ export function seedIntegrationUser(store: Store) {
   const table = store.table(user);
   if (table.get(USER_ID)) return;
   const stamp = new Date(0).toISOString().replace('Z', '+0000');
-  table.insert({ Id: USER_ID, IsDeleted: false, Username: 'integration@sandbox.example', Name: 'Integration User', CreatedDate: stamp, LastModifiedDate: stamp, SystemModstamp: stamp });
+  table.insert({ Id: USER_ID, IsDeleted: false, Username: 'integration@sandbox.example', Name: 'Integration User', Email: 'integration@sandbox.example', CreatedDate: stamp, LastModifiedDate: stamp, SystemModstamp: stamp });
 }
 
 const restrictedPicklist = (label: string, name: string, value: string): RecordError => ({
