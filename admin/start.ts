@@ -3,7 +3,7 @@
 // told. The token itself goes only to a person at a terminal, never into the logs. Beyond loopback without
 // TLS it still starts (a private network may be trusted) but warns: the token and the session cookie would
 // cross the network in clear.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
 import type pg from 'pg';
@@ -32,14 +32,30 @@ export function adminTokenWhere(config: AppConfig): string {
   return config.admin.token ? 'CRM_SYNC_ADMIN_TOKEN' : path.join(config.dataDir, 'admin-token');
 }
 
-export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
-  mkdirSync(config.dataDir, { recursive: true });
-  // Settings first: a refused token or unreadable certificate stops start-up before anything is running.
-  const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
+/**
+ * The admin server's settings checked, changing nothing: the admin token (the variable's, or the one
+ * saved in the data directory), the TLS certificate and key, the OIDC redirect address and client
+ * secret. `crm-sync start` and `worker` call it before they start anything, so a refused setting exits 2
+ * at once, not after PostgreSQL and Temporal have come up. Throws a ConfigError naming the setting.
+ */
+export function checkAdminSettings(config: AppConfig): { tls?: { cert: Buffer; key: Buffer }; oidc?: OidcSettings } {
+  // A token generated on first start is long enough by construction; only one given, or saved, is checked.
+  const tokenFile = path.join(config.dataDir, 'admin-token');
+  if (config.admin.token || (existsSync(tokenFile) && readFileSync(tokenFile, 'utf8').trim())) resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
   const tls = config.admin.tls ? readAdminTls(config.admin.tls) : undefined;
   const oidcConfig = config.admin.oidc;
   if (oidcConfig) checkRedirectSetting(oidcConfig.redirectUrl, config.admin.host);
   const oidc = oidcConfig && { ...oidcConfig, clientSecret: resolveOidcClientSecret(oidcConfig.clientSecret, config.dataDir) };
+  return { tls, oidc };
+}
+
+type OidcSettings = NonNullable<AppConfig['admin']['oidc']> & { clientSecret: string };
+
+export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
+  const { tls, oidc } = checkAdminSettings(config);
+  mkdirSync(config.dataDir, { recursive: true });
+  const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
+  const oidcConfig = config.admin.oidc;
   const metrics = createSyncMetrics({ pool, observeApi: true });
   const server = await startAdminServer({
     host: config.admin.host,

@@ -13,12 +13,14 @@ import { createSyncWorker } from '../worker.ts';
 import { createConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
-import { adminTokenWhere, freeLoopbackPort, startAdmin } from '../admin/start.ts';
+import { adminTokenWhere, checkAdminSettings, freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
 import { mkdirSync } from 'node:fs';
 
 export async function startCommand(config: AppConfig, logger: Logger): Promise<void> {
+  // The admin server's settings before anything starts: a short token exits 2 at once.
+  checkAdminSettings(config);
   const temporalMetricsPort = await freeLoopbackPort();
   installTemporalRuntime(logger, { metricsBindAddress: `127.0.0.1:${temporalMetricsPort}` });
   const shutdown = createShutdown(logger);

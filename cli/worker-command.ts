@@ -10,7 +10,7 @@ import { resolveSecretBox } from '../store/secret-box.ts';
 import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
 import { createSyncWorker } from '../worker.ts';
-import { freeLoopbackPort, startAdmin } from '../admin/start.ts';
+import { checkAdminSettings, freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 
 export async function workerCommand(config: AppConfig, logger: Logger): Promise<void> {
@@ -20,6 +20,8 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
         'so both must be set (use `crm-sync start` for the all-in-one local setup)',
     );
   }
+  // The admin server's settings before anything starts: a short token exits 2 at once.
+  checkAdminSettings(config);
   const temporalMetricsPort = await freeLoopbackPort();
   installTemporalRuntime(logger, { metricsBindAddress: `127.0.0.1:${temporalMetricsPort}` });
   const shutdown = createShutdown(logger);
