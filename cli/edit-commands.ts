@@ -15,6 +15,8 @@ import { recordAudit } from './audit.ts';
 import type { withConfigType } from './with-config.ts';
 import { UsageError } from './exit-codes.ts';
 import { duration, entityList, jsonObject, oneOf, wholeNumber } from './option-parsers.ts';
+import { timelineEvents, timelineOpenTasks } from './timeline-options.ts';
+import { InvalidArgumentError } from 'commander';
 import { settingsFromFlags } from './usage-errors.ts';
 import { ENTITIES, type Entity } from '../mappings/types.ts';
 
@@ -37,7 +39,21 @@ type EditOptions = {
   cosellEvery?: string;
   stageOwner?: string;
   renewalLeadDays?: string | number;
+  timelineEvents?: string | string[];
+  timelineOpenTasks?: string | string[];
+  timelineBackfillDays?: string | number;
 };
+
+/** A flag given as text (a script or test calling editedSettings) read by its option parser; a bad value names the flag. */
+function parsedFlag<T>(flag: string, value: string | T, parse: (text: string) => T): T {
+  if (typeof value !== 'string') return value;
+  try {
+    return parse(value);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw new UsageError(`${flag}: ${error.message}`);
+    throw error;
+  }
+}
 
 /** A JSON flag's value: as parsed by its option parser, or text parsed here. */
 function jsonFlag(flag: string, value: string | Record<string, unknown>): Record<string, unknown> {
@@ -68,6 +84,12 @@ export function editedSettings(current: unknown, options: EditOptions): Connecti
     overrides,
     cosell,
     ...(options.renewalLeadDays !== undefined && { renewals: { ...settings.renewals, leadDays: Number(options.renewalLeadDays) } }),
+    timeline: {
+      ...settings.timeline,
+      ...(options.timelineEvents !== undefined && { eventTypes: parsedFlag('--timeline-events', options.timelineEvents, timelineEvents) }),
+      ...(options.timelineOpenTasks !== undefined && { openTasksFor: parsedFlag('--timeline-open-tasks', options.timelineOpenTasks, timelineOpenTasks) }),
+      ...(options.timelineBackfillDays !== undefined && { backfillDays: Number(options.timelineBackfillDays) }),
+    },
     schedule: {
       ...settings.schedule,
       ...(options.every && { every: options.every }),
@@ -95,10 +117,13 @@ export function registerEditCommands(program: Command, withConfig: withConfigTyp
     .option('--stage-owner <owner>', 'who owns the co-sell stage: commerce, crm or latest (each side\'s own clock)', oneOf('a stage owner', STAGE_OWNERS))
     .option('--cosell <json>', 'co-sell settings as JSON, merged into the saved ones, e.g. {"enabled":false} or {"share":{"by":"stage","stages":["Negotiation/Review"]}} or {"stages":{"toCommerce":{"Value Proposition":"Qualified"}}}', jsonObject('{"enabled":false}'))
     .option('--renewal-lead-days <n>', 'how many days before an entitlement ends its renewal opportunity is made (default 90; the connection syncs renewal)', wholeNumber(1, 3650))
+    .option('--timeline-events <types>', 'which marketplace events become activities on CRM records: default (every business event; audit-only never) or event types, comma-separated, e.g. OFFER,ENTITLEMENT:STATUS_CHANGED', timelineEvents)
+    .option('--timeline-open-tasks <types>', 'which of them are open tasks (the rest completed activities): action-items (events marked as action items), none, or event types, comma-separated', timelineOpenTasks)
+    .option('--timeline-backfill-days <n>', 'how many days of events a backfill writes to the timeline (1 to 3650; default 30)', wholeNumber(1, 3650))
     .option('--write-back', 'this connection writes CRM ids back to the commerce records (the others of its commerce organization stop)')
     .option('--no-write-back', 'this connection stops writing CRM ids back')
     .option('--start-afresh', 'when new secrets reach another Salesforce org: forget the record links, cursors and open dead letters')
-    .addHelpText('after', '\nExamples:\n  crm-sync edit acme --every 10m --page-size 200\n  crm-sync edit acme --stage-owner crm --cosell \'{"enabled":true}\'\n  SALESFORCE_REFRESH_TOKEN=... crm-sync edit acme      save a new secret (tested first)')
+    .addHelpText('after', '\nExamples:\n  crm-sync edit acme --every 10m --page-size 200\n  crm-sync edit acme --stage-owner crm --cosell \'{"enabled":true}\'\n  crm-sync edit acme --timeline-events OFFER,ENTITLEMENT:STATUS_CHANGED --timeline-open-tasks action-items --timeline-backfill-days 7\n  SALESFORCE_REFRESH_TOKEN=... crm-sync edit acme      save a new secret (tested first)')
     .action((name: string, options: EditOptions) =>
       withConfig(async (config, logger) => {
         const context = await openCommandContext(config, logger);

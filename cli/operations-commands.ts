@@ -26,7 +26,7 @@ import { cliActor, recordAudit } from './audit.ts';
 import { EXIT, ExitError } from './exit-codes.ts';
 import { colours, details, jsonOutput, printResult, table, when } from './output.ts';
 import type { withConfigType } from './with-config.ts';
-import { idsText, letterEntity as letterEntityOption, nonBlank, oneOf, wholeNumber } from './option-parsers.ts';
+import { ALERT_LETTERS, idsText, letterEntity as letterEntityOption, listedLetterEntity, nonBlank, oneOf, SET_ASIDE_LETTERS, wholeNumber } from './option-parsers.ts';
 import { settingsProblems } from './usage-errors.ts';
 
 const STATUS_COLOUR: Record<string, (text: string) => string> = {
@@ -149,7 +149,7 @@ function printMapping(view: MappingInEffect, name: string): string {
 /** Which letters --entity names: an entity, feed events set aside (notification), or a co-sell flow's refused write-backs. */
 function letterEntity(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  if (value === 'notification' || value in CRM_FLOWS) return value;
+  if (value === SET_ASIDE_LETTERS || value === ALERT_LETTERS || value in CRM_FLOWS) return value;
   return parseEntities(value, '--entity')?.[0];
 }
 
@@ -266,14 +266,14 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
   program
     .command('errors <connection>')
     .description("records waiting as dead letters, with the CRM's or the commerce side's own message; newest first, a page at a time")
-    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}, or notification)`, letterEntityOption)
+    .option('--entity <entity>', `only this entity (${ENTITIES.join(', ')}), notification (feed events set aside) or alert (alerts not delivered)`, listedLetterEntity)
     .option('--id <ids>', 'only these commerce record ids (comma-separated)', idsText)
     .option('--search <text>', 'only letters whose reason or record id contains this text (any case)', nonBlank)
     .option('--order <order>', 'newest (the last failure first; the default) or next-retry (the soonest retry first)', oneOf('an order', ORDERS))
     .option('-n, --limit <n>', `letters per page, 1 to ${MAX_PAGE_SIZE}`, wholeNumber(1, MAX_PAGE_SIZE), DEFAULT_PAGE_SIZE)
     .option('--page <n>', 'which page, from 1', wholeNumber(1), 1)
     .option('--payload', 'show the mapped payload of each record shown too')
-    .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --page 2\n  crm-sync errors acme --entity offer --search "required field" -n 10 --payload\n  crm-sync errors acme --order next-retry')
+    .addHelpText('after', '\nExamples:\n  crm-sync errors acme\n  crm-sync errors acme --page 2\n  crm-sync errors acme --entity offer --search "required field" -n 10 --payload\n  crm-sync errors acme --order next-retry\n  crm-sync errors acme --entity alert      alerts that could not be delivered, with the service\'s answer')
     .action((connection: string, options: ErrorsOptions) => errorsAction(withConfig, connection, options)());
 
   program

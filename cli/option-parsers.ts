@@ -112,11 +112,28 @@ export function listenAddress(value: string): string {
   return value;
 }
 
-/** Which dead letters --entity names: an entity, notification (feed events set aside), or a co-sell flow. */
+/** Dead letters that are not a flow's records: feed events set aside (activities/sync.ts) and alerts not delivered (activities/alerts.ts). */
+export const SET_ASIDE_LETTERS = 'notification';
+export const ALERT_LETTERS = 'alert';
+
+/** Which dead letters --entity names for a retry: an entity, notification (feed events set aside), or a co-sell flow. */
 export function letterEntity(value: string): string {
-  const choices = [...CHOOSABLE_ENTITIES, 'notification', ...Object.keys(CRM_FLOWS)];
+  const choices = [...CHOOSABLE_ENTITIES, SET_ASIDE_LETTERS, ...Object.keys(CRM_FLOWS)];
+  // Alerts are never sent again by a retry (docs/alerts.md): say so rather than "not an entity".
+  if (value === ALERT_LETTERS) throw new InvalidArgumentError(`alerts that could not be delivered are not retried (a retry could send one twice); list them with crm-sync errors <connection> --entity alert`);
   if (!choices.includes(value)) throw new InvalidArgumentError(`${quoted(value)} is not an entity; choose from ${choices.join(', ')}`);
   return value;
+}
+
+/** Which dead letters --entity names in a listing: those a retry takes, and alerts that could not be delivered. */
+export function listedLetterEntity(value: string): string {
+  if (value === ALERT_LETTERS) return value;
+  try {
+    return letterEntity(value);
+  } catch {
+    const choices = [...CHOOSABLE_ENTITIES, SET_ASIDE_LETTERS, ALERT_LETTERS, ...Object.keys(CRM_FLOWS)];
+    throw new InvalidArgumentError(`${quoted(value)} is not an entity; choose from ${choices.join(', ')}`);
+  }
 }
 
 /** A name, id, text or file: anything but blank (an empty `--name ""` from a script's unset variable). */
