@@ -83,7 +83,7 @@ export function buildProgram(): Command {
           onProgress: (message) => logger.info(message),
         });
         if (!cli) throw new Error('No Temporal CLI could be found or built (see the messages above)');
-        process.stdout.write(`${cli.path}\n`);
+        printResult({ path: cli.path }, ({ path }) => path);
       }),
     );
 
@@ -117,8 +117,11 @@ export function buildProgram(): Command {
   registerOperationsCommands(program, withConfig);
   registerAuditCommand(program, withConfig);
   registerAlertsCommand(program, withConfig);
-  // Every command answers in JSON with --json (tables and sentences otherwise).
+  // Every command answers in JSON with --json (tables and sentences otherwise); but start and worker,
+  // which run until stopped and only log (LOG_FORMAT says how), have no answer to give as JSON.
+  const RUN_UNTIL_STOPPED = ['start', 'worker'];
   for (const command of program.commands) {
+    if (RUN_UNTIL_STOPPED.includes(command.name())) continue;
     if (!command.options.some((option) => option.long === '--json')) command.option('--json', 'print JSON (for scripts) instead of tables and sentences');
   }
   program.hook('preAction', (_program, action) => setJsonOutput(action.opts().json as boolean | undefined));
