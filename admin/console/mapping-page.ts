@@ -8,7 +8,7 @@ import type { EditorRow, MappingEditorView } from '../../ops/mapping-view.ts';
 import type { MappingVersion } from '../../store/mapping-versions.ts';
 import { allows } from '../permissions.ts';
 import { html, type Markup } from './html.ts';
-import type { PageContext } from './pages.ts';
+import { layout, type PageContext } from './pages.ts';
 
 export type MappingEditorPage = {
   connection: { id: string; name: string; crm: string };
@@ -25,32 +25,6 @@ const when = (value: Date) => new Date(value).toISOString().replace('T', ' ').re
 // Option texts are cut short so the table fits a laptop screen; the whole text is the option's title.
 const short = (text: string, length = 34) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-
-// The page's own frame, as the console's other pages have it (admin/console/pages.ts keeps its layout to itself).
-function frame(title: string, context: PageContext, body: Markup): string {
-  const who = context.who ? html`<p class="who" id="signed-in-as">${context.who.via === 'oidc' ? context.who.person.name : 'admin token'} <span class="role">${context.who.role}</span></p>` : '';
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · crm-sync</title>
-<link rel="stylesheet" href="/assets/console.css">
-</head>
-<body>
-<header class="top">
-  <a class="brand" href="/">crm-sync</a>
-  <nav aria-label="Main"><a href="/">Connections</a><a href="/metrics">Metrics</a></nav>
-  ${who}
-  <form method="post" action="/logout" class="signout"><input type="hidden" name="csrf" value="${context.csrf}"><button type="submit">Sign out</button></form>
-</header>
-<main id="main">
-${context.flash ? html`<p class="flash" role="status">${context.flash}</p>` : ''}
-${body}
-</main>
-</body>
-</html>`.text;
-}
 
 function sourceCell(view: MappingEditorView, row: EditorRow): Markup {
   if (row.key) return html`<td>the commerce record's id (the key records are matched by)<input type="hidden" name="source:${row.field}" value="default"></td>`;
@@ -177,7 +151,7 @@ export function mappingEditorPage(context: PageContext, page: MappingEditorPage)
   const { connection, view } = page;
   const here = `/connections/${encodeURIComponent(connection.id)}/mappings/${encodeURIComponent(view.entity)}`;
   const maySave = !context.who || allows(context.who.role, 'POST', here);
-  return frame(
+  return layout(
     `${connection.name}: ${view.entity} mapping`,
     context,
     html`<h1>${view.entity} → ${connection.crm} ${view.object}: ${connection.name}</h1>

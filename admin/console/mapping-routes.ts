@@ -22,6 +22,7 @@ import { redactText } from '../../store/redact.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { createRuntimeCache, type ConnectionRuntime, type RuntimeFor } from '../../sync/runtime.ts';
 import { sessionActor } from '../actor.ts';
+import { sessionVia } from './audit-record.ts';
 import { mappingEditorPage } from './mapping-page.ts';
 import { messagePage, type PageContext } from './pages.ts';
 import type { Session } from './sessions.ts';
@@ -69,12 +70,14 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
   }
   const saveDeps = { pool: deps.pool, connections: deps.connections, crm: rt.crm };
   const actor = sessionActor(session);
+  // A browser's session is the console; a script's admin token is the API.
+  const via = sessionVia(session);
 
   if (method === 'POST' && rollback) {
     const version = Number(form?.get('version'));
     if (!Number.isSafeInteger(version) || version < 1) return page(messagePage(context, 'Roll back', 'Choose a version to roll back to.'), 400);
     try {
-      const saved = await rollBackFlowOverrides(saveDeps, { connection, flow, version, actor, via: 'console' });
+      const saved = await rollBackFlowOverrides(saveDeps, { connection, flow, version, actor, via });
       session.flash = `Rolled the ${flow} mapping back to version ${version}, saved as version ${saved.version}.`;
     } catch (error) {
       if (!(error instanceof MappingOverridesRefused)) throw error;
@@ -99,7 +102,7 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
   let refused: string[] | undefined;
   if (action === 'save') {
     try {
-      const version = await saveFlowOverrides(saveDeps, { connection, flow, overrides: overrides ?? {}, actor, via: 'console' });
+      const version = await saveFlowOverrides(saveDeps, { connection, flow, overrides: overrides ?? {}, actor, via });
       session.flash = `Saved the ${flow} mapping as version ${version.version}; the next sync writes with it.`;
       return redirect(`${here}#versions`);
     } catch (error) {

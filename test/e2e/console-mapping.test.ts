@@ -135,6 +135,24 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
     expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - writesBefore).toBe(0);
   });
 
+  it('a script with the admin token rolls back through the same address: recorded via api, not console', async () => {
+    const answer = await fetch(`${mappingUrl()}/rollback`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'version=2',
+      redirect: 'manual',
+    });
+    expect(answer.status).toBe(303);
+    expect(await stored()).toEqual({ offer: { map: { Description: 'offerType' } } });
+    const [latest] = (await createAuditStore(database.pool).list({ connectionId: connection.id, limit: 1 })).events;
+    expect([latest!.action, latest!.actorLabel, latest!.via, latest!.target]).toEqual(['mapping.rollback', 'token', 'api', 'offer']);
+  });
+
+  it("has the console's navigation, with the Audit page", async () => {
+    await page.goto(mappingUrl());
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Connections', 'Audit', 'Metrics']);
+  });
+
   it("no answer the browser got holds the connection's secrets", () => {
     expect(seen.length).toBeGreaterThan(5);
     for (const secret of [sandboxes.commerce.clientSecret, sandboxes.salesforce.clientSecret, ADMIN_TOKEN]) {
