@@ -1,8 +1,9 @@
 // Console sessions: a random id in an HttpOnly, SameSite=Strict cookie (Secure when the admin server
 // speaks TLS), bought by signing in, either through the organization's identity provider (the session
 // then keeps the person and the role their groups give) or locally with the admin token (admin rights,
-// no person). A session lasts a working day (12 h by default, CRM_SYNC_ADMIN_SESSION_LIFETIME) and never beyond the ID
-// token's own expiry; once it ends the browser is sent back to sign in. Each session has its own CSRF
+// no person). A session lasts as long as the session lifetime setting says (12 h by default,
+// CRM_SYNC_ADMIN_SESSION_LIFETIME), whatever the ID token's own expiry: the provider is asked only at sign-in.
+// Once it ends the browser is sent back to sign in. Each session has its own CSRF
 // token, which every form carries and every POST must return. Kept in memory: a restart signs everyone out.
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../permissions.ts';
@@ -26,10 +27,9 @@ export function createSessionStore(options: { clock?: () => number; lifetimeMs?:
   };
   return {
     clock,
-    /** `endsBy`: a time the session may not outlive (the ID token's expiry), in ms since the epoch. */
-    create(identity: SessionIdentity = TOKEN_IDENTITY, endsBy?: number): Session {
+    create(identity: SessionIdentity = TOKEN_IDENTITY): Session {
       sweep();
-      const expiresAt = Math.min(clock() + lifetimeMs, endsBy ?? Infinity);
+      const expiresAt = clock() + lifetimeMs;
       const session = { id: randomBytes(24).toString('base64url'), csrf: randomBytes(24).toString('base64url'), expiresAt, identity };
       sessions.set(session.id, session);
       return session;
