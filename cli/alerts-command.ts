@@ -82,7 +82,7 @@ export function registerAlertsCommand(program: Command, withConfig: withConfigTy
     .option('--slack <url>', 'a Slack incoming webhook URL (https://hooks.slack.com/services/...)', httpUrl)
     .option('--teams <url>', 'a Microsoft Teams Workflows webhook URL ("When a Teams webhook request is received")', httpUrl)
     .option('--email <to>', 'email addresses, comma-separated (needs --smtp-host and --smtp-from)', emailList)
-    .option('--owner-email', "email the owner of the CRM record the event concerns (Salesforce and Dynamics 365; needs --smtp-host and --smtp-from)")
+    .option('--owner-email', "email the owner of the CRM record the event concerns (Salesforce, HubSpot and Dynamics 365; needs --smtp-host and --smtp-from)")
     .option('--smtp-host <host>', 'SMTP server', nonBlank)
     .option('--smtp-port <port>', 'SMTP port (default 587, or 465 with --smtp-secure)', port)
     .option('--smtp-secure', 'TLS from the first byte (port 465); without it STARTTLS is used whenever the server offers it')
