@@ -2,9 +2,12 @@
 // with nothing done by hand: marketplace events become Tasks on the Salesforce records of the offers
 // and entitlements they concern, and the demo connection's alert routes deliver to the local
 // Slack/Teams-style receiver the demo starts, which prints each alert as one line on the demo's output.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+// A demo data directory from before the timeline (its connection saved without it) gets the timeline on
+// the next start, and the demo's routes follow the receiver to its new port instead of piling up.
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { salesforceDump } from '../support/salesforce-state.ts';
 import { embeddedJobEnv, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
@@ -14,7 +17,9 @@ type Description = { commerce: { apiUrl: string; controlUrl: string }; salesforc
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-timeline-'));
 chmodSync(dataDir, 0o755);
 let job: StartedJob | undefined;
-afterAll(() => {
+let pool: pg.Pool | undefined;
+afterAll(async () => {
+  await pool?.end();
   if (job && process.env.DEBUG_DEMO_TEST) console.log([...job.stdout.slice(-10), ...job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400))].join('\n'));
   try {
     if (job) process.kill(-job.child.pid!, 'SIGKILL');
@@ -24,10 +29,20 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The demo's embedded PostgreSQL, to read the routes and to make the connection look saved before the timeline. */
+function openPool(env: NodeJS.ProcessEnv): pg.Pool {
+  const password = readFileSync(path.join(dataDir, 'postgres', 'password'), 'utf8').trim();
+  const opened = new pg.Pool({ connectionString: `postgres://postgres:${password}@127.0.0.1:${env.CRM_SYNC_EMBEDDED_PG_PORT}/postgres`, max: 1 });
+  // The demo's shutdown stops the server under an idle client: closed before each stop, this is only a safety net.
+  opened.on('error', () => {});
+  return opened;
+}
+
 const ALERT_LINE = /^\[alert → (slack|teams)\] \S.*: \S/;
 
 it('puts marketplace events on the Salesforce records as Tasks and prints the alerts its local receiver gets', async () => {
-  job = startJob(await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' }));
+  const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
+  job = startJob(env);
   const { salesforce } = JSON.parse(await waitFor('the sandboxes line', () => job!.stdout[0])) as Description;
   const within = 300_000;
 
@@ -53,6 +68,44 @@ it('puts marketplace events on the Salesforce records as Tasks and prints the al
   const alert = await waitFor('an alert line from the demo receiver', () => job!.stdout.slice(1).find((line) => ALERT_LINE.test(line)), within, 1000);
   expect(alert).not.toMatch(/[{}]|undefined|\[object/);
 
+  // The routes are stored like any other: sealed, a listing's hint never the webhook path.
+  pool = openPool(env);
+  const routes = async () => (await pool!.query("SELECT r.destination_kind, r.event_types, r.hint, r.secret_ciphertext FROM alert_routes r JOIN connections c ON c.id = r.connection_id WHERE c.name = 'demo' ORDER BY r.destination_kind")).rows;
+  const before = await routes();
+  expect(before.map((r) => [r.destination_kind, r.event_types])).toEqual([
+    ['slack', ['OFFER.*', 'REFERRAL.*']],
+    ['teams', ['ENTITLEMENT.*', 'BUYER.*']],
+  ]);
+  for (const route of before) {
+    expect(route.hint).not.toContain('demo-alerts');
+    expect(route.secret_ciphertext.toString('latin1')).not.toContain('127.0.0.1');
+  }
+
+  // As a demo saved before the timeline: its connection has the default entities only.
+  await pool.query("UPDATE connections SET settings = settings - 'entities' WHERE name = 'demo'");
+  await pool.end();
+  pool = undefined;
   process.kill(-job.child.pid!, 'SIGINT');
   expect(await job.exited).toBe(0);
-}, 600_000); // a demo start with its first sync of 1,000 entitlements, on a shared machine
+
+  job = startJob(env);
+  await waitFor('the sandboxes line again', () => job!.stdout[0]);
+  pool = openPool(env);
+  const entities = await waitFor(
+    'the demo connection to sync the timeline again',
+    async () => {
+      const row = (await pool!.query("SELECT settings->'entities' AS entities FROM connections WHERE name = 'demo'").catch(() => ({ rows: [] }))).rows[0];
+      return row?.entities?.includes('timeline') && row.entities;
+    },
+    within,
+    1000,
+  );
+  expect(entities).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'timeline']);
+  await waitFor('an alert line after the restart', () => job!.stdout.slice(1).find((line) => ALERT_LINE.test(line)), within, 1000);
+  expect((await routes()).map((r) => r.destination_kind)).toEqual(['slack', 'teams']);
+  await pool.end();
+  pool = undefined;
+
+  process.kill(-job.child.pid!, 'SIGINT');
+  expect(await job.exited).toBe(0);
+}, 600_000); // two demo starts, the first with its first sync of 1,000 entitlements, on a shared machine
