@@ -47,8 +47,9 @@ export type ReverseTestResult = {
   ok: boolean;
 };
 
-/** The placeholder for the id of a commerce record that a test never makes. */
+/** Placeholders for what only a commerce record actually made would say (a test never makes one). */
 export const NEW_ID = '(the id of the record made)';
+const AS_MADE = { id: NEW_ID, status: '(its status once made)', stage: '(its stage once made)' };
 
 const STAGE_FIELD: Record<CrmKind, string> = { salesforce: 'StageName', hubspot: 'dealstage', dynamics: 'stepname' };
 const DRAFT_FIELD: Record<CrmKind, string> = { salesforce: 'Private_Offer_Requested__c', hubspot: 'private_offer_requested', dynamics: 'ccs_privateofferrequested' };
@@ -112,7 +113,7 @@ export async function testCrmFlowOnRecord(deps: ReverseTestDeps, input: { flow: 
     request: ask.request,
     problems,
     // The activity writes the problems as one message, one per line; a new record's id once made.
-    writeBack: problems.length ? side.refused(problems.join('\n')) : side.made({ id: NEW_ID }),
+    writeBack: problems.length ? side.refused(problems.join('\n')) : side.made(AS_MADE),
     ok: problems.length === 0,
   };
 }
@@ -126,5 +127,37 @@ export function connectionReverseReads(rt: Pick<ConnectionRuntime, 'crm' | 'comm
     crm: rt.crm,
     fields: (side) => readableFields(rt as ConnectionRuntime, side),
     validate: async (flow, request) => (flow.target.validate ? flow.target.validate(rt.commerce, orgId, request) : []),
+  };
+}
+
+/** What a CRM flow reads and writes back on one connection, for its page (pure). */
+export type CrmFlowView = {
+  flow: string;
+  object: string;
+  /** Whether the connection runs it (co-sell on). */
+  enabled: boolean;
+  /** Fields read from each record (relationship paths included). */
+  reads: string[];
+  /** Read, and written back, only where the org has them. */
+  optional: string[];
+  /** The field that holds the commerce id once made. */
+  madeField: string;
+  /** Fields written back once the commerce record is made, and when it is refused. */
+  writesWhenMade: string[];
+  writesWhenRefused: string[];
+};
+
+export function crmFlowView(flow: CrmToCommerceFlow<unknown>, kind: CrmKind, settings: ConnectionSettings): CrmFlowView | undefined {
+  const side = flow.crm[kind];
+  if (!side) return undefined;
+  return {
+    flow: flow.name,
+    object: side.object,
+    enabled: flow.enabled(settings),
+    reads: side.fields(settings),
+    optional: side.optionalFields ?? [],
+    madeField: side.madeField,
+    writesWhenMade: Object.keys(side.made(AS_MADE)),
+    writesWhenRefused: Object.keys(side.refused('reasons')),
   };
 }

@@ -13,6 +13,8 @@ import { layout, type PageContext } from './pages.ts';
 export type MappingEditorPage = {
   connection: { id: string; name: string; crm: string };
   flows: string[];
+  /** The connection's CRM-to-commerce flows, each with its own page (admin/console/mapping-reverse-page.ts). */
+  crmFlows?: string[];
   view: MappingEditorView;
   recordId?: string;
   test?: MappingTestResult;
@@ -155,7 +157,7 @@ export function mappingEditorPage(context: PageContext, page: MappingEditorPage)
     `${connection.name}: ${view.entity} mapping`,
     context,
     html`<h1>${view.entity} → ${connection.crm} ${view.object}: ${connection.name}</h1>
-<p><a href="/connections/${encodeURIComponent(connection.id)}">Back to ${connection.name}</a> · <a href="/connections/${encodeURIComponent(connection.id)}/mapping">The whole mapping in effect</a> · Other flows: ${page.flows.filter((flow) => flow !== view.entity).map((flow, index) => html`${index ? ', ' : ''}<a href="/connections/${encodeURIComponent(connection.id)}/mappings/${encodeURIComponent(flow)}">${flow}</a>`)}</p>
+<p><a href="/connections/${encodeURIComponent(connection.id)}">Back to ${connection.name}</a> · <a href="/connections/${encodeURIComponent(connection.id)}/mapping">The whole mapping in effect</a> · Other flows: ${page.flows.filter((flow) => flow !== view.entity).map((flow, index) => html`${index ? ', ' : ''}<a href="/connections/${encodeURIComponent(connection.id)}/mappings/${encodeURIComponent(flow)}">${flow}</a>`)}${page.crmFlows?.length ? html` · ${connection.crm} to commerce: ${page.crmFlows.map((flow, index) => html`${index ? ', ' : ''}<a href="/connections/${encodeURIComponent(connection.id)}/mappings/crm/${encodeURIComponent(flow)}">${flow}</a>`)}` : ''}</p>
 ${page.refused ? html`<div class="error" role="alert" id="save-refused"><p>Not saved: the mapping does not fit ${connection.crm}.</p><ul>${page.refused.map((line) => html`<li>${line}</li>`)}</ul></div>` : ''}
 <form method="post" action="${here}" class="mapping-editor">
 <input type="hidden" name="csrf" value="${context.csrf}">

@@ -4,6 +4,7 @@
 //   GET  /connections/<id>/mappings/<flow>       the page (?type= filters the fields by type)
 //   POST /connections/<id>/mappings/<flow>       action=filter | test | save, with the page's choices
 //   POST /connections/<id>/mappings/<flow>/rollback   version=N
+//   GET|POST /connections/<id>/mappings/crm/<flow>    a CRM-to-commerce flow (admin/console/mapping-reverse-page.ts)
 // Saving needs an admin (admin/permissions.ts: every POST not listed there does); testing posts the
 // page too, so it does as well. The CRM is described through the connection's runtime, as the sync does.
 // A failure's message is shown redacted: a client's or CRM's error may quote a token or a signed URL.
@@ -24,6 +25,7 @@ import { createRuntimeCache, type ConnectionRuntime, type RuntimeFor } from '../
 import { sessionActor } from '../actor.ts';
 import { sessionVia } from './audit-record.ts';
 import { mappingEditorPage } from './mapping-page.ts';
+import { crmFlowRoute, crmFlowsOf } from './mapping-reverse-page.ts';
 import { messagePage, type PageContext } from './pages.ts';
 import type { Session } from './sessions.ts';
 
@@ -43,10 +45,12 @@ function runtimeFor(deps: MappingRouteDeps): RuntimeFor {
 }
 
 const ROUTE = /^\/connections\/([^/]+)\/mappings(?:\/([^/]+)(\/rollback)?)?$/;
+const CRM_ROUTE = /^\/connections\/([^/]+)\/mappings\/crm\/([^/]+)$/;
 
 /** Answers a mapping page request, or undefined when the path is not one of them. */
 export async function mappingRoute(deps: MappingRouteDeps, session: Session, method: string, url: URL, form: URLSearchParams | undefined): Promise<Reply | undefined> {
-  const match = ROUTE.exec(url.pathname);
+  const crmMatch = CRM_ROUTE.exec(url.pathname);
+  const match = crmMatch ?? ROUTE.exec(url.pathname);
   if (!match) return undefined;
   const context: PageContext = { csrf: session.csrf, flash: session.flash, who: session.identity };
   const connection = await deps.connections.get(decodeURIComponent(match[1]!));
@@ -55,6 +59,11 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
   const mappings = mappingsFor(settings.crm.kind, settings.crm) as Partial<Record<Entity, EntityMapping<any, any>>>;
   const flows = (Object.keys(mappings) as Entity[]).filter((flow) => mappings[flow]);
   const base = `/connections/${encodeURIComponent(connection.id)}/mappings`;
+  if (crmMatch) {
+    if (method === 'GET') session.flash = undefined;
+    const runtime = () => runtimeFor(deps)(connection.id);
+    return crmFlowRoute(context, { connection, settings, flows, flowName: decodeURIComponent(crmMatch[2]!), method, form, runtime });
+  }
   if (!match[2]) return method === 'GET' ? redirect(`${base}/${encodeURIComponent(settings.entities.find((entity) => mappings[entity]) ?? flows[0]!)}`) : undefined;
   const flow = decodeURIComponent(match[2]) as Entity;
   const mapping = mappings[flow];
@@ -128,6 +137,7 @@ export async function mappingRoute(deps: MappingRouteDeps, session: Session, met
     mappingEditorPage(context, {
       connection: { id: connection.id, name: connection.name, crm: CRM_NAMES[settings.crm.kind] },
       flows,
+      crmFlows: crmFlowsOf(settings.crm.kind),
       view: mappingEditorView({ mapping, overrides, schema, canonical: CANONICAL_RECORDS[flow].describe, sellerRecords: Boolean(FLOWS[flow].sellersRecordsFrom), typeFilter }),
       recordId,
       test,

@@ -12,6 +12,7 @@ import { startAdminServer, type AdminServer } from '../../admin/server.ts';
 import { createSyncMetrics } from '../../metrics/sync-metrics.ts';
 import { createAuditStore } from '../../store/audit.ts';
 import { createConnectionStore, type Connection } from '../../store/connections.ts';
+import { createRuntimeCache } from '../../sync/runtime.ts';
 import { chromiumMissing, launchChromium } from '../support/chromium.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commerceDump, createSandboxConnection, salesforceCalls, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
@@ -151,6 +152,51 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
   it("has the console's navigation, with the Audit page", async () => {
     await page.goto(mappingUrl());
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Connections', 'Audit', 'Metrics']);
+  });
+
+  it("opens the opportunity-referral page from the mapping page and tests real Opportunities on it, writing nothing on either side", async () => {
+    // A seller's Opportunities on an Account synced from a real buyer: one shared for co-sell, one not.
+    const crm = (await createRuntimeCache(createConnectionStore(database.pool, TEST_SECRET_BOX))(connection.id)).crm;
+    const buyer = (await commerceDump(sandboxes.commerce, 'buyers'))[0];
+    const [account] = await crm.upsert('Account', [{ sourceId: buyer.id, externalIdField: 'Commerce_Buyer_Id__c', externalId: buyer.id, fields: { Name: 'Synced Buyer Ltd' } }]);
+    const opportunity = (sourceId: string, share: boolean) => ({ sourceId, fields: { Name: `${sourceId} deal`, AccountId: account!.ok ? account!.crmId : '', StageName: 'Prospecting', CloseDate: '2027-03-31', Amount: 24000, Cosell_Share__c: share, Cosell_Partner__c: 'Marketplace B' } });
+    const [shared, quiet] = (await crm.insert('Opportunity', [opportunity('Shared', true), opportunity('Quiet', false)])).map((result) => (result.ok ? result.crmId : expect.unreachable(JSON.stringify(result))));
+    const sfWrites = writeCalls(await salesforceCalls(sandboxes.salesforce));
+
+    await page.goto(mappingUrl());
+    await page.getByRole('link', { name: 'opportunity-referral' }).click();
+    await page.waitForURL(`${admin.url}/connections/${connection.id}/mappings/crm/opportunity-referral`);
+    expect(await page.locator('h1').textContent()).toBe(`Salesforce Opportunity → commerce (opportunity-referral): ${connection.name}`);
+    expect(await page.locator('section[aria-labelledby="reads-title"]').textContent()).toContain('Cosell_Share__c');
+    expect(await page.locator('section[aria-labelledby="writes-title"]').textContent()).toContain('its id goes into Commerce_Referral_Id__c');
+    expect(await page.locator('#flow-off').count()).toBe(0); // co-sell is on (its default): no note that the flow does not run
+
+    await page.getByLabel('Opportunity id').fill(shared!);
+    await page.getByRole('button', { name: 'Test' }).click();
+    await page.locator('#test-result').waitFor();
+    expect(await page.locator('#test-result [role=status]').textContent()).toBe('The commerce side would take this request (its dry run; nothing was created).');
+    expect(JSON.parse((await page.locator('#test-request').textContent())!)).toEqual({
+      name: 'Shared deal',
+      partner: 'cloudB',
+      buyerID: buyer.id,
+      dealValue: 24000,
+      currency: 'USD',
+      expectedCloseDate: '2027-03-31',
+      crmAOpportunityId: shared,
+      status: 'SUBMITTED',
+    });
+    expect(JSON.parse((await page.locator('#test-write-back').textContent())!)).toMatchObject({ Commerce_Referral_Id__c: '(the id of the record made)' });
+    await page.screenshot({ path: path.join(SHOTS, 'mapping-reverse-page.png'), fullPage: true });
+
+    await page.getByLabel('Opportunity id').fill(quiet!);
+    await page.getByRole('button', { name: 'Test' }).click();
+    await expect
+      .poll(() => page.locator('#test-result [role=status]').textContent())
+      .toBe("This record asks nothing of the commerce side. It is not shared for co-sell: this connection's share rule wants Cosell_Share__c ticked, and the record's Cosell_Share__c is false.");
+    expect(await page.locator('#test-request').count()).toBe(0);
+
+    expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - sfWrites).toBe(0);
+    expect((await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => [shared, quiet].includes(referral.crmAOpportunityId))).toEqual([]);
   });
 
   it("no answer the browser got holds the connection's secrets", () => {

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRM_FLOWS } from '../../flows/index.ts';
 import { connectionReverseReads, NEW_ID, testCrmFlowOnRecord } from '../../ops/mapping-test-reverse.ts';
 import { createConnectionStore } from '../../store/connections.ts';
-import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { createRuntimeCache, type ConnectionRuntime } from '../../sync/runtime.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { commerceDump, createSandboxConnection, salesforceCalls, startSandboxes, TEST_SECRET_BOX, writeCalls } from '../support/sync-harness.ts';
@@ -39,8 +38,6 @@ describe('test on a CRM record for opportunity-referral (real PostgreSQL, Salesf
     sandboxes = await startSandboxes({ entitlements: 6, seed: 31 });
     const connections = createConnectionStore(database.pool, TEST_SECRET_BOX);
     const connection = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { entities: ['buyer'] });
-    // Co-sell on, as the person turning it on would (crm-sync edit): the flow runs for this connection.
-    await connections.update(connection.id, { settings: connectionSettingsSchema.parse({ ...connection.settings, cosell: { ...(connection.settings.cosell as object), enabled: true } }) });
     rt = await createRuntimeCache(connections)(connection.id);
     buyer = (await commerceDump(sandboxes.commerce, 'buyers'))[0];
 
@@ -68,6 +65,7 @@ describe('test on a CRM record for opportunity-referral (real PostgreSQL, Salesf
     const validatesBefore = await commerceCalls(sandboxes.commerce.apiUrl, 'POST /org/{orgId}/cosell/referral/validate');
     const result = await testCrmFlowOnRecord(connectionReverseReads(rt), { flow, recordId: opportunity.shared });
     expect(result).toMatchObject({ flow: 'opportunity-referral', object: 'Opportunity', asks: true, problems: [], ok: true });
+    expect(result.notRun).toBeUndefined(); // co-sell is on by default: the connection runs this flow
     expect(result.request).toEqual({
       name: 'Shared deal',
       partner: 'cloudB',
@@ -79,7 +77,7 @@ describe('test on a CRM record for opportunity-referral (real PostgreSQL, Salesf
       status: 'SUBMITTED', // no submit rule: a shared Opportunity goes to the partner at once
     });
     expect(result.record).toMatchObject({ Name: 'Shared deal', Cosell_Share__c: true, Account: { Commerce_Buyer_Id__c: buyer.id } });
-    expect(result.writeBack).toMatchObject({ Commerce_Referral_Id__c: NEW_ID });
+    expect(result.writeBack).toMatchObject({ Commerce_Referral_Id__c: NEW_ID, Cosell_Status__c: '(its status once made)', Cosell_Errors__c: null });
     expect(result.why).toBeUndefined();
     // The commerce side was asked, by its dry run only.
     expect((await commerceCalls(sandboxes.commerce.apiUrl, 'POST /org/{orgId}/cosell/referral/validate')) - validatesBefore).toBe(1);
