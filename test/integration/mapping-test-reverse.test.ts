@@ -4,8 +4,10 @@
 // whose Account names a buyer the marketplace lacks shows the commerce side's problem; an id naming
 // nothing says so. Neither sandbox is written to (their own call counts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crmFlowPage } from '../../admin/console/mapping-reverse-page.ts';
+import { permissionFor } from '../../admin/permissions.ts';
 import { CRM_FLOWS } from '../../flows/index.ts';
-import { connectionReverseReads, NEW_ID, testCrmFlowOnRecord } from '../../ops/mapping-test-reverse.ts';
+import { connectionReverseReads, crmFlowView, NEW_ID, testCrmFlowOnRecord } from '../../ops/mapping-test-reverse.ts';
 import { createConnectionStore } from '../../store/connections.ts';
 import { createRuntimeCache, type ConnectionRuntime } from '../../sync/runtime.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -111,5 +113,24 @@ describe('test on a CRM record for opportunity-referral (real PostgreSQL, Salesf
     expect(writeCalls(await salesforceCalls(sandboxes.salesforce)) - sfWritesBefore).toBe(0);
     expect((await commerceWrites(sandboxes.commerce.apiUrl)) - commerceWritesBefore).toBe(0);
     expect((await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => Object.values(opportunity).includes(referral.crmAOpportunityId))).toEqual([]);
+  });
+});
+
+describe('who may use the CRM flow page', () => {
+  const path = '/connections/c-1/mappings/crm/opportunity-referral';
+  const settings = { cosell: { enabled: true, share: { by: 'checkbox', field: 'Cosell_Share__c' } } } as never;
+  const page = (role: 'viewer' | 'operator' | 'admin') =>
+    crmFlowPage(
+      { csrf: 'x', who: { via: 'oidc', role, person: { subject: 's', name: 'Pat' } } },
+      { connection: { id: 'c-1', name: 'acme', crm: 'Salesforce' }, view: crmFlowView(CRM_FLOWS['opportunity-referral']!, 'salesforce', settings)!, crmFlows: ['opportunity-referral'], flows: ['offer'] },
+      'salesforce',
+    );
+
+  it('a viewer reads it; testing posts the page, which takes an admin as the commerce-to-CRM test does', () => {
+    expect(permissionFor('GET', path).role).toBe('viewer');
+    expect(permissionFor('POST', path).role).toBe('admin');
+    expect(page('viewer')).toContain('Testing takes the role that may change mappings.');
+    expect(page('operator')).not.toContain('name="record"');
+    expect(page('admin')).toContain('<label for="record">Opportunity id</label>');
   });
 });
