@@ -4,45 +4,24 @@
 // Slack/Teams-style receiver the demo starts, which prints each alert as one line on the demo's output.
 // A demo data directory from before the timeline (its connection saved without it) gets the timeline on
 // the next start, and the demo's routes follow the receiver to its new port instead of piling up.
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { ALERT_LINE, demoJobs } from '../support/demo-job.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { embeddedJobEnv, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
+import { waitFor, type StartedJob } from '../support/start-process.ts';
 
 type Description = { commerce: { apiUrl: string; controlUrl: string }; salesforce: { instanceUrl: string; controlUrl: string } };
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-timeline-'));
-chmodSync(dataDir, 0o755);
+const demo = demoJobs('crm-sync-demo-timeline-');
 let job: StartedJob | undefined;
 let pool: pg.Pool | undefined;
 afterAll(async () => {
   await pool?.end();
-  if (job && process.env.DEBUG_DEMO_TEST) console.log([...job.stdout.slice(-10), ...job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400))].join('\n'));
-  try {
-    if (job) process.kill(-job.child.pid!, 'SIGKILL');
-  } catch {
-    // the group is gone already
-  }
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The demo's embedded PostgreSQL, to read the routes and to make the connection look saved before the timeline. */
-function openPool(env: NodeJS.ProcessEnv): pg.Pool {
-  const password = readFileSync(path.join(dataDir, 'postgres', 'password'), 'utf8').trim();
-  const opened = new pg.Pool({ connectionString: `postgres://postgres:${password}@127.0.0.1:${env.CRM_SYNC_EMBEDDED_PG_PORT}/postgres`, max: 1 });
-  // The demo's shutdown stops the server under an idle client: closed before each stop, this is only a safety net.
-  opened.on('error', () => {});
-  return opened;
-}
-
-const ALERT_LINE = /^\[alert → (slack|teams)\] \S.*: \S/;
-
 it('puts marketplace events on the Salesforce records as Tasks and prints the alerts its local receiver gets', async () => {
-  const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
-  job = startJob(env);
+  const env = await demo.env();
+  job = demo.start(env);
   const { salesforce } = JSON.parse(await waitFor('the sandboxes line', () => job!.stdout[0])) as Description;
   const within = 300_000;
 
@@ -69,7 +48,7 @@ it('puts marketplace events on the Salesforce records as Tasks and prints the al
   expect(alert).not.toMatch(/[{}]|undefined|\[object/);
 
   // The routes are stored like any other: sealed, a listing's hint never the webhook path.
-  pool = openPool(env);
+  pool = demo.openPool(env);
   const routes = async () => (await pool!.query("SELECT r.destination_kind, r.event_types, r.hint, r.secret_ciphertext FROM alert_routes r JOIN connections c ON c.id = r.connection_id WHERE c.name = 'demo' ORDER BY r.destination_kind")).rows;
   const before = await routes();
   expect(before.map((r) => [r.destination_kind, r.event_types])).toEqual([
@@ -88,9 +67,9 @@ it('puts marketplace events on the Salesforce records as Tasks and prints the al
   process.kill(-job.child.pid!, 'SIGINT');
   expect(await job.exited).toBe(0);
 
-  job = startJob(env);
+  job = demo.start(env);
   await waitFor('the sandboxes line again', () => job!.stdout[0]);
-  pool = openPool(env);
+  pool = demo.openPool(env);
   const entities = await waitFor(
     'the demo connection to sync the timeline again',
     async () => {
