@@ -54,7 +54,9 @@ export const unableToLockRow = (ids: string[]): RecordError => ({
 export function parentsOf(object: SandboxObject, existing: StoredRecord | undefined, changes: Record<string, unknown>): string[] {
   const ids: string[] = [];
   for (const field of object.fields) {
-    if (field.type !== 'reference' || field.system) continue;
+    // The owner is a User, not a parent the save locks: Salesforce's lock contention is on parent records
+    // of lookups and master-detail (docs/crm-wire-behaviour.md, row locks), and every record has an owner.
+    if (field.type !== 'reference' || field.system || field.name === 'OwnerId') continue;
     const value = field.name in changes ? changes[field.name] : existing?.[field.name];
     const id = canonicalId(value);
     if (id && !ids.includes(id)) ids.push(id);

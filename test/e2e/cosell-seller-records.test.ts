@@ -135,7 +135,7 @@ async function setUpWithoutDraftErrors(sandbox: unknown): Promise<void> {
     await conn.tooling.create('CustomObject', { FullName: object.name, Metadata });
   }
   const made = SALESFORCE_CUSTOM_FIELDS.filter((field) => !(field.object === 'Opportunity' && field.name === 'Cosell_Draft_Errors__c'));
-  for (const field of made) await conn.tooling.create('CustomField', { FullName: `${field.object}.${field.name}`, Metadata: customFieldMetadata(field) });
+  for (const field of made) await conn.tooling.create('CustomField', { FullName: `${field.definedOn ?? field.object}.${field.name}`, Metadata: customFieldMetadata(field) });
   const granted = await grantAccess(conn, (await conn.identity()).user_id, SALESFORCE_CUSTOM_OBJECTS.map((object) => object.name), made.map((field) => ({ object: field.object, field: field.name, edit: field.formula === undefined })));
   expect(granted.problems).toEqual([]);
 }

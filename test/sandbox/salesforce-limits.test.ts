@@ -118,7 +118,7 @@ describe('Salesforce sandbox: faults and controls', () => {
     await control(sandbox, 'POST', '/faults', { endpoint: 'query', rate500: 1 });
     const [record] = await control(sandbox, 'GET', '/records/Account');
     expect(Object.keys(record).sort()).toEqual(
-      ['Id', 'IsDeleted', 'Name', 'Commerce_Buyer_Id__c', 'Marketplace__c', 'Marketplace_Account_Id__c', 'Marketplace_Status__c', 'Has_Live_Marketplace_Agreement__c', 'BillingCountry', 'Website', 'Description', 'CreatedDate', 'LastModifiedDate', 'SystemModstamp'].sort(),
+      ['Id', 'IsDeleted', 'Name', 'OwnerId', 'Commerce_Buyer_Id__c', 'Marketplace__c', 'Marketplace_Account_Id__c', 'Marketplace_Status__c', 'Has_Live_Marketplace_Agreement__c', 'BillingCountry', 'Website', 'Description', 'CreatedDate', 'LastModifiedDate', 'SystemModstamp'].sort(),
     );
     await control(sandbox, 'POST', '/reset');
     expect(await control(sandbox, 'GET', '/records/Account')).toEqual([]);

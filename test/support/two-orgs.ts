@@ -51,7 +51,7 @@ const deployedWithout = (missing: string) => async (sandbox: unknown) => {
   }
   const made = SALESFORCE_CUSTOM_FIELDS.filter((candidate) => `${candidate.object}.${candidate.name}` !== `Opportunity.${missing}`);
   for (const field of made) {
-    await conn.tooling.create('CustomField', { FullName: `${field.object}.${field.name}`, Metadata: customFieldMetadata(field) });
+    await conn.tooling.create('CustomField', { FullName: `${field.definedOn ?? field.object}.${field.name}`, Metadata: customFieldMetadata(field) });
   }
   // And granted them to the integration user (a field made through the Tooling API is visible to no one until then).
   const granted = await grantAccess(conn, (await conn.identity()).user_id, SALESFORCE_CUSTOM_OBJECTS.map((object) => object.name), made.map((field) => ({ object: field.object, field: field.name, edit: field.formula === undefined })));
