@@ -68,5 +68,7 @@ export function alertMessage(event: NotificationEvent, context: AlertContext = {
   const links: AlertMessage['links'] = [];
   if (context.crmUrl) links.push({ label: 'Open in the CRM', url: context.crmUrl });
   if (context.consoleUrl) links.push({ label: 'Open in the console', url: context.consoleUrl });
-  return { title: `${happened}: ${name}`, ...(event.message?.trim() && { body: event.message.trim() }), facts, links };
+  // A service's title often names the record already ("Usage reported: Harbor Containers for Acme Bank"): not twice.
+  const title = happened.toLowerCase().includes(String(name).toLowerCase()) ? happened : `${happened}: ${name}`;
+  return { title, ...(event.message?.trim() && { body: event.message.trim() }), facts, links };
 }

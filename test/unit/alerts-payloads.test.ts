@@ -87,3 +87,12 @@ describe('alert payloads', () => {
     expect(destinationHint({ kind: 'email', to: ['ops@example.com'], smtp: { host: 'smtp.example.com', port: 587, secure: false, user: 'u', password: 'pw-secret', from: 'a@example.com' } })).toBe('ops@example.com via smtp.example.com:587');
   });
 });
+
+describe('alert titles', () => {
+  // The demo showed "Usage reported: Harbor Containers for Acme Bank 186: Harbor Containers for Acme Bank 186".
+  it('name the record once when the event title already names it, and add it otherwise', () => {
+    const base = { eventID: 'e-9', entityType: 'ENTITLEMENT', entityID: 'ent-9', entityName: 'Harbor Containers for Acme Bank 186' };
+    expect(alertMessage({ ...base, title: 'Usage reported: Harbor Containers for Acme Bank 186' } as never).title).toBe('Usage reported: Harbor Containers for Acme Bank 186');
+    expect(alertMessage({ ...base, title: 'Entitlement cancelled' } as never).title).toBe('Entitlement cancelled: Harbor Containers for Acme Bank 186');
+  });
+});
