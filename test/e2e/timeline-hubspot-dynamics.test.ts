@@ -172,6 +172,13 @@ describe.each(['hubspot', 'dynamics'] as const)('timeline on %s: notification ev
     expect(expected.filter((event) => event.isActionItem).length, 'action items among them').toBeGreaterThan(0);
     expect(new Set(expected.map((event) => event.entityType)).size, 'events on each kind of record').toBe(4);
 
+    // A fresh worker for the timeline: Dataverse's $batch size grows with each full answer a connector
+    // gets (10, 40, 160, 640), and after the records' backfill one $batch would hold every task, leaving
+    // no moment between two writes to kill it in. A new connector starts again at 10.
+    const first = workers.at(-1)!;
+    first.kill('SIGKILL');
+    await waitForExit(first);
+    workers.push(await startWorkerProcess('w0-fresh', env));
     // The timeline's backfill, its writes slowed down so the worker is killed in the middle of them.
     await sandboxes.crm.faults({ latencyMs: 250 });
     const handle = await backfill(['timeline'], 'timeline');
