@@ -63,7 +63,7 @@ export function createAlertActivities(deps: AlertActivityDeps) {
     if (!entity || !event.entityID) return undefined;
     const { rows } = await deps.pool.query('SELECT crm_object, crm_id FROM record_links WHERE connection_id = $1 AND entity = $2 AND source_id = $3', [connectionId, entity, event.entityID]);
     if (!rows[0]?.crm_id) return undefined;
-    const url = await rt.crm.recordUrl(rows[0].crm_id).catch(() => undefined);
+    const url = await rt.crm.recordUrl(rows[0].crm_id, rows[0].crm_object).catch(() => undefined);
     return { object: rows[0].crm_object as string, id: rows[0].crm_id as string, url };
   }
 

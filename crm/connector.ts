@@ -193,8 +193,12 @@ export interface CrmConnector {
    */
   defaultCurrency?(): Promise<string>;
   budget(): ApiBudget;
-  /** A link a person can open to see the record in the CRM. */
-  recordUrl(crmId: string): Promise<string>;
+  /**
+   * A link a person can open to see the record in the CRM. `object`: the record's object as the mappings
+   * name it (record_links.crm_object); HubSpot and Dynamics put it in the address, and without it the link
+   * is to an opportunity (deal), the record the worker links people to most.
+   */
+  recordUrl(crmId: string, object?: string): Promise<string>;
 }
 
 /** The CRM said no to the whole call (not to one record): credentials, budget, outage. */

@@ -240,11 +240,11 @@ export function createDynamicsConnector(
       return currency.isocurrencycode ?? undefined;
     }),
 
-    async recordUrl(crmId) {
-      // The records the worker links people to are opportunities.
+    async recordUrl(crmId, object = 'opportunity') {
+      // The address names the table's logical name (etn): an entitlement's link opens the entitlement, not an opportunity.
       const guid = asGuid(crmId);
       if (!guid) throw new CrmError(`${JSON.stringify(crmId)} is not a Dataverse record id`, { code: 'NOT_FOUND', retryable: false });
-      return `${transport.orgUrl}main.aspx?pagetype=entityrecord&etn=opportunity&id=${guid}`;
+      return `${transport.orgUrl}main.aspx?pagetype=entityrecord&etn=${encodeURIComponent(object)}&id=${guid}`;
     },
   };
 }

@@ -29,7 +29,7 @@ const ACTIVITIES = new Set(['notes', 'tasks']);
 const PIPELINE = 'pipeline';
 const STAGE = 'dealstage';
 /** HubSpot's object type ids, for links into its app. */
-const OBJECT_TYPE_IDS: Record<string, string> = { contacts: '0-1', companies: '0-2', deals: '0-3', line_items: '0-8' };
+const OBJECT_TYPE_IDS: Record<string, string> = { contacts: '0-1', companies: '0-2', deals: '0-3', line_items: '0-8', tasks: '0-27', notes: '0-46' };
 
 export function hubspotCredentials(settings: Pick<HubSpotSettings, 'auth' | 'clientId'>, secrets: Partial<ConnectionSecrets>): HubSpotCredentials {
   if (settings.auth === 'oauth') {
@@ -324,10 +324,11 @@ export function createHubSpotConnector(
     // A deal without deal_currency_code is in the account's company currency (docs/crm-wire-behaviour.md).
     defaultCurrency: defaultCurrencyOnce('HubSpot account', async () => companyCurrencyOf(await transport.accountDetails())),
 
-    async recordUrl(crmId) {
-      // HubSpot ids are per object; the records the worker links people to are deals.
+    async recordUrl(crmId, object = 'deals') {
+      // HubSpot ids are per object: the address names the object's type id (0-3 for deals, 2-... for a custom object).
       if (!settings.portalId) throw new CrmError('Links into HubSpot need the account id: save the connection with --hubspot-portal-id', { code: 'PORTAL_ID_MISSING', retryable: false });
-      return `https://app.hubspot.com/contacts/${settings.portalId}/record/${OBJECT_TYPE_IDS.deals}/${crmId}`;
+      const apiName = await api(object);
+      return `https://app.hubspot.com/contacts/${settings.portalId}/record/${OBJECT_TYPE_IDS[apiName] ?? apiName}/${crmId}`;
     },
   };
 }
