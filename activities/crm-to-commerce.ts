@@ -154,7 +154,9 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       await intents.put(input.connectionId, flow.name, accepted.map((candidate) => ({ crmId: candidate.crmId, state: 'pending', commerceId: null, payloadHash: candidate.hash, message: null })));
       accepted.push(...toAdopt);
       const claimant = currentClaimant();
-      await Promise.all(
+      // Every chunk settles before the attempt ends, also when one fails: a chunk still in flight when its
+      // sibling's answer is lost would otherwise outlive the failed attempt, and its own error be dropped.
+      const settled = await Promise.allSettled(
         chunks(accepted, flow.target.batch).map((chunk) =>
           limit(async () => {
             const { adopted, created: results } = await claimThenCreate({
@@ -187,6 +189,8 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
           }),
         ),
       );
+      const failedChunk = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failedChunk) throw failedChunk.reason;
       // Records made before whose request changed: each one's next step, once per change (its hash is kept).
       const advanced: Intent[] = [];
       await Promise.all(
