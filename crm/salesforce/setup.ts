@@ -162,10 +162,11 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
   }
   // The timeline's Tasks name their records by WhatId: a custom object takes activities only with Allow
   // Activities, which objects made before issue #27 may lack (Task's WhatId then does not list them).
+  // A note, not a problem: the timeline is an entity a connection chooses, and one that does not is fine.
   const whatId = (await describedFields(connection, 'Task'))?.get('whatid');
   if (whatId?.referenceTo) {
     for (const object of TIMELINE_ACTIVITY_OBJECTS.filter((name) => objects.has(name) && !whatId.referenceTo!.includes(name))) {
-      report.problems.push(`${object} does not allow activities, so the timeline cannot put Tasks on its records: tick Allow Activities in Setup (Object Manager, ${object}, Edit)`);
+      report.notes.push(`${object} does not allow activities, so the timeline cannot put Tasks on its records: tick Allow Activities in Setup (Object Manager, ${object}, Edit) before choosing the timeline`);
     }
   }
   return report;
