@@ -35,7 +35,8 @@ export const timelineToHubSpotTask: TimelineMapping = {
       hs_task_status: { describe: 'NOT_STARTED for an open task (an action item by default), else COMPLETED; set when the task is made', value: (activity) => (activity.open ? 'NOT_STARTED' : 'COMPLETED') },
       hs_timestamp: { describe: "an open task's due date (the event's day + 3 days, midnight UTC), else when the event happened; set when the task is made", value: (activity) => (activity.open ? `${activity.activityDate}T00:00:00Z` : activity.occurredAt) },
       hs_task_priority: { describe: 'notificationEvent priority: HIGH -> HIGH, LOW -> LOW, else MEDIUM', value: (activity) => PRIORITY[activity.priority] },
-      hs_task_type: { describe: 'TODO', value: () => 'TODO' },
+      // HubSpot's task types are EMAIL, CALL and "TODO" (its to-do): the value is HubSpot's, not a placeholder.
+      hs_task_type: { describe: 'the task type "TODO" (HubSpot\'s to-do; the others are EMAIL and CALL)', value: () => 'TODO' },
       hubspot_owner_id: { describe: "that record's hubspot_owner_id (read once per page); left out when it has none", value: (activity) => activity.ownerId },
       deals: associatedTo('deals'),
       [ENTITLEMENT_OBJECT]: associatedTo(ENTITLEMENT_OBJECT),
