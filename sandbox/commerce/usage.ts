@@ -84,9 +84,11 @@ export function usageLedger(state: SandboxState): Ledger {
   ledgers.set(state.store, ledger);
   for (let index = 0; index < USAGE_HISTORY_DAYS; index++) {
     const date = dayOf(today - (USAGE_HISTORY_DAYS - index) * DAY_MS);
-    // Times of the history: noon of the day for the group, the next day's 01:00 for its report.
+    // Times of the history: noon of the day for the group, the next day's 01:00 for its report, but
+    // never later than the start of today (a service stamps no change in the future: before 01:00 UTC,
+    // yesterday's reports would otherwise lie ahead of every sync window).
     const made = `${date}T12:00:00.000Z`;
-    const reported = new Date(Date.parse(made) + 13 * 3_600_000).toISOString();
+    const reported = new Date(Math.min(Date.parse(made) + 13 * 3_600_000, today)).toISOString();
     for (const entitlementId of entitlementIds) {
       for (const dimension of USAGE_DIMENSIONS) {
         const group = addGroup(state, ledger, entitlementId, dimension, date, quantityOf(entitlementId, dimension, date), made);

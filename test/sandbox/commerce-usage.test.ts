@@ -96,3 +96,40 @@ describe('commerce sandbox: usage record groups and reports, aggregated by day',
     expect(await all('usageRecordReport/aggregate', { startDate: '2026-04-01', endDate: '2026-04-01' })).toHaveLength(18);
   });
 });
+
+describe('commerce sandbox: usage history made just after midnight UTC', () => {
+  // A service never stamps a change later than now. The history's reports were stamped 01:00 of the
+  // day after their usage; a sandbox started between 00:00 and 01:00 UTC stamped yesterday's reports
+  // in the future, so a sync (whose window ends at the run's start) left yesterday out: CI at 00:09 UTC
+  // wrote 522 of 540 days.
+  it('stamps no group, report or day aggregate later than the moment the ledger is made', async () => {
+    const early = manualClock('2026-11-27T00:09:48.000Z');
+    const night = await startCommerceSandbox({ seed: 5, entitlements: 120, now: early.now, changesPerSecond: 0 });
+    try {
+      const nightProbe = probeSandbox(night);
+      const read = async (path: string) => {
+        const response = await nightProbe.api(`/org/${night.organizationId}/${path}`, { query: { page_size: 1000 } });
+        expect(response.status, response.text).toBe(200);
+        return response.json.data as any[];
+      };
+      const groupDays = await read('usageRecordGroup/aggregate');
+      const reportDays = await read('usageRecordReport/aggregate');
+      expect(groupDays).toHaveLength(6 * 30 * 3);
+      expect(reportDays).toHaveLength(6 * 30 * 3);
+      const latest = (rows: any[]) => rows.map((row) => row.lastUpdateTime).sort().at(-1);
+      expect(latest(groupDays) <= '2026-11-27T00:09:48.000Z', latest(groupDays)).toBe(true);
+      expect(latest(reportDays) <= '2026-11-27T00:09:48.000Z', latest(reportDays)).toBe(true);
+      // Nor any other record the sandbox generates.
+      for (const kind of ['products', 'buyers', 'contacts', 'offers', 'entitlements', 'entitlementTerms', 'referrals']) {
+        const rows = await nightProbe.records(kind);
+        const stamps = rows.map((row) => row.lastUpdateTime).filter((stamp) => typeof stamp === 'string').sort();
+        expect(stamps.length, kind).toBeGreaterThan(0);
+        expect(stamps.at(-1)! <= '2026-11-27T00:09:48.000Z', `${kind}: ${stamps.at(-1)}`).toBe(true);
+      }
+      // Yesterday (the 26th) is in the history, reported like every other day.
+      expect(groupDays.filter((day) => day.date === '2026-11-26' && day.pendingQuantity === 0)).toHaveLength(18);
+    } finally {
+      await night.stop();
+    }
+  });
+});
