@@ -18,7 +18,7 @@ export function details(ctx: Ctx): Reply {
     accountType: 'STANDARD',
     timeZone,
     companyCurrency: ctx.state.account.companyCurrency,
-    additionalCurrencies: [],
+    additionalCurrencies: ctx.state.config.additionalCurrencies ?? [],
     utcOffset: offsetText(offset),
     utcOffsetMilliseconds: offset,
     uiDomain: 'app.hubspot.com',
@@ -39,6 +39,20 @@ export function companyCurrencySetting(code: string | undefined): string {
   if (code === undefined) return 'USD';
   if (!ISO_CODE.test(code)) throw new Error(`HubSpot sandbox: companyCurrency must be an ISO 4217 code (three capital letters), not ${JSON.stringify(code)}`);
   return code;
+}
+
+/**
+ * A multi-currency account's currencies, the company currency first; none for an account with one
+ * currency (its deals, line items and products have no per-currency properties: schema.ts).
+ */
+export function accountCurrencies(config: { companyCurrency?: string; additionalCurrencies?: string[] }): string[] {
+  const additional = config.additionalCurrencies ?? [];
+  for (const code of additional) {
+    if (!ISO_CODE.test(code)) throw new Error(`HubSpot sandbox: additionalCurrencies must be ISO 4217 codes (three capital letters), not ${JSON.stringify(code)}`);
+  }
+  if (additional.length === 0) return [];
+  const company = companyCurrencySetting(config.companyCurrency);
+  return [company, ...additional.filter((code) => code !== company)];
 }
 
 /** `{timeZone?, companyCurrency?}`: the time zone (an IANA name such as 'Europe/Paris') and company currency (an ISO code such as 'EUR') set on the account. */

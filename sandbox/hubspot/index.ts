@@ -39,6 +39,12 @@ export type HubSpotSandboxOptions = {
   idsAfter?: number;
   /** The portal's owners (GET /crm/v3/owners; the ids hubspot_owner_id takes). Default: three (sandbox/hubspot/owners.ts). */
   owners?: readonly Owner[];
+  /**
+   * A multi-currency account (issue #28): its currencies besides the company currency, e.g. ['EUR'].
+   * Then deals have deal_currency_code, line items hs_line_item_currency_code and products hs_price_<code>
+   * per currency. Default none: an account with one currency, without those properties.
+   */
+  additionalCurrencies?: string[];
 };
 
 export type HubSpotSandbox = {
@@ -76,6 +82,7 @@ export async function startHubSpotSandbox(options: HubSpotSandboxOptions = {}): 
     withheldScopes: options.withheldScopes,
     companyCurrency: options.companyCurrency,
     owners: options.owners,
+    additionalCurrencies: options.additionalCurrencies,
     limits: {
       dailyLimit: whole('dailyLimit', options.dailyLimit, 650_000, 0),
       tenSecondlyLimit: whole('tenSecondlyLimit', options.tenSecondlyLimit, 190, 0),

@@ -2,7 +2,7 @@
 // groups (read, create) and deal pipelines (read, create).
 import { HubSpotError, notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
-import { ACTIVITY_TYPES, type PropertyDef, type PropertyType } from './schema.ts';
+import { ACTIVITY_TYPES, NO_UNIQUE_VALUE_TYPES, type PropertyDef, type PropertyType } from './schema.ts';
 import type { Pipeline, PropertyGroup } from './store.ts';
 
 const TYPES: PropertyType[] = ['string', 'number', 'datetime', 'date', 'enumeration', 'bool'];
@@ -65,6 +65,8 @@ export function create(ctx: Ctx): Reply {
   // Unique values are kept for contacts, companies, deals, tickets and custom objects, not activities
   // (docs/crm-wire-behaviour.md, issue #27 section 1); HubSpot's words for the refusal are not published [inf].
   if (input.hasUniqueValue === true && ACTIVITY_TYPES.includes(type)) throw validation(`${type} properties cannot require unique values: unique-value properties exist on contacts, companies, deals, tickets and custom objects only`, { context: { hasUniqueValue: ['true'] } });
+  // Products neither (issue #28): HubSpot's changelog names the objects with unique properties, and products are not among them.
+  if (input.hasUniqueValue === true && NO_UNIQUE_VALUE_TYPES.includes(type)) throw validation(`${type} properties cannot require unique values: unique-value properties exist on contacts, companies, deals, tickets and custom objects only`, { context: { hasUniqueValue: ['true'] } });
   const rawOptions = input.options ?? [];
   if (!Array.isArray(rawOptions)) throw validation('options must be a list of {label, value}');
   const options = rawOptions.map((o, i) => {

@@ -29,6 +29,8 @@ export const STANDARD_OBJECT_TYPES: readonly ObjectTypeDef[] = [
   { name: 'companies', objectTypeId: '0-2', aliases: ['company'] },
   { name: 'deals', objectTypeId: '0-3', aliases: ['deal'] },
   { name: 'line_items', objectTypeId: '0-8', aliases: ['line_item'] },
+  // The product library (issue #28): line items are made from products (catalogue.ts).
+  { name: 'products', objectTypeId: '0-7', aliases: ['product'] },
   // Activities (issue #27 section 1): notes and tasks are CRM objects too, on a record's timeline.
   { name: 'notes', objectTypeId: '0-46', aliases: ['note'] },
   { name: 'tasks', objectTypeId: '0-27', aliases: ['task'] },
@@ -36,6 +38,13 @@ export const STANDARD_OBJECT_TYPES: readonly ObjectTypeDef[] = [
 
 /** Activities: no unique-value property may be made on them (HubSpot keeps those for contacts, companies, deals, tickets and custom objects). */
 export const ACTIVITY_TYPES: readonly string[] = ['notes', 'tasks'];
+
+/**
+ * Products take no unique-value property either: HubSpot has "provided unique property support for
+ * Companies, Deals, Tickets, and Custom Objects" and, since 2023, contacts (developer changelog,
+ * docs/crm-wire-behaviour.md "Products and line items"). Line items are left as the sandbox had them.
+ */
+export const NO_UNIQUE_VALUE_TYPES: readonly string[] = [...ACTIVITY_TYPES, 'products'];
 
 /** Properties a create must give (HubSpot's guides: an activity's hs_timestamp is required). */
 export const REQUIRED_ON_CREATE: Readonly<Record<string, readonly string[]>> = { notes: ['hs_timestamp'], tasks: ['hs_timestamp'] };
@@ -45,7 +54,7 @@ export const OWNER_PROPERTY = 'hubspot_owner_id';
 
 /** The group a portal's built-in properties of a type are in, there from the start. */
 export function defaultGroupOf(type: string): string {
-  const standard: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation', deals: 'dealinformation', line_items: 'lineiteminformation', notes: 'noteinformation', tasks: 'taskinformation' };
+  const standard: Record<string, string> = { contacts: 'contactinformation', companies: 'companyinformation', deals: 'dealinformation', line_items: 'lineiteminformation', products: 'productinformation', notes: 'noteinformation', tasks: 'taskinformation' };
   return standard[type] ?? `${type}_information`;
 }
 
@@ -86,9 +95,33 @@ const system = (lastModified: string[]) => [
   ...lastModified.map((name) => prop(name, 'datetime', 'date', { readOnlyValue: true })),
 ];
 
-/** The properties an account has before anyone creates one, each in its type's default group. */
-export function defaultProperties(type: string): PropertyDef[] {
-  return builtIn(type).map((p) => ({ ...p, groupName: defaultGroupOf(type) }));
+/**
+ * The properties an account has before anyone creates one, each in its type's default group.
+ * `currencies`: a multi-currency account's currencies (company currency first); empty for an account
+ * with one currency, which has no per-currency properties (catalogue.ts).
+ */
+export function defaultProperties(type: string, currencies: readonly string[] = []): PropertyDef[] {
+  return [...builtIn(type), ...currencyProperties(type, currencies)].map((p) => ({ ...p, groupName: defaultGroupOf(type) }));
+}
+
+/** A product's price in one currency of a multi-currency account: hs_price_<code in lower case>. */
+export const productPriceProperty = (code: string) => `hs_price_${code.toLowerCase()}`;
+
+// Multi-currency accounts: a deal's currency (deal_currency_code, one of the account's currencies), a line
+// item's (hs_line_item_currency_code) and a product's price per currency (docs/crm-wire-behaviour.md).
+function currencyProperties(type: string, currencies: readonly string[]): PropertyDef[] {
+  if (currencies.length === 0) return [];
+  const codes = options(...currencies);
+  switch (type) {
+    case 'deals':
+      return [prop('deal_currency_code', 'enumeration', 'select', { label: 'Currency', options: codes })];
+    case 'line_items':
+      return [prop('hs_line_item_currency_code', 'enumeration', 'select', { label: 'Currency', options: codes })];
+    case 'products':
+      return currencies.map((code) => prop(productPriceProperty(code), 'number', 'number', { label: `Unit price (${code})` }));
+    default:
+      return [];
+  }
 }
 
 // The owner is an enumeration whose options are the portal's owners: checked against them (writes.ts).
@@ -128,7 +161,30 @@ function builtIn(type: string): PropertyDef[] {
         prop('closed_lost_reason', 'string', 'textarea', { label: 'Closed Lost Reason' }),
       ];
     case 'line_items':
-      return [...system(['hs_lastmodifieddate']), prop('name', 'string', 'text'), prop('price', 'number', 'number'), prop('quantity', 'number', 'number'), prop('hs_product_id', 'string', 'text'), prop('description', 'string', 'textarea')];
+      return [
+        ...system(['hs_lastmodifieddate']),
+        prop('name', 'string', 'text'),
+        prop('price', 'number', 'number'),
+        prop('quantity', 'number', 'number'),
+        prop('hs_product_id', 'string', 'text'),
+        prop('description', 'string', 'textarea'),
+        // Issue #28: what a line item made from a product copies (catalogue.ts), and its net price,
+        // which HubSpot calculates from price and quantity.
+        prop('hs_sku', 'string', 'text', { label: 'SKU' }),
+        prop('hs_recurring_billing_period', 'string', 'text', { label: 'Term' }),
+        prop('amount', 'number', 'number', { label: 'Net price', readOnlyValue: true }),
+      ];
+    case 'products':
+      return [
+        ...system(['hs_lastmodifieddate']),
+        prop('name', 'string', 'text', { label: 'Name' }),
+        prop('price', 'number', 'number', { label: 'Unit price' }),
+        prop('hs_sku', 'string', 'text', { label: 'SKU' }),
+        prop('description', 'string', 'textarea', { label: 'Description' }),
+        prop('hs_cost_of_goods_sold', 'number', 'number', { label: 'Unit cost' }),
+        prop('hs_recurring_billing_period', 'string', 'text', { label: 'Term' }),
+        owner(),
+      ];
     default:
       // A custom object's own properties come with its schema (custom-objects.ts); an owner it has from the start [inf].
       return [...system(['hs_lastmodifieddate']), owner()];

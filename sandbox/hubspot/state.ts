@@ -5,7 +5,7 @@ import { createFaults } from './faults.ts';
 import { createLimits, type LimitSettings } from './limits.ts';
 import { createStore } from './store.ts';
 import { createTokens, type Credentials } from './tokens.ts';
-import { companyCurrencySetting } from './account-info.ts';
+import { accountCurrencies, companyCurrencySetting } from './account-info.ts';
 import type { Owner } from './owners.ts';
 
 /**
@@ -25,13 +25,20 @@ export type SandboxConfig = {
   companyCurrency?: string;
   /** The portal's owners (owners.ts; default DEFAULT_OWNERS). */
   owners?: readonly Owner[];
+  /** A multi-currency account's currencies besides the company currency (issue #28; account-info.ts). */
+  additionalCurrencies?: string[];
 };
 
 export function createState(config: SandboxConfig) {
   return {
     config,
     // An account without custom objects has none defined either.
-    store: createStore({ portalId: config.portalId, premadeCustomObjects: config.customObjects !== false && config.premadeCustomObjects !== false, owners: config.owners }),
+    store: createStore({
+      portalId: config.portalId,
+      premadeCustomObjects: config.customObjects !== false && config.premadeCustomObjects !== false,
+      owners: config.owners,
+      currencies: accountCurrencies(config),
+    }),
     /** Scopes the token lacks (changed by /_sandbox/scopes). */
     withheldScopes: new Set(config.withheldScopes ?? []),
     tokens: createTokens(config.credentials, config.now),

@@ -56,7 +56,7 @@ export function defaultPipeline(): Pipeline {
  * the portal starts with the custom object marketplace_entitlement already defined (default), as an
  * account where someone created it before; false: it has none until one is created through the schemas API.
  */
-export type StoreOptions = { portalId?: string; premadeCustomObjects?: boolean; owners?: readonly Owner[] };
+export type StoreOptions = { portalId?: string; premadeCustomObjects?: boolean; owners?: readonly Owner[]; currencies?: readonly string[] };
 
 export function createStore(options: StoreOptions = {}) {
   const portalId = options.portalId ?? '4242';
@@ -82,7 +82,7 @@ export function createStore(options: StoreOptions = {}) {
   const ensureType = (name: string) => {
     if (records.has(name)) return;
     records.set(name, new Map());
-    properties.set(name, new Map(defaultProperties(name).map((p) => [p.name, p])));
+    properties.set(name, new Map(defaultProperties(name, options.currencies).map((p) => [p.name, p])));
     const group: PropertyGroup = { name: defaultGroupOf(name), label: 'Information', displayOrder: 0, archived: false };
     groups.set(name, new Map([[group.name, group]]));
   };

@@ -6,6 +6,7 @@ import { HubSpotError, validation } from './errors.ts';
 import type { HubRecord, Store } from './store.ts';
 import { isIdentity, OWNER_PROPERTY, REQUIRED_ON_CREATE } from './schema.ts';
 import { normalize } from './values.ts';
+import { catalogueValueProblem, deriveLineItem, withProductValues } from './catalogue.ts';
 
 type Invalid = { isValid: false; message: string; error: string; name: string };
 
@@ -31,7 +32,13 @@ export function checkProperties(store: Store, type: string, input: unknown): Rec
       invalid.push({ isValid: false, message: `${checked.value} is not a valid owner id`, error: 'INVALID_OWNER_ID', name });
       continue;
     }
-    if ('error' in checked) invalid.push({ isValid: false, message: checked.error, error: 'INVALID_' + property.type.toUpperCase(), name });
+    if ('error' in checked) {
+      invalid.push({ isValid: false, message: checked.error, error: 'INVALID_' + property.type.toUpperCase(), name });
+      continue;
+    }
+    // Products and line items (issue #28): a term, a line item's price and the product it is made from.
+    const problem = catalogueValueProblem(store, type, name, checked.value);
+    if (problem) invalid.push(problem);
     else values[name] = checked.value;
   }
   if (invalid.length > 0) throw validation(`Property values were not valid: ${JSON.stringify(invalid)}`);
@@ -102,13 +109,16 @@ export function checkRequired(type: string, values: Record<string, string>) {
   throw validation(`Property values were not valid: ${JSON.stringify(invalid)}`);
 }
 
-export function createRecord(store: Store, type: string, values: Record<string, string>, now: Date): HubRecord {
+export function createRecord(store: Store, type: string, given: Record<string, string>, now: Date): HubRecord {
+  // A line item made from a product is an instance of it: it takes what it does not give (catalogue.ts).
+  const values = type === 'line_items' ? withProductValues(store, given) : given;
   checkRequired(type, values);
   checkUnique(store, type, values);
   const id = store.newId();
   const at = now.toISOString();
   const properties: Record<string, string> = { ...withoutEmpty(values), hs_object_id: id, createdate: at };
   if (type === 'deals' && properties.pipeline === undefined && properties.dealstage !== undefined) properties.pipeline = 'default';
+  deriveLineItem(type, properties);
   stamp(type, properties, at);
   const record: HubRecord = { id, properties, createdAt: at, updatedAt: at, archived: false };
   store.putRecord(type, record);
@@ -123,6 +133,7 @@ export function updateRecord(store: Store, type: string, existing: HubRecord, va
     if (value === '') delete properties[name];
     else properties[name] = value;
   }
+  deriveLineItem(type, properties);
   stamp(type, properties, at);
   const record: HubRecord = { ...existing, properties, updatedAt: at };
   store.putRecord(type, record);
