@@ -4,7 +4,16 @@
 // object) has CurrencyIsoCode: a restricted picklist of the org's active currencies, filled on create
 // with the integration user's own currency when the create leaves it out. Amounts are stored as sent:
 // they are in the record's currency, and nothing converts them.
-import { field, type SandboxField, type SandboxObject } from './schema.ts';
+import { field, type FieldOptions, type SandboxField, type SandboxObject } from './schema.ts';
+
+/**
+ * The catalogue's objects carry a currency too, labelled "Currency ISO Code" [doc: field reference of
+ * PricebookEntry and Pricebook2]. A price book entry's is set when it is made and never changed (one entry
+ * per product, price book and currency); an opportunity product's is its Opportunity's, never written
+ * [doc: OpportunityLineItem, "always set to the value of the CurrencyIsoCode of the parent Opportunity"].
+ */
+const CATALOGUE_CURRENCY_OBJECTS = ['Product2', 'Pricebook2', 'PricebookEntry', 'OpportunityLineItem'];
+const CURRENCY_FIELD_OPTIONS: Record<string, FieldOptions> = { PricebookEntry: { createOnly: true }, OpportunityLineItem: { system: true } };
 
 export type MultiCurrency = {
   /** The corporate currency (CurrencyType.IsCorporate): one of the active ones. */
@@ -16,7 +25,7 @@ export type MultiCurrency = {
 };
 
 /** Standard objects of this org that carry a currency (custom objects always do) [doc, inf: wire doc "Multi-currency orgs"]. */
-const STANDARD_WITH_CURRENCY = new Set(['Account', 'Contact', 'Opportunity']);
+const STANDARD_WITH_CURRENCY = new Set(['Account', 'Contact', 'Opportunity', ...CATALOGUE_CURRENCY_OBJECTS]);
 
 const ISO_CODE = /^[A-Z]{3}$/;
 
@@ -40,9 +49,9 @@ export const carriesCurrency = (object: SandboxObject): boolean => object.custom
 /** Salesforce's CurrencyIsoCode on `object`, as describe shows it in a multi-currency org. */
 export function currencyField(object: SandboxObject, settings: Required<MultiCurrency>): SandboxField {
   // "Opportunity Currency", "Account Currency"; "Currency ISO Code" on custom objects [inf].
-  const label = object.custom ? 'Currency ISO Code' : `${object.label} Currency`;
+  const label = object.custom || CATALOGUE_CURRENCY_OBJECTS.includes(object.name) ? 'Currency ISO Code' : `${object.label} Currency`;
   // Defaulted on create, never null: a create without it stores the user's currency.
-  return field('CurrencyIsoCode', label, 'picklist', { length: 3, picklistValues: [...settings.active], restrictedPicklist: true, defaultValue: settings.userCurrency });
+  return field('CurrencyIsoCode', label, 'picklist', { length: 3, picklistValues: [...settings.active], restrictedPicklist: true, defaultValue: settings.userCurrency, ...CURRENCY_FIELD_OPTIONS[object.name] });
 }
 
 /**

@@ -99,7 +99,7 @@ function childRelationships(object: SandboxObject) {
         field: f.name,
         junctionIdListNames: [],
         junctionReferenceTo: [],
-        relationshipName: child.custom ? `${child.labelPlural.replaceAll(' ', '_')}__r` : child.labelPlural.replaceAll(' ', ''),
+        relationshipName: child.childRelationshipName ?? (child.custom ? `${child.labelPlural.replaceAll(' ', '_')}__r` : child.labelPlural.replaceAll(' ', '')),
         restrictedDelete: false,
       })),
   );

@@ -55,6 +55,8 @@ export type SandboxObject = {
   keyPrefix: string;
   custom: boolean;
   fields: SandboxField[];
+  /** The name parents list this object under when it is not its plural label's (OpportunityLineItems, PricebookEntries). */
+  childRelationshipName?: string;
 };
 
 export type FieldOptions = Partial<Omit<SandboxField, 'name' | 'label' | 'type'>>;
@@ -151,6 +153,91 @@ export const CONTACT_ROLES = [
   'Other',
 ];
 
+/**
+ * Salesforce's product catalogue (docs/crm-wire-behaviour.md, "Products, price books and opportunity
+ * products"): Product2 with the project's catalogue keys, Pricebook2 (every org has one standard price
+ * book: STANDARD_PRICEBOOK_ID), PricebookEntry (a product's price in one price book and currency) and
+ * OpportunityLineItem (an Opportunity's product). The rules between them and the values Salesforce
+ * derives (names, list prices, totals, the Opportunity's Amount) are catalogue.ts's.
+ */
+const CATALOGUE_OBJECTS: SandboxObject[] = [
+  {
+    name: 'Product2',
+    label: 'Product',
+    labelPlural: 'Products',
+    keyPrefix: '01t',
+    custom: false,
+    fields: systemFields('Product ID', [
+      text('Name', 'Product Name', 255, { required: true, idLookup: true }),
+      text('ProductCode', 'Product Code', 255),
+      field('Description', 'Product Description', 'textarea', { length: 4000 }),
+      checkbox('IsActive', 'Active'),
+      field('Family', 'Product Family', 'picklist', { length: 40 }),
+      // The commerce product (one Product2 per product dimension, so several share it: an external id, not unique),
+      // the dimension, and the unique key of the two, "productId|dimensionKey", that catalogue upserts name.
+      text('Commerce_Product_Id__c', 'Commerce Product Id', 255, { externalId: true, idLookup: true }),
+      text('Commerce_Dimension_Key__c', 'Commerce Dimension Key', 255),
+      text('Commerce_Price_Key__c', 'Commerce Price Key', 255, { externalId: true, unique: true, idLookup: true }),
+    ]),
+  },
+  {
+    name: 'Pricebook2',
+    label: 'Price Book',
+    labelPlural: 'Price Books',
+    keyPrefix: '01s',
+    custom: false,
+    fields: systemFields('Price Book ID', [
+      text('Name', 'Price Book Name', 255, { required: true, idLookup: true }),
+      text('Description', 'Description', 255),
+      checkbox('IsActive', 'Active'),
+      // Set on the org's one standard price book only; never written.
+      field('IsStandard', 'Is Standard Price Book', 'boolean', { system: true, defaultValue: false }),
+    ]),
+  },
+  {
+    name: 'PricebookEntry',
+    label: 'Price Book Entry',
+    labelPlural: 'Price Book Entries',
+    keyPrefix: '01u',
+    custom: false,
+    childRelationshipName: 'PricebookEntries',
+    fields: systemFields('Price Book Entry ID', [
+      // Name and ProductCode mirror the product's (read-only).
+      text('Name', 'Product Name', 255, { system: true }),
+      reference('Pricebook2Id', 'Price Book ID', 'Pricebook2', 'Pricebook2', { required: true, createOnly: true }),
+      reference('Product2Id', 'Product ID', 'Product2', 'Product2', { required: true, createOnly: true }),
+      // Required unless UseStandardPrice (then it is the standard price): catalogue.ts checks it.
+      currency('UnitPrice', 'List Price'),
+      checkbox('IsActive', 'Active'),
+      checkbox('UseStandardPrice', 'Use Standard Price'),
+      text('ProductCode', 'Product Code', 255, { system: true }),
+    ]),
+  },
+  {
+    name: 'OpportunityLineItem',
+    label: 'Opportunity Product',
+    labelPlural: 'Opportunity Products',
+    keyPrefix: '00k',
+    custom: false,
+    childRelationshipName: 'OpportunityLineItems',
+    fields: systemFields('Line Item ID', [
+      reference('OpportunityId', 'Opportunity ID', 'Opportunity', 'Opportunity', { required: true, createOnly: true }),
+      reference('PricebookEntryId', 'Price Book Entry ID', 'PricebookEntry', 'PricebookEntry', { required: true, createOnly: true }),
+      // Derived from the price book entry and the Opportunity (read-only).
+      reference('Product2Id', 'Product ID', 'Product2', 'Product2', { system: true }),
+      text('Name', 'Opportunity Product Name', 376, { system: true }),
+      text('ProductCode', 'Product Code', 255, { system: true }),
+      field('Quantity', 'Quantity', 'double', { precision: 12, scale: 2, required: true }),
+      // Sales Price or Total Price, one of them (catalogue.ts): the other is computed.
+      currency('UnitPrice', 'Sales Price'),
+      currency('TotalPrice', 'Total Price'),
+      field('ListPrice', 'List Price', 'currency', { precision: 18, scale: 2, system: true }),
+      field('ServiceDate', 'Date', 'date'),
+      text('Description', 'Line Description', 255),
+    ]),
+  },
+];
+
 const objects: SandboxObject[] = [
   {
     name: 'Account',
@@ -201,6 +288,8 @@ const objects: SandboxObject[] = [
       field('CloseDate', 'Close Date', 'date', { required: true }),
       currency('Amount', 'Amount'),
       reference('AccountId', 'Account ID', 'Account', 'Account'),
+      // The price book its products come from (catalogue.ts): set by the first line item when empty.
+      reference('Pricebook2Id', 'Price Book ID', 'Pricebook2', 'Pricebook2'),
       externalKey('Commerce_Offer_Id__c', 'Commerce Offer Id'),
       text('Marketplace__c', 'Marketplace', 40),
       text('Offer_Type__c', 'Offer Type', 40),
@@ -358,6 +447,7 @@ const objects: SandboxObject[] = [
       checkbox('IsPrimary', 'Primary'),
     ]),
   },
+  ...CATALOGUE_OBJECTS,
 ];
 
 /** The org's schema, by object API name: exactly what the describe calls are built from. */

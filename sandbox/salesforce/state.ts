@@ -15,6 +15,7 @@ import { createDeployments, type CustomMetadata } from './deployments.ts';
 import { createOrgSchema } from './org-schema.ts';
 import type { MultiCurrency } from './currencies.ts';
 import { seedIntegrationUser } from './permissions.ts';
+import { seedStandardPricebook } from './catalogue.ts';
 import { createQueryCost, type QueryCostSettings } from './query-cost.ts';
 import { createRowLocks, type RowLockSettings } from './row-locks.ts';
 import { createOrganization } from './organization.ts';
@@ -54,6 +55,7 @@ export function createState(config: SandboxConfig) {
   const sessions = createSessions({ ttlSeconds: config.sessionTtlSeconds, now: config.now });
   const schema = createOrgSchema(config.customMetadata, config.multiCurrency);
   seedIntegrationUser(store);
+  seedStandardPricebook(store);
   return {
     config,
     store,
@@ -100,6 +102,7 @@ export function resetState(state: SandboxState) {
   state.changeTimer.setRate(state.config.changesPerSecond);
   state.schema.reset();
   seedIntegrationUser(state.store);
+  seedStandardPricebook(state.store);
   state.queryCost.reset();
   state.rowLocks.reset();
 }

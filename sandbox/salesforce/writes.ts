@@ -9,6 +9,7 @@ import { parentsOf, unableToLockRow, type RowLockTaker } from './row-locks.ts';
 import { validateRecord } from './validation.ts';
 import { permissionRecordErrors } from './permissions.ts';
 import { formatDateTime } from './values.ts';
+import { afterCatalogueSaves, catalogueRules, newCatalogueCall, type AppliedSave } from './catalogue.ts';
 
 /** A parent named by a key of its own: `Account: {Commerce_Buyer_Id__c: 'b-1'}` or `Account__r.Ext__c`. */
 export type ParentKey = { field: SandboxField; parent: SandboxObject; keyField: SandboxField; value: string | null };
@@ -58,6 +59,8 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
   const claims = new Map<string, string>();
   // Permission rows (a permission set's field, object or assignee) taken by earlier records of this call.
   const permissionRows = new Set<string>();
+  // Price book entries and Opportunity price books settled by earlier records of this call (catalogue.ts).
+  const catalogueCall = newCatalogueCall();
 
   const prepare = (input: RecordInput, mode: WriteMode): Plan | { failed: RecordError[]; id?: string } => {
     if (input.errors.length > 0) return { failed: input.errors };
@@ -119,6 +122,10 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     }
     if (failed.length > 0) return { failed, id: existing?.Id };
 
+    // The catalogue's rules come first: an opportunity product without a price book entry is refused as
+    // Salesforce refuses it, not as a missing required field; they add what Salesforce derives.
+    const catalogue = catalogueRules(store, object, existing, changes, catalogueCall);
+    if (catalogue.length > 0) return { failed: catalogue, id: existing?.Id };
     const invalid = validateRecord(store, object, existing, changes);
     if (invalid.length > 0) return { failed: invalid, id: existing?.Id };
     const refused = permissionRecordErrors(store, object, existing, changes, permissionRows);
@@ -155,7 +162,9 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
   }
 
   const stamp = formatDateTime(env.now().getTime());
-  return prepared.map((p): SaveResult => {
+  const applied: AppliedSave[] = [];
+  const results = prepared.map((p): SaveResult => {
+    if (!('failed' in p)) applied.push(p);
     if ('failed' in p) return { ok: false, id: p.id, errors: p.failed };
     const table = store.table(p.object);
     if (p.delete) {
@@ -175,4 +184,6 @@ export function saveRecords(env: WriteEnv, items: { input: RecordInput; mode: Wr
     table.insert(record);
     return { ok: true, id: p.id, created: true };
   });
+  afterCatalogueSaves(store, stamp, applied);
+  return results;
 }
