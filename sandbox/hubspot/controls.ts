@@ -2,6 +2,7 @@
 // ledger, injected faults, token expiry and revocation, limits, a full reset and record dumps.
 import { notFound, validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
+import { MAX_SEARCH_LAG_MS, searchIndexOf } from './search.ts';
 import { resetState } from './state.ts';
 import { checkProperties, updateRecord } from './writes.ts';
 
@@ -33,17 +34,25 @@ export const controls = {
     ctx.state.tokens.restore();
     return ok();
   },
-  limits: (ctx: Ctx) => json(200, ctx.state.limits.snapshot()),
+  limits: (ctx: Ctx) => json(200, { ...ctx.state.limits.snapshot(), searchLagMs: searchIndexOf(ctx.state.store).lag() }),
+  /**
+   * The budgets, and `searchLagMs`: how far HubSpot's search index trails writes (search.ts; 0, the
+   * default, is no lag). It sits with searchPerSecond as a trait of the account's search service.
+   */
   setLimits(ctx: Ctx) {
-    const input = bodyObject(ctx);
+    const { searchLagMs, ...input } = bodyObject(ctx);
     const unknown = Object.keys(input).find((k) => !(LIMIT_KEYS as readonly string[]).includes(k));
-    if (unknown) throw validation(`unknown limit ${unknown}; the limits are ${LIMIT_KEYS.join(', ')}`);
+    if (unknown) throw validation(`unknown limit ${unknown}; the limits are ${LIMIT_KEYS.join(', ')} and searchLagMs`);
     for (const key of LIMIT_KEYS) {
       const value = input[key];
       if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) throw validation(`${key} must be a whole number of at least 0`);
     }
+    if (searchLagMs !== undefined && (typeof searchLagMs !== 'number' || !Number.isInteger(searchLagMs) || searchLagMs < 0 || searchLagMs > MAX_SEARCH_LAG_MS)) {
+      throw validation(`searchLagMs must be a whole number of milliseconds from 0 to ${MAX_SEARCH_LAG_MS}`);
+    }
     ctx.state.limits.set(input as Record<string, number>);
-    return json(200, ctx.state.limits.snapshot());
+    if (searchLagMs !== undefined) searchIndexOf(ctx.state.store).setLag(searchLagMs);
+    return json(200, { ...ctx.state.limits.snapshot(), searchLagMs: searchIndexOf(ctx.state.store).lag() });
   },
   reset(ctx: Ctx) {
     resetState(ctx.state);

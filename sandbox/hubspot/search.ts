@@ -5,11 +5,16 @@
 // later offset shifts by one (docs/crm-wire-behaviour.md, issue #22 item 2). Only one sorting rule is
 // taken, as HubSpot documents, and records tied in it come in an order HubSpot does not promise: here a
 // stable scramble of their ids, never id order, so a reader that assumes id order among ties is caught.
+// HubSpot's search reads an index that follows writes seconds late (docs/crm-wire-behaviour.md, "Search
+// lags writes"): with a lag set (`POST /_sandbox/limits {searchLagMs}`), search sees each record as it
+// was `searchLagMs` ago: a record made since is not found, one changed since is found as it was. Reads by
+// id (GET, batch read) are never late. The lag is 0 (search follows every write at once) until set, and
+// a reset sets it back to 0.
 import { validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { objectTypeOf } from './objects.ts';
 import type { PropertyDef } from './schema.ts';
-import type { HubRecord } from './store.ts';
+import type { HubRecord, Store } from './store.ts';
 import { compare } from './values.ts';
 import { present } from './writes.ts';
 
@@ -113,6 +118,78 @@ function sortsOf(body: Record<string, unknown>): Sort[] {
   });
 }
 
+/** The most a lag may be set to: ten minutes (a real index that far behind is an incident, not a lag). */
+export const MAX_SEARCH_LAG_MS = 600_000;
+
+/**
+ * What search sees of one store: with no lag, the records as they are; with a lag, each record's newest
+ * version written at least `lagMs` ago (wall-clock time, not the sandbox's `now`: the lag is the index's
+ * own delay, whatever clock the records are stamped by). Versions written while the lag is on are kept
+ * until they are older than it; records already there when it was set count as indexed.
+ */
+function createSearchIndex(store: Store) {
+  let lagMs = 0;
+  /** Per record (`type\0id`): the version search sees once everything after it is still fresh. */
+  let settled = new Map<string, HubRecord>();
+  /** Per record: versions written within the lag, oldest first, with when they were written. */
+  let fresh = new Map<string, { at: number; record: HubRecord }[]>();
+  const key = (type: string, id: string) => `${type}\u0000${id}`;
+  store.onChange((change) => {
+    if (change.op === 'clear') {
+      lagMs = 0;
+      settled = new Map();
+      fresh = new Map();
+    }
+    if (change.op !== 'record' || lagMs === 0) return;
+    const k = key(change.type, change.record.id);
+    fresh.set(k, [...(fresh.get(k) ?? []), { at: Date.now(), record: change.record }]);
+  });
+  return {
+    lag: () => lagMs,
+    setLag(ms: number) {
+      if (ms > 0 && lagMs === 0) {
+        // Everything written before the lag is set is already in the index.
+        settled = new Map();
+        fresh = new Map();
+        for (const type of store.objectTypes()) for (const record of store.records(type.name)) settled.set(key(type.name, record.id), record);
+      }
+      lagMs = ms;
+    },
+    /** A type's records as search sees them now. */
+    records(type: string): HubRecord[] {
+      const live = store.records(type);
+      if (lagMs === 0) return live;
+      const cutoff = Date.now() - lagMs;
+      return live.flatMap((record) => {
+        const k = key(type, record.id);
+        const versions = fresh.get(k);
+        if (versions) {
+          // Versions old enough to be indexed are folded into the settled one.
+          const ripe = versions.filter((version) => version.at <= cutoff);
+          if (ripe.length) settled.set(k, ripe.at(-1)!.record);
+          const rest = versions.filter((version) => version.at > cutoff);
+          if (rest.length) fresh.set(k, rest);
+          else fresh.delete(k);
+        }
+        const seen = settled.get(k);
+        return seen ? [seen] : [];
+      });
+    },
+  };
+}
+
+const indexes = new WeakMap<Store, ReturnType<typeof createSearchIndex>>();
+
+/** The search index of a sandbox's store (made on first use, kept with the store). */
+export function searchIndexOf(store: Store) {
+  let index = indexes.get(store);
+  if (!index) {
+    index = createSearchIndex(store);
+    indexes.set(store, index);
+  }
+  return index;
+}
+
 export function search(ctx: Ctx): Reply {
   const type = objectTypeOf(ctx);
   const { store } = ctx.state;
@@ -133,7 +210,7 @@ export function search(ctx: Ctx): Reply {
     });
   }
   const query = typeof body.query === 'string' ? body.query : '';
-  const found = store
+  const found = searchIndexOf(store)
     .records(type)
     .filter((r) => !r.archived)
     .filter((r) => groups.length === 0 || groups.some((group) => group.every((f) => matches(r, f, property(f.propertyName)))))
