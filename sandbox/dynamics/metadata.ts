@@ -97,8 +97,8 @@ function expandedItems(name: string, items: Record<string, unknown>[], options: 
   return out;
 }
 
-function shapeEntity(e: EntityDef, options: Map<string, string>) {
-  const full = renderEntity(e) as Record<string, unknown>;
+function shapeEntity(e: EntityDef, options: Map<string, string>, activities: boolean) {
+  const full: Record<string, unknown> = { ...(renderEntity(e) as Record<string, unknown>), HasActivities: activities };
   const select = selectList(options.get('$select'));
   const expand = parseExpand(options.get('$expand'));
   for (const x of expand) if (!EXPANDABLE.includes(x.nav)) throw odataError(`Could not find a property named '${x.nav}' on type 'Microsoft.Dynamics.CRM.EntityMetadata'.`);
@@ -226,13 +226,72 @@ function createEntity(req: ApiRequest): Reply {
     entity.Attributes.push(ownerAttribute(logical));
     entity.ManyToOneRelationships.push(ownerRelationship(logical));
   }
-  if (body.HasActivities === true) {
-    const task = req.state.store.entity('task')!;
-    const regarding = task.Attributes.map((a) => (a.LogicalName === 'regardingobjectid' ? { ...a, Targets: [...(a.Targets ?? []), logical] } : a));
-    req.state.store.putEntity({ ...task, Attributes: regarding, ManyToOneRelationships: [...task.ManyToOneRelationships, taskRegarding(logical, id)] });
-  }
+  if (body.HasActivities === true) enableActivities(req, entity);
   req.state.store.putEntity(entity);
   return { status: 204, headers: { 'OData-EntityId': `${req.base}EntityDefinitions(${entity.MetadataId})` } };
+}
+
+/**
+ * Whether a table has activities (EntityMetadata HasActivities): a task can be regarding its rows. The
+ * sandbox keeps it in one place, the task's regardingobjectid relationship to the table (its
+ * navigation property regardingobjectid_<table>_task).
+ */
+export const hasActivities = (req: ApiRequest, entity: EntityDef) =>
+  req.state.store.entity('task')?.ManyToOneRelationships.some((r) => r.ReferencedEntity === entity.LogicalName && r.ReferencingAttribute === 'regardingobjectid') ?? false;
+
+/** Activities on: the task's regardingobjectid may point at the table's rows. */
+function enableActivities(req: ApiRequest, entity: EntityDef) {
+  const task = req.state.store.entity('task')!;
+  const regarding = task.Attributes.map((a) => (a.LogicalName === 'regardingobjectid' ? { ...a, Targets: [...(a.Targets ?? []), entity.LogicalName] } : a));
+  req.state.store.putEntity({ ...task, Attributes: regarding, ManyToOneRelationships: [...task.ManyToOneRelationships, taskRegarding(entity.LogicalName, entity.PrimaryIdAttribute)] });
+}
+
+/** The 1033 label of a Label body, if it has one. */
+const labelIn = (value: unknown): string | undefined =>
+  ((value as { LocalizedLabels?: { Label?: unknown; LanguageCode?: unknown }[] } | undefined)?.LocalizedLabels ?? []).find((l) => l?.LanguageCode === 1033 && typeof l.Label === 'string')?.Label as string | undefined;
+
+/**
+ * PUT EntityDefinitions(...): UpdateEntity, the table's whole definition sent back (PATCH is refused;
+ * docs/crm-wire-behaviour.md). Modelled: HasActivities, which can be turned on once and never off
+ * (UpdateEntityRequest.HasActivities: "This capability can only be enabled once. After it is enabled
+ * it cannot be disabled"); left out of the body, it stays as it is [inf]; and the display name, whose
+ * labels a body without them loses unless MSCRM.MergeLabels is true. A name (LogicalName, SchemaName,
+ * EntitySetName) cannot change. The change is in effect for the Web API at once; PublishXml
+ * (publishXml below) is what applies it to the apps [inf: the API's behaviour before publishing is not
+ * documented].
+ */
+function updateEntity(req: ApiRequest, entity: EntityDef): Reply {
+  const body = parseJson(req);
+  for (const name of ['LogicalName', 'SchemaName', 'EntitySetName'] as const) {
+    if (typeof body[name] === 'string' && (body[name] as string).toLowerCase() !== entity[name].toLowerCase()) {
+      throw new DataverseError(400, '0x80044355', `The ${name} of the entity '${entity.LogicalName}' cannot be changed to '${body[name] as string}'.`);
+    }
+  }
+  const had = hasActivities(req, entity);
+  // [inf] Dataverse's words for turning activities off are not published: the sandbox's own.
+  if (body.HasActivities === false && had) throw new DataverseError(400, '0x80044355', `Activities cannot be disabled for the entity '${entity.LogicalName}': HasActivities can only be enabled once, and after it is enabled it cannot be disabled.`);
+  const merge = /^true$/i.test(req.headers['mscrm.mergelabels'] ?? '');
+  const displayName = labelIn(body.DisplayName) ?? (merge ? entity.DisplayName : '');
+  req.state.store.putEntity({ ...entity, DisplayName: displayName });
+  if (body.HasActivities === true && !had) enableActivities(req, req.state.store.entity(entity.LogicalName)!);
+  return { status: 204 };
+}
+
+/**
+ * POST PublishXml {ParameterXml: "<importexportxml><entities><entity>name</entity>...</entities></importexportxml>"}:
+ * publishes the named tables' customizations (https://learn.microsoft.com/power-apps/developer/data-platform/webapi/create-update-entity-definitions-using-web-api:
+ * "When you update a table or column definition, you must use the PublishXml Action or PublishAllXml
+ * Action before the changes you make will be applied to the application"). An unknown table is refused.
+ * Routed by api.ts (POST PublishXml).
+ */
+export function publishXml(req: ApiRequest): Reply {
+  const body = parseJson(req);
+  const xml = body.ParameterXml;
+  if (typeof xml !== 'string' || !/<importexportxml>[\s\S]*<\/importexportxml>/.test(xml)) throw new DataverseError(400, '0x80040203', 'PublishXml needs a ParameterXml of the form <importexportxml>...</importexportxml>.');
+  const names = [...xml.matchAll(/<entity>\s*([^<]*?)\s*<\/entity>/g)].map((m) => m[1]!.toLowerCase());
+  for (const name of names) if (!req.state.store.entity(name)) throw notFoundEntity(name);
+  // Nothing to apply here: the sandbox has no apps; the call is counted (GET /_sandbox/calls).
+  return { status: 204 };
 }
 
 function createAttribute(req: ApiRequest, entity: EntityDef): Reply {
@@ -324,12 +383,15 @@ export function handleMetadata(req: ApiRequest, segment: string, key: KeySpec | 
       const want = m[2]!.replace(/''/g, "'");
       entities = entities.filter((e) => String(e[m[1] as 'LogicalName']).toLowerCase() === want.toLowerCase());
     }
-    return listOf(req, entities.map((e) => shapeEntity(e, options)), 'EntityDefinitions');
+    return listOf(req, entities.map((e) => shapeEntity(e, options, hasActivities(req, e))), 'EntityDefinitions');
   }
   const entity = entityFor(req, key);
   const sub = /^\/(Attributes|Keys|ManyToOneRelationships)(?:\((.*)\))?(\/.*)?$/.exec(rest);
   if (!rest) {
-    if (req.method === 'GET') return json(200, { '@odata.context': `${req.base}$metadata#EntityDefinitions/$entity`, ...shapeEntity(entity, options) });
+    if (req.method === 'GET') return json(200, { '@odata.context': `${req.base}$metadata#EntityDefinitions/$entity`, ...shapeEntity(entity, options, hasActivities(req, entity)) });
+    if (req.method === 'PUT') return updateEntity(req, entity);
+    // UpdateEntity replaces the definition: "You can't use the PATCH method to update data model entities" (Microsoft, above).
+    if (req.method === 'PATCH') throw odataError('The PATCH method is not supported on EntityDefinitions: update a table definition with PUT and the whole definition.', 405);
     throw odataError(`The sandbox does not model ${req.method} on an EntityDefinition.`, 405);
   }
   if (!sub || sub[3]) throw odataError(`Resource not found for the segment '${rest.replace(/^\//, '')}'.`, 404);
