@@ -5,7 +5,7 @@
 // everything created afterwards is granted only by a permission set (field-access.ts).
 import type { CustomMetadata } from './deployments.ts';
 import { PERMISSION_OBJECTS } from './permissions.ts';
-import { SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
+import { CATALOGUE_OBJECTS, SALESFORCE_SANDBOX_SCHEMA, type SandboxField, type SandboxObject } from './schema.ts';
 import { withCurrencyFields, type MultiCurrency } from './currencies.ts';
 
 /** `multiCurrency`: a multi-currency org's settings (currencies.ts); undefined: single-currency. */
@@ -18,7 +18,7 @@ export function createOrgSchema(customMetadata: CustomMetadata = 'deployed', mul
   let userLacks = new Set<string>();
 
   const initial = () => {
-    const model = [...Object.values(SALESFORCE_SANDBOX_SCHEMA), ...PERMISSION_OBJECTS];
+    const model = [...Object.values(SALESFORCE_SANDBOX_SCHEMA), ...PERMISSION_OBJECTS, ...CATALOGUE_OBJECTS];
     objects =
       customMetadata === 'missing'
         ? model.filter((o) => !o.custom).map((o) => ({ ...o, fields: o.fields.filter((f) => !f.custom) }))

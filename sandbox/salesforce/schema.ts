@@ -158,9 +158,11 @@ export const CONTACT_ROLES = [
  * products"): Product2 with the project's catalogue keys, Pricebook2 (every org has one standard price
  * book: STANDARD_PRICEBOOK_ID), PricebookEntry (a product's price in one price book and currency) and
  * OpportunityLineItem (an Opportunity's product). The rules between them and the values Salesforce
- * derives (names, list prices, totals, the Opportunity's Amount) are catalogue.ts's.
+ * derives (names, list prices, totals, the Opportunity's Amount) are catalogue.ts's. Standard objects of
+ * every org (with Products, as the project's orgs have): beside the project's model, as the permission
+ * objects are (addStandardObjects below), so an org's own records are what SALESFORCE_SANDBOX_SCHEMA holds.
  */
-const CATALOGUE_OBJECTS: SandboxObject[] = [
+export const CATALOGUE_OBJECTS: SandboxObject[] = [
   {
     name: 'Product2',
     label: 'Product',
@@ -447,7 +449,6 @@ const objects: SandboxObject[] = [
       checkbox('IsPrimary', 'Primary'),
     ]),
   },
-  ...CATALOGUE_OBJECTS,
 ];
 
 /** The org's schema, by object API name: exactly what the describe calls are built from. */
@@ -484,6 +485,8 @@ export function addStandardObjects(more: readonly SandboxObject[]) {
     objectIndex.set(o.name.toLowerCase(), o);
   }
 }
+
+addStandardObjects(CATALOGUE_OBJECTS);
 
 /** Every object of the request's org as its user sees it (the model's objects outside a request). */
 export const orgObjects = (): readonly SandboxObject[] => currentOrgView()?.objects ?? objects;

@@ -253,6 +253,8 @@ describe('Salesforce sandbox: describe', () => {
       'Account', 'Contact', 'Opportunity', 'Marketplace_Entitlement__c', 'Cosell_Referral__c', 'Marketplace_Usage__c', 'Task', 'OpportunityContactRole',
       // The standard objects behind permission sets (field-level security), and the integration user's User.
       'User', 'PermissionSet', 'ObjectPermissions', 'FieldPermissions', 'PermissionSetAssignment',
+      // The product catalogue (issue #28).
+      'Product2', 'Pricebook2', 'PricebookEntry', 'OpportunityLineItem',
     ]);
     await expect(conn.sobject('Lead').describe()).rejects.toMatchObject({ errorCode: 'NOT_FOUND' });
   });
