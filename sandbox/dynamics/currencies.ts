@@ -25,7 +25,8 @@ export function baseCurrencySetting(code: string | undefined): string {
   return code;
 }
 
-export function createCurrencies(base: string) {
+/** `others`: the organisation's other transaction currencies (issue #28: a price list per currency), ISO codes. */
+export function createCurrencies(base: string, others: readonly string[] = []) {
   const rows = new Map<string, CurrencyRow>();
   const add = (code: string) => {
     const row = rowFor(code);
@@ -33,6 +34,7 @@ export function createCurrencies(base: string) {
     return row;
   };
   let baseRow = add(base);
+  for (const code of others) add(baseCurrencySetting(code));
   return {
     base: () => baseRow,
     setBase(code: string) {

@@ -31,6 +31,13 @@ export type DynamicsSandboxOptions = {
   missingPrivileges?: string[];
   /** The organization's base currency (currencies.ts), an ISO code; default USD. POST /_sandbox/currencies `{base}` changes it. */
   baseCurrency?: string;
+  /**
+   * Issue #28: Organization.CreateProductsWithoutParentInActiveState. false (default, a fresh
+   * organisation): a new product is Draft until published; true: a product without a family starts Active.
+   */
+  productsCreatedActive?: boolean;
+  /** The organisation's transaction currencies besides the base currency (ISO codes; issue #28), e.g. ['EUR']. Default none. */
+  currencies?: string[];
   /** Server time each operation costs (a $batch's run one after another); default DEFAULT_OPERATION_MS (limits.ts), 0 for none. */
   operationMs?: number;
   /** How long one request may run before it is stopped; default 120,000 (Dataverse's 2 minutes). */
@@ -79,6 +86,8 @@ export async function startDynamicsSandbox(options: DynamicsSandboxOptions = {})
     missingPrivileges: options.missingPrivileges,
     serverTime: options.serverTime,
     baseCurrency: options.baseCurrency,
+    productsCreatedActive: options.productsCreatedActive,
+    currencies: options.currencies,
   });
   const journal = options.journalPath === undefined ? undefined : attachJournal(state.store, options.journalPath);
   let listening: Awaited<ReturnType<typeof listen>>;

@@ -11,6 +11,7 @@ import type { Row } from './store.ts';
 import { opportunityStateColumns } from './opportunity-states.ts';
 import { taskStateColumns } from './task-states.ts';
 import { columnsOf, createRow, keyColumns, parseBody, updateRow } from './writes.ts';
+import { afterCatalogueWrite, catalogueColumns, takeCurrencyBind } from './catalogue.ts';
 
 const entityId = (req: ApiRequest, entity: EntityDef, row: Row) => `${req.base}${entity.EntitySetName}(${row[entity.PrimaryIdAttribute]})`;
 
@@ -26,9 +27,14 @@ function written(req: ApiRequest, entity: EntityDef, row: Row, created: boolean)
 }
 
 export function create(req: ApiRequest, entity: EntityDef): Reply {
-  const body = parseBody(entity, req.body);
-  const columns = taskStateColumns(entity, body, undefined, opportunityStateColumns(entity, body, undefined, columnsOf(req.state, entity, body, true)));
-  const row = req.state.store.transaction(() => createRow(req.state, entity, columns));
+  // A currency bind is the catalogue's to resolve (currencies are not rows here: catalogue.ts).
+  const { body, columns: currency } = takeCurrencyBind(req.state, entity, parseBody(entity, req.body));
+  const columns = { ...taskStateColumns(entity, body, undefined, opportunityStateColumns(entity, body, undefined, columnsOf(req.state, entity, body, true))), ...currency };
+  const row = req.state.store.transaction(() => {
+    const made = createRow(req.state, entity, catalogueColumns(req.state, entity, columns, undefined));
+    afterCatalogueWrite(req.state, entity, made, true);
+    return made;
+  });
   return written(req, entity, row, true);
 }
 
@@ -43,7 +49,7 @@ const etagMatches = (ifMatch: string, row: Row) => ifMatch.trim() === '*' || ifM
 
 export function upsert(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply {
   checkKey(entity, key);
-  const body = parseBody(entity, req.body);
+  const { body, columns: currency } = takeCurrencyBind(req.state, entity, parseBody(entity, req.body));
   const existing = findRow(req.state.store, entity, key);
   const ifMatch = req.headers['if-match'];
   const ifNoneMatch = req.headers['if-none-match'];
@@ -55,12 +61,14 @@ export function upsert(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply 
     throw new DataverseError(412, '0x80040237', 'A record with matching key values already exists.');
   }
   requirePrivilege(req.state, entity, existing ? 'Write' : 'Create');
-  const columns = taskStateColumns(entity, body, existing, opportunityStateColumns(entity, body, existing, columnsOf(req.state, entity, body, !existing)));
+  const columns = { ...taskStateColumns(entity, body, existing, opportunityStateColumns(entity, body, existing, columnsOf(req.state, entity, body, !existing))), ...currency };
   return req.state.store.transaction(() => {
-    if (existing) return written(req, entity, updateRow(req.state, entity, existing, columns), false);
+    if (existing) return written(req, entity, updateRow(req.state, entity, existing, catalogueColumns(req.state, entity, columns, existing)), false);
     const fromKey = keyColumns(entity, key);
     const id = 'guid' in key ? key.guid : undefined;
-    return written(req, entity, createRow(req.state, entity, { ...columns, ...fromKey }, id), true);
+    const made = createRow(req.state, entity, catalogueColumns(req.state, entity, { ...columns, ...fromKey }, undefined), id);
+    afterCatalogueWrite(req.state, entity, made, true);
+    return written(req, entity, made, true);
   });
 }
 

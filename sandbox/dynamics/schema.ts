@@ -1,6 +1,8 @@
 // Table metadata: the standard tables the sandbox starts with (account, contact, opportunity), and
 // the shapes custom tables, columns, alternate keys and lookups take once created through the
 // metadata API. Everything the Web API does is driven by these definitions.
+import { withSalesCatalogue } from './catalogue-schema.ts';
+
 export type AttributeType =
   | 'String' | 'Memo' | 'Boolean' | 'Decimal' | 'Money' | 'Integer' | 'BigInt' | 'Double' | 'DateTime'
   | 'Lookup' | 'Customer' | 'Owner' | 'Picklist' | 'Uniqueidentifier' | 'State' | 'Status';
@@ -79,7 +81,7 @@ export function nameGuid(name: string): string {
 }
 
 type Extra = Partial<AttributeDef>;
-function attr(table: string, name: string, type: AttributeType, extra: Extra = {}): AttributeDef {
+export function attr(table: string, name: string, type: AttributeType, extra: Extra = {}): AttributeDef {
   return {
     LogicalName: name,
     SchemaName: name.replace(/(^|_)([a-z])/g, (_m, p: string, c: string) => p + c.toUpperCase()),
@@ -95,7 +97,7 @@ function attr(table: string, name: string, type: AttributeType, extra: Extra = {
   };
 }
 
-const SYSTEM = (table: string, id: string): AttributeDef[] => [
+export const SYSTEM = (table: string, id: string): AttributeDef[] => [
   attr(table, id, 'Uniqueidentifier', { IsPrimaryId: true, IsValidForUpdate: false, RequiredLevel: 'SystemRequired' }),
   attr(table, 'createdon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal', IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
   attr(table, 'modifiedon', 'DateTime', { Format: 'DateAndTime', DateTimeBehavior: 'UserLocal', IsValidForCreate: false, IsValidForUpdate: false, computed: true }),
@@ -104,7 +106,7 @@ const SYSTEM = (table: string, id: string): AttributeDef[] => [
   attr(table, 'statuscode', 'Status', { Options: [1, 2] }),
 ];
 
-function relationship(from: string, attribute: string, to: string, nav: string, toId: string): RelationshipDef {
+export function relationship(from: string, attribute: string, to: string, nav: string, toId: string): RelationshipDef {
   return {
     SchemaName: `${from}_${attribute}_${to}`,
     ReferencingEntity: from,
@@ -239,7 +241,9 @@ export function standardEntities(): EntityDef[] {
     Keys: [],
     ManyToOneRelationships: [taskRegarding('account', 'accountid'), taskRegarding('opportunity', 'opportunityid'), ownerRelationship('task')],
   };
-  return [account, contact, opportunity, opportunityclose, systemuser, task];
+  // The sales catalogue (issue #28): products, unit groups and units, price lists and their items, and
+  // opportunity products, with the opportunity's price list (catalogue-schema.ts).
+  return withSalesCatalogue([account, contact, opportunity, opportunityclose, systemuser, task]);
 }
 
 export const isLookup = (a: AttributeDef) => a.AttributeType === 'Lookup' || a.AttributeType === 'Customer' || a.AttributeType === 'Owner';

@@ -1,5 +1,6 @@
 // Everything one running sandbox holds: its data, tokens, limits, counters, auth ledger and faults.
 import { seedUsers } from './users.ts';
+import type { CatalogueSettings } from './catalogue.ts';
 import { baseCurrencySetting, createCurrencies } from './currencies.ts';
 import { createAuthLedger } from '../auth-ledger.ts';
 import { createCallCounter } from './calls.ts';
@@ -16,7 +17,7 @@ import { createTokens, type Credentials } from './tokens.ts';
  * `batchLineEnding`: how $batch answers end their lines (the multipart standard's CRLF, or LF).
  * `serverTime`: the clock requests' server time runs on (server-time.ts; real time by default).
  */
-export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; keyClock?: () => number; missingPrivileges?: string[]; serverTime?: ServerTime; baseCurrency?: string };
+export type SandboxConfig = { now: () => Date; credentials: Credentials; limits: LimitSettings; batchLineEnding?: '\n' | '\r\n'; keyActivationMs?: number; keyClock?: () => number; missingPrivileges?: string[]; serverTime?: ServerTime; baseCurrency?: string; currencies?: string[]; productsCreatedActive?: boolean };
 
 /** Small but not zero: a key made by setup is not usable in the same breath, as on the live service. */
 export const DEFAULT_KEY_ACTIVATION_MS = 300;
@@ -45,7 +46,9 @@ export function createState(config: SandboxConfig) {
     /** Plug-ins refusing Updates (plugins.ts; tests only). */
     plugins: createPlugins(),
     /** The organization's base currency and its currency rows (currencies.ts). */
-    currencies: createCurrencies(baseCurrencySetting(config.baseCurrency)),
+    currencies: createCurrencies(baseCurrencySetting(config.baseCurrency), config.currencies),
+    /** The sales catalogue's organisation settings (catalogue.ts). */
+    catalogue: { productsCreatedActive: config.productsCreatedActive === true } as CatalogueSettings,
   };
   seedUsers(state);
   return state;
@@ -63,6 +66,6 @@ export function resetState(state: SandboxState) {
   state.plugins.clear();
   state.keyJobs.activationMs = state.config.keyActivationMs ?? DEFAULT_KEY_ACTIVATION_MS;
   state.privileges.setMissing(state.config.missingPrivileges ?? []);
-  state.currencies = createCurrencies(baseCurrencySetting(state.config.baseCurrency));
+  state.currencies = createCurrencies(baseCurrencySetting(state.config.baseCurrency), state.config.currencies);
   seedUsers(state);
 }
