@@ -5,15 +5,19 @@
 // Order: tables first (lookups point at them), then columns, lookups and keys (a key needs its column).
 // A key Dataverse accepts is Pending until an asynchronous job has built its index: setup waits a while
 // for it to become Active, reactivates a Failed one (ReactivateEntityKey) and says what to do about
-// one still not Active (issue #22 item 9). Last, the application user's privileges on every table
-// (issue #22 item 11).
+// one still not Active (issue #22 item 9). Tables the timeline's tasks are regarding need activities
+// (HasActivities): setup makes them so, and turns activities on for such a table made earlier without
+// them when the connection chooses the timeline (activities.ts). Last, the application user's
+// privileges on every table (issue #22 item 11).
 import { DYNAMICS_TABLES, type ColumnDeclaration, type KeyDeclaration, type LookupDeclaration, type TableDeclaration } from '../../mappings/dynamics/schema.ts';
+import { ensureActivities } from './activities.ts';
 import type { DynamicsCredentials } from './auth.ts';
 import { quoted } from './odata.ts';
 import { missingPrivileges } from './privileges.ts';
 import { createDynamicsTransport, DynamicsCallError, type DynamicsTransport } from './transport.ts';
 
-export type SetupReport = { created: string[]; present: string[]; problems: string[] };
+/** `notes`: what is worth knowing and needs nothing now (a table without activities on a connection without the timeline). */
+export type SetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[] };
 
 type KeyState = { LogicalName?: string; KeyAttributes?: string[]; EntityKeyIndexStatus?: string };
 type Existing = {
@@ -87,6 +91,11 @@ export type SetupOptions = {
   keyWaitMs?: number;
   /** How soon their status is read again at first (default 200 ms, then half as long again each time, up to 5 s). */
   keyPollMs?: number;
+  /**
+   * The connection chooses the timeline: tables its tasks are regarding that lack activities get them
+   * (once on, Dataverse never turns them off). Without it such a table is a note.
+   */
+  timeline?: boolean;
 };
 
 /** A key setup waits for: made or reactivated in this run, or found not Active. */
@@ -94,7 +103,7 @@ type Watched = { table: TableDeclaration; key: KeyDeclaration; where: string; ma
 
 export async function setUpDynamics(target: { orgUrl: string; apiVersion?: string; credentials: DynamicsCredentials }, tables: TableDeclaration[] = DYNAMICS_TABLES, options: SetupOptions = {}): Promise<SetupReport> {
   const transport = createDynamicsTransport({ orgUrl: target.orgUrl, apiVersion: target.apiVersion, credentials: target.credentials, concurrency: 1 });
-  const report: SetupReport = { created: [], present: [], problems: [] };
+  const report: SetupReport = { created: [], present: [], problems: [], notes: [] };
   const watched: Watched[] = [];
   const attempt = async (where: string, create: () => Promise<unknown>) => {
     try {
@@ -119,6 +128,8 @@ export async function setUpDynamics(target: { orgUrl: string; apiVersion?: strin
     }
     await attempt(`table ${table.logicalName}`, () => transport.call(`creating the table ${table.logicalName}`, (client) => client.createEntity({ data: entityMetadata(table) })));
   }
+
+  await ensureActivities(transport, tables, report, { timeline: options.timeline === true });
 
   for (const table of tables) {
     const existing = await readTable(transport, table.logicalName);
