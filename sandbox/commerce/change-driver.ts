@@ -12,11 +12,13 @@ import { addTerm, nextId, nextNumber, type Store } from './store.ts';
 import type { Entitlement, EntitlementTerm, Offer, Referral } from './types.ts';
 import { addUsageToADay, advanceUsageDays, failAUsageReport } from './usage.ts';
 import { acceptRenewal, draftOf, draftRenewal, lapseRenewal, mayRenew, type RenewalStep } from './renewals.ts';
+import { changeProduct } from './product-changes.ts';
+import { HELD_DRAFT } from './offer-terms.ts';
 
 /** What one change did; a term changed alone has no event (eventID null) and names its entitlement. */
 export type Change = { entityType: string; id: string; action: string; summary: string; eventID: string | null; lastUpdateTime: string; entitlementID?: string };
 
-export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage', 'renewalDraft', 'renewalAccepted', 'renewalLapsed', 'usageReportFailed'] as const;
+export const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'cancellation', 'offerStatus', 'newOffer', 'newReferral', 'referralStage', 'termCommit', 'buyerDeleted', 'partnerStageMove', 'inboundReferral', 'usage', 'renewalDraft', 'renewalAccepted', 'renewalLapsed', 'usageReportFailed', 'product'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (order and weights are part of what a seed gives). */
@@ -25,7 +27,7 @@ const MIX: readonly (readonly [ChangeKind, number])[] = [
   ['offerStatus', 20], ['newOffer', 9], ['newReferral', 6], ['referralStage', 8],
 ];
 /** Weights when kinds are asked for; the kinds outside MIX happen only then. */
-const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6, renewalDraft: 6, renewalAccepted: 4, renewalLapsed: 2, usageReportFailed: 3 };
+const WEIGHTS: Record<ChangeKind, number> = { ...(Object.fromEntries(MIX) as Record<ChangeKind, number>), termCommit: 10, buyerDeleted: 5, partnerStageMove: 8, inboundReferral: 6, usage: 6, renewalDraft: 6, renewalAccepted: 4, renewalLapsed: 2, usageReportFailed: 3, product: 4 };
 
 const ENTITLEMENT_MOVES: Record<string, string> = { PENDING: 'ACTIVE', SUSPENDED: 'ACTIVE', ACTIVE: 'SUSPENDED' };
 const OFFER_MOVES: Record<string, readonly string[]> = {
@@ -46,7 +48,8 @@ function partiesOf(store: Store): Parties {
   if (!parties) {
     // New offers and referrals never name an injected poison row.
     const clean = <T extends object>(rows: readonly T[]) => rows.filter((row) => !store.injected.has(row));
-    parties = indexParties(clean(store.products.rows), clean(store.buyers.rows), clean(store.contacts.rows));
+    // Nor a retired (DELETED) product (A18): the seed's new records name the eight it always named.
+    parties = indexParties(clean(store.products.rows).filter((p) => p.status !== 'DELETED'), clean(store.buyers.rows), clean(store.contacts.rows));
     partiesCache.set(store, parties);
   }
   return parties;
@@ -219,7 +222,8 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       return entitlementChange(state, entitlement, 'STATUS_CHANGED', 'ACTIVE -> CANCELLED', { previousStatus: 'ACTIVE' });
     }
     case 'offerStatus': {
-      const offer = pickWhere(state, store.offers.rows, (o) => o.status in OFFER_MOVES, thorough);
+      // A draft held for publishing (subStatus DRAFT, A19) is not on the marketplace: nothing moves it until it is published.
+      const offer = pickWhere(state, store.offers.rows, (o) => o.status in OFFER_MOVES && o.subStatus !== HELD_DRAFT, thorough);
       if (!offer) return undefined;
       const previous = offer.status;
       offer.status = state.random.pick(OFFER_MOVES[previous]!);
@@ -261,6 +265,13 @@ function applyOne(state: SandboxState, kind: ChangeKind, thorough = false): Chan
       if (referral.stage === 'Launched' || referral.stage === 'Closed Lost') referral.status = 'CLOSED';
       const action = referral.status === 'ACCEPTED' ? 'UPDATED' : 'STATUS_CHANGED';
       return referralChange(state, referral, action, `partner moved stage ${previous} -> ${referral.stage}`, { previousStage: previous, previousStatus: 'ACCEPTED', changedBy: 'PARTNER' });
+    }
+    case 'product': {
+      // The seller reprices a dimension of a listed product, or now and then adds one (A18).
+      const product = pickWhere(state, store.products.rows, (p) => p.status === 'PUBLIC' && Array.isArray(p.info?.dimensions), thorough);
+      if (!product) return undefined;
+      const change = changeProduct(state, product);
+      return record(state, 'PRODUCT', product.id, product.name, product.status, product.partner, [], product.lastUpdateTime, 'UPDATED', change.summary, change.info);
     }
     case 'inboundReferral': {
       const referral = inboundReferral(state, thorough);

@@ -1,11 +1,12 @@
 // The seeded, deterministic data set: same options ⇒ byte-identical records. Sizes derive from the
-// entitlement count (buyers ≈ n/4, contacts ≈ 2 per buyer, offers ≈ n, referrals ≈ n/10, 8 products).
+// entitlement count (buyers ≈ n/4, contacts ≈ 2 per buyer, offers ≈ n, referrals ≈ n/10, 8 products and a
+// retired (DELETED) ninth).
 import { createRandom } from './prng.ts';
 import { type GenContext } from './data/common.ts';
 import { makeEntitlement, type TermCounter } from './data/entitlements.ts';
 import { makeHistory, type EventSource } from './data/events.ts';
 import { indexParties, makeOffer, makeReferral } from './data/offers.ts';
-import { makeBuyers, makeContacts, makeProducts } from './data/parties.ts';
+import { makeBuyers, makeContacts, makeProducts, retiredProduct } from './data/parties.ts';
 import { OFFER_TYPES, type Buyer, type Contact, type Entitlement, type EntitlementTerm, type NotificationEvent, type Offer, type Organization, type Product, type Referral } from './types.ts';
 
 export const DEFAULT_BASE_TIME = '2026-01-01T00:00:00.000Z';
@@ -90,7 +91,8 @@ export function generateDataset(options: GeneratorOptions): Dataset {
 
   return {
     organizations: [{ id: options.organizationId, name: 'Sandbox Seller Inc.' }],
-    products,
+    // The retired product comes last and draws nothing, so the records above are what the seed always made.
+    products: [...products, retiredProduct(ctx, products.length + 1)],
     buyers,
     contacts,
     offers,

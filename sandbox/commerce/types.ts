@@ -37,6 +37,17 @@ export const EXTENDABLE_OFFER_STATUSES: readonly string[] = ['PENDING_ACCEPTANCE
 
 export type Organization = { id: string; name: string };
 
+/** A product's dimension (A18): what is sold, in which unit, and its list price per unit in each currency. */
+export type ProductDimension = {
+  key: string;
+  name: string;
+  description: string;
+  unit: string;
+  /** COMMIT: bought up front for the term (an offer's info.commits); METERED: usage reported (info.dimensions). */
+  type: 'COMMIT' | 'METERED';
+  prices: { currency: string; pricePerUnit: number }[];
+};
+
 export type Product = {
   id: string;
   organizationID: string;
@@ -48,7 +59,8 @@ export type Product = {
   externalID: string;
   creationTime: string;
   lastUpdateTime: string;
-  info: JsonObject;
+  /** `dimensions` (ProductDimension[]) and `currencies` (every currency a dimension is priced in), A18. */
+  info: JsonObject & { dimensions: ProductDimension[]; currencies: string[] };
 };
 
 export type Buyer = {

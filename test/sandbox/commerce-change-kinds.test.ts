@@ -129,7 +129,7 @@ describe('commerce sandbox: change kinds', () => {
     const probe = await start();
     const unknown = await probe.control('POST', '/changes', { count: 1, kinds: ['meteorStrike'] });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.message).toBe('unknown change kind "meteorStrike"; one of entitlementStatus, termUsage, renewal, cancellation, offerStatus, newOffer, newReferral, referralStage, termCommit, buyerDeleted, partnerStageMove, inboundReferral, usage, renewalDraft, renewalAccepted, renewalLapsed, usageReportFailed');
+    expect(unknown.json.message).toBe('unknown change kind "meteorStrike"; one of entitlementStatus, termUsage, renewal, cancellation, offerStatus, newOffer, newReferral, referralStage, termCommit, buyerDeleted, partnerStageMove, inboundReferral, usage, renewalDraft, renewalAccepted, renewalLapsed, usageReportFailed, product');
     expect((await probe.control('POST', '/changes', { count: 1, kinds: [] })).status).toBe(400);
   });
 

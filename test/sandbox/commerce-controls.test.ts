@@ -30,12 +30,14 @@ describe('commerce sandbox: operations it does not implement', () => {
         expect(response.status, `${operation.method} ${operation.path}`).not.toBe(405);
       }
     }
-    expect(notImplemented).toContain('GET /org/{orgId}/product');
+    expect(notImplemented).toContain('POST /org/{orgId}/product');
     expect(notImplemented).toContain('POST /org/{orgId}/entitlement/{entitlementId}/cancel');
     expect(notImplemented).not.toContain('GET /org/{orgId}/offer');
-    // The draft renewal offer (issue #25 section 3) and the two usage aggregates (section 4) joined the 35.
+    // The draft renewal offer (issue #25 section 3) and the two usage aggregates (section 4) joined the 35,
+    // then the five product reads (issue #28, A18).
     expect(notImplemented).not.toContain('GET /org/{orgId}/entitlement/{entitlementId}/renewal/draftOffer');
-    expect(OPERATIONS.length - notImplemented.length).toBe(38);
+    for (const read of ['GET /org/{orgId}/product', 'GET /org/{orgId}/product/query', 'GET /org/{orgId}/product/{productId}', 'GET /org/{orgId}/partner/{partner}/product', 'GET /org/{orgId}/product/{productId}/dimension']) expect(notImplemented).not.toContain(read);
+    expect(OPERATIONS.length - notImplemented.length).toBe(43);
   });
 
   it('answers 404 (a plain string) for paths outside the catalogue', async () => {

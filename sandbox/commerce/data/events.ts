@@ -100,6 +100,8 @@ export function describeEvent(input: EventInput): Said {
   const act = (title: string, message: string, priority = 'HIGH'): Said => ({ title, message, actionItem: true, priority });
   switch (input.entityType) {
     case 'OFFER':
+      if (input.action === 'CREATED' && info.subStatus === 'DRAFT') return news(`Draft offer saved: ${name}`, `Draft offer ${name} (${input.entityID}) was saved${partner}; it reaches the buyer once it is published.`);
+      if (info.changed === 'published') return news(`Offer published: ${name}`, `Draft offer ${name} (${input.entityID}) was published${partner}; the marketplace creates it and sends it to the buyer.`);
       if (input.action === 'CREATED') return news(`Private offer created: ${name}`, `Private offer ${name} (${input.entityID}) was created${partner}, in status ${status ?? 'PENDING_CREATE'}.`);
       if (input.action === 'DELETED') return news(`Offer deleted: ${name}`, `Offer ${name} (${input.entityID}) was deleted.`);
       switch (status) {
@@ -137,6 +139,10 @@ export function describeEvent(input: EventInput): Said {
       if (text(info.previousStage)) return news(`Referral stage changed: ${name}`, `Referral ${name} (${input.entityID}) moved on from ${text(info.previousStage)}.`);
       return news(`Referral updated: ${name}`, `Referral ${name} (${input.entityID}) was updated${status ? `; its status is ${status}` : ''}.`);
     }
+    case 'PRODUCT':
+      if (info.changed === 'price') return news(`Price changed: ${name}`, `The list price of ${text(info.dimensionKey) ?? 'a dimension'} of product ${name} (${input.entityID}) is now ${String(info.pricePerUnit)} ${text(info.currency) ?? ''} per unit (was ${String(info.previousPricePerUnit)}).`);
+      if (info.changed === 'dimension') return news(`Dimension added: ${name}`, `Product ${name} (${input.entityID}) now sells ${text(info.dimensionKey) ?? 'a new dimension'}.`);
+      break;
     case 'BUYER':
       if (input.action === 'DELETED' || status === 'DELETED') return news(`Buyer removed: ${name}`, `Buyer ${name} (${input.entityID}) was removed from the marketplace.`);
       if (input.action === 'CREATED') return news(`New buyer: ${name}`, `Buyer ${name} (${input.entityID}) joined${partner}.`);

@@ -1,8 +1,10 @@
 // Products, buyers and their contacts. Products and the first buyers cycle through marketplaces A..F
 // so that even a tiny data set holds every marketplace.
 import { PARTNERS, type Buyer, type Contact, type Partner, type Product } from '../types.ts';
+import { CATALOGUE } from './catalogue.ts';
 import {
   buyerExternalId,
+  DAY,
   COMPANY_HEADS,
   COMPANY_TAILS,
   COUNTRIES,
@@ -27,7 +29,10 @@ export function makeProducts(ctx: GenContext, count: number): Product[] {
   for (let i = 0; i < count; i++) {
     const partner = PARTNERS[i % PARTNERS.length]!;
     const last = tiedPast(ctx, count);
-    const dimensions = Array.from({ length: r.int(2, 5) }, (_, d) => ({ key: `dim_${d + 1}`, name: `Dimension ${d + 1}`, unit: r.pick(['Units', 'Hours', 'GB', 'Requests']) }));
+    // The catalogue (A18) is fixed, not drawn; these draws made the dimensions before it existed and
+    // are kept so that every record after the products is exactly what the seed always made.
+    for (let d = r.int(2, 5); d > 0; d--) r.pick(['Units', 'Hours', 'GB', 'Requests']);
+    const entry = CATALOGUE[i % CATALOGUE.length]!;
     products.push({
       id: recordId('prod', i + 1),
       organizationID: ctx.organizationId,
@@ -39,10 +44,39 @@ export function makeProducts(ctx: GenContext, count: number): Product[] {
       externalID: uniqueExternalId(ctx, () => `prod-${r.alnum(20)}`),
       creationTime: iso(createdBefore(ctx, last, 900)),
       lastUpdateTime: iso(last),
-      info: { dimensions, vendorName: 'Sandbox Software Inc.' },
+      info: catalogueInfo(entry),
     });
   }
   return products;
+}
+
+const catalogueInfo = (entry: (typeof CATALOGUE)[number]) => ({
+  dimensions: entry.dimensions.map((dimension) => ({ ...dimension, prices: dimension.prices.map((price) => ({ ...price })) })),
+  currencies: [...entry.currencies],
+  vendorName: 'Sandbox Software Inc.',
+});
+
+/**
+ * The catalogue's retired product (A18, §3: a product is soft-deleted to DELETED): the last of the
+ * catalogue, made after every other record and without a draw, so the seed's data is as it was. Its
+ * times are fixed before the data's base time; it has no event in the generated history.
+ */
+export function retiredProduct(ctx: GenContext, number: number): Product {
+  const entry = CATALOGUE[CATALOGUE.length - 1]!;
+  const partner: Partner = 'cloudC';
+  return {
+    id: recordId('prod', number),
+    organizationID: ctx.organizationId,
+    name: entry.name,
+    partner,
+    partnerID: SELLER_ACCOUNT[partner],
+    productType: entry.productType,
+    status: 'DELETED',
+    externalID: `prod-retired${String(number).padStart(13, '0')}`,
+    creationTime: iso(ctx.baseMs - 400 * DAY),
+    lastUpdateTime: iso(ctx.baseMs - 20 * DAY),
+    info: catalogueInfo(entry),
+  };
 }
 
 export function makeBuyers(ctx: GenContext, count: number): Buyer[] {

@@ -6,12 +6,13 @@ import { eventHandlers } from './events.ts';
 import { offerWriteHandlers } from './offer-writes.ts';
 import { offerReadHandlers } from './offers.ts';
 import { partyHandlers } from './parties.ts';
+import { productHandlers } from './products.ts';
 import { referralHandlers } from './referrals.ts';
 import { usageHandlers } from './usage.ts';
 import { renewalHandlers } from './renewals.ts';
 
 export const HANDLERS: ReadonlyMap<string, Handler> = new Map(
-  Object.entries({ ...partyHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers, ...usageHandlers, ...renewalHandlers }).filter(
+  Object.entries({ ...partyHandlers, ...productHandlers, ...entitlementHandlers, ...offerReadHandlers, ...offerWriteHandlers, ...referralHandlers, ...commissionHandlers, ...eventHandlers, ...usageHandlers, ...renewalHandlers }).filter(
     (entry): entry is [string, Handler] => entry[1] !== undefined,
   ),
 );
