@@ -71,8 +71,8 @@ describe('crm-sync setup on Dynamics: activities on tables made before the timel
     expect(report.problems.filter((problem) => !problem.startsWith('activities are on for ccs_marketplaceentitlement, ccs_cosellreferral, but publishing failed:'))).toEqual([]);
 
     // A task regarding a row of each table now lands (it was refused before: no such navigation property).
-    const entitlement = await env.api.create({ collection: 'ccs_marketplaceentitlements', data: { ccs_name: "Entitlement \"O'Brien\" \\ ü" }, returnRepresentation: true });
-    const task = await env.api.create({
+    const entitlement: Record<string, string> = await env.api.create({ collection: 'ccs_marketplaceentitlements', data: { ccs_name: "Entitlement \"O'Brien\" \\ ü" }, returnRepresentation: true });
+    const task: Record<string, string> = await env.api.create({
       collection: 'tasks',
       data: { subject: 'Cancellation pending', 'regardingobjectid_ccs_marketplaceentitlement_task@odata.bind': `/ccs_marketplaceentitlements(${entitlement.ccs_marketplaceentitlementid})` },
       returnRepresentation: true,
