@@ -10,6 +10,7 @@ import { CrmError, type CrmConnector, type CrmRecord, type FieldSchema, type Obj
 import { defaultCurrencyOnce } from '../default-currency.ts';
 import { companyCurrencyOf } from './account-info.ts';
 import { createAssociations, type Associating, type Reference } from './associations.ts';
+import { createOnce, type CreateOnceOptions } from './create-once.ts';
 import type { HubSpotCredentials } from './auth.ts';
 import { createObjectTypes } from './object-types.ts';
 import { ownerEmailOf } from './owners.ts';
@@ -45,19 +46,22 @@ export function createHubSpotConnector(
   settings: Omit<HubSpotSettings, 'kind'>,
   secrets: Partial<ConnectionSecrets>,
   tuning: { lookbackSeconds?: number } = {},
-  overrides: Pick<TransportOptions, 'clock' | 'wait'> = {},
+  overrides: Pick<TransportOptions, 'clock' | 'wait'> & { createOnce?: CreateOnceOptions } = {},
 ): CrmConnector & { figures(): ReturnType<ReturnType<typeof createHubSpotTransport>['figures']>; ownerEmail(ownerId: string): Promise<string | undefined> } {
+  const { createOnce: createOnceOptions, ...transportOverrides } = overrides;
   const transport = createHubSpotTransport({
     baseUrl: settings.baseUrl,
     credentials: hubspotCredentials(settings, secrets),
     reservedShare: settings.reservedShare,
     searchPerSecond: settings.searchPerSecond,
-    ...overrides,
+    ...transportOverrides,
   });
   const pipelines = createPipelineLabels(transport);
   const writer = createWriter(transport);
   const associations = createAssociations(transport);
   const search = createSearch(transport);
+  // Tasks keyed by a plain property, made once although search trails writes (create-once.ts: why).
+  const once = createOnce(transport, createOnceOptions);
   // Object names become API names here only (a custom object by its objectTypeId, never its bare name).
   const types = createObjectTypes(transport, { [ENTITLEMENT_OBJECT]: settings.entitlementObjectTypeId });
   const api = (object: string, signal?: AbortSignal) => types.apiName(object, signal);
@@ -150,6 +154,7 @@ export function createHubSpotConnector(
     object: string,
     items: { sourceId: string; fields: CrmRecord; crmId?: string; idProperty?: string; idValue?: string; known?: Record<string, string> }[],
     signal?: AbortSignal,
+    send: (apiName: string, writes: WireWrite[], signal?: AbortSignal) => Promise<UpsertResult[]> = writer.write,
   ): Promise<UpsertResult[]> {
     const results = new Map<string, UpsertResult>();
     const writes: WireWrite[] = [];
@@ -173,7 +178,7 @@ export function createHubSpotConnector(
       writes.push({ sourceId: item.sourceId, properties: wire.properties, crmId: item.crmId, idProperty: item.idProperty, idValue: item.idValue });
       referencesOf.set(item.sourceId, { references: wire.references, known: item.known });
     }
-    const written = await writer.write(await api(object, signal), writes, signal);
+    const written = await send(await api(object, signal), writes, signal);
     written.forEach((result) => results.set(result.sourceId, result));
     const associating: Associating[] = written.flatMap((result) => {
       const refs = referencesOf.get(result.sourceId);
@@ -210,18 +215,37 @@ export function createHubSpotConnector(
   /**
    * Where the records without a CRM id are keyed by a property that is not a unique-value one (a task's
    * commerce_event_id: HubSpot has no unique-value properties on activities), the ids of the records
-   * already holding their key values, by value (the oldest where several do), found by a search of the
-   * property; undefined where the key is a unique-value property and HubSpot upserts by it.
+   * already holding their key values, by value (the oldest where several do): the ones this connector
+   * made moments ago (search may not show them yet), then a search of the property, believed once the
+   * index has caught up with any create of those keys whose answer was lost or an earlier attempt made
+   * (create-once.ts). Undefined where the key is a unique-value property and HubSpot upserts by it.
    */
-  async function heldByPlainKey(object: string, items: { crmId?: string; externalIdField: string; externalId: string }[], signal?: AbortSignal): Promise<Map<string, string> | undefined> {
+  async function heldByPlainKey(object: string, items: { crmId?: string; externalIdField: string; externalId: string }[], signal?: AbortSignal, onProgress?: (detail: Record<string, unknown>) => void): Promise<{ field: string; held: Map<string, string> } | undefined> {
     const keyed = items.filter((item) => !item.crmId);
     const field = keyed[0]?.externalIdField;
     if (!field) return undefined;
     const definition = (await describe(object)).fields.get(field);
     if (!definition || definition.unique) return undefined;
     signal?.throwIfAborted();
+    const apiName = await api(object);
+    const keys = [...new Set(keyed.map((item) => item.externalId))];
+    const { made, searchTrustedFrom } = once.recall(apiName, keys);
+    const held = new Map(made);
+    const unknown = keys.filter((key) => !held.has(key));
+    for (const [key, id] of await searchKeys(apiName, field, unknown, signal)) held.set(key, id);
+    const missing = unknown.filter((key) => !held.has(key));
+    // A create of these keys may have landed moments ago: looked for again once search shows it.
+    if (missing.length && (await once.waitUntil(searchTrustedFrom, signal, onProgress))) {
+      for (const [key, id] of await searchKeys(apiName, field, missing, signal)) held.set(key, id);
+    }
+    return { field, held };
+  }
+
+  /** The oldest record holding each key value, by a search of the property. */
+  async function searchKeys(apiName: string, field: string, keys: string[], signal?: AbortSignal): Promise<Map<string, string>> {
     const held = new Map<string, string>();
-    const records = await search.whereIn(await api(object), field, [...new Set(keyed.map((item) => item.externalId))], [field, STAMP], signal);
+    if (keys.length === 0) return held;
+    const records = await search.whereIn(apiName, field, keys, [field, STAMP], signal);
     for (const record of [...records].sort((a, b) => Number(a.id) - Number(b.id))) {
       const value = record.properties?.[field];
       if (typeof value === 'string' && value && !held.has(value)) held.set(value, String(record.id));
@@ -248,11 +272,12 @@ export function createHubSpotConnector(
     describe,
 
     async upsert(object, items, options = {}) {
-      const held = await heldByPlainKey(object, items, options.signal);
-      if (held) {
+      const plain = await heldByPlainKey(object, items, options.signal, options.onProgress);
+      if (plain) {
         // A key HubSpot cannot upsert by (activities have no unique-value properties): the records
         // already holding it (a write whose link was lost, say to a killed worker) are updated, the
-        // others made with it.
+        // others made with it, each create sent once (create-once.ts).
+        const { field, held } = plain;
         return writeAll(
           object,
           items.map((item) => {
@@ -260,6 +285,14 @@ export function createHubSpotConnector(
             return { sourceId: item.sourceId, fields: crmId ? item.fields : { ...item.fields, [item.externalIdField]: item.externalId }, crmId, known: item.references };
           }),
           options.signal,
+          async (apiName, writes, signal) => {
+            const results = new Map<WireWrite, UpsertResult>();
+            const updates = writes.filter((write) => write.crmId);
+            const creates = writes.filter((write) => !write.crmId);
+            (await writer.write(apiName, updates, signal)).forEach((result, index) => results.set(updates[index]!, result));
+            (await once.create(apiName, field, creates, (keys) => searchKeys(apiName, field, keys, signal), signal, options.onProgress)).forEach((result, index) => results.set(creates[index]!, result));
+            return writes.map((write) => results.get(write)!);
+          },
         );
       }
       return writeAll(
