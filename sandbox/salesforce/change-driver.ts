@@ -5,19 +5,26 @@
 // SystemModstamp, the journal). Picks come from the driver's seeded PRNG, so a seed and the same
 // org give the same changes. Runs on demand (POST /_sandbox/changes) and on a timer (change-timer.ts).
 import { createRandom, type Random } from '../commerce/prng.ts';
-import { COSELL_PARTNERS, findField, OPPORTUNITY_STAGES, SALESFORCE_SANDBOX_SCHEMA, type SandboxObject } from './schema.ts';
+import { COSELL_PARTNERS, findField, findObject, OPPORTUNITY_STAGES, SALESFORCE_SANDBOX_SCHEMA, type SandboxObject } from './schema.ts';
 import type { Store, StoredRecord } from './store.ts';
 import { coerceJson } from './values.ts';
 import { emptyInput, saveRecords, type WriteMode } from './writes.ts';
 
-export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal'] as const;
+export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal', 'addProducts'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
+/**
+ * The kinds drawn when none are named (the timer, POST /_sandbox/changes without kinds). Sellers adding
+ * Opportunity Products (issue #28) happen only when asked for by name, so orgs and tests that do not know
+ * the catalogue see the changes they always saw.
+ */
+export type DefaultChangeKind = Exclude<ChangeKind, 'addProducts'>;
+export const DEFAULT_CHANGE_KINDS: readonly ChangeKind[] = CHANGE_KINDS.filter((kind) => kind !== 'addProducts');
 
 /** What one change did, to which record, and the SystemModstamp it left. */
 export type Change = { object: string; id: string; kind: ChangeKind; summary: string; systemModstamp: string };
 
 /** The mix of the timer and of POST /_sandbox/changes without kinds (part of what a seed gives). */
-export const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
+export const WEIGHTS: readonly (readonly [DefaultChangeKind, number])[] = [
   ['stageMove', 50],
   ['newShared', 15],
   ['draftRequest', 15],
@@ -25,6 +32,8 @@ export const WEIGHTS: readonly (readonly [ChangeKind, number])[] = [
   ['inboundDecision', 15],
   ['closeDeal', 8],
 ];
+/** The weights of the kinds drawn only when named, beside the mix. */
+const NAMED_ONLY_WEIGHTS: readonly (readonly [ChangeKind, number])[] = [['addProducts', 15]];
 
 /** How often a seller accepts a partner's referral; the rest are rejected with one of SELLER_REJECT_REASONS. */
 export const SELLER_ACCEPTS = 0.8;
@@ -203,6 +212,34 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
       const summary = values.Cosell_Decision__c === 'Accept' ? 'inbound referral accepted' : `inbound referral rejected: ${values.Cosell_Decision_Reason__c}`;
       return changeOf(kind, saved, summary);
     }
+    case 'addProducts': {
+      // A seller builds the private offer the Opportunity asks for from Opportunity Products: one or two
+      // active entries of one price book (its own, else an active custom one) in its currency.
+      const lineItems = findObject('OpportunityLineItem')!;
+      const withLines = new Set(live(store, lineItems).map((line) => String(line.OpportunityId)));
+      const requested = opportunities.filter((o) => o.Private_Offer_Requested__c === true && !withLines.has(o.Id));
+      const pricebooks = new Map(live(store, findObject('Pricebook2')!).map((book) => [book.Id, book]));
+      const entriesFor = (o: StoredRecord) =>
+        live(store, findObject('PricebookEntry')!).filter((entry) => {
+          const book = pricebooks.get(String(entry.Pricebook2Id));
+          const inBook = o.Pricebook2Id ? entry.Pricebook2Id === o.Pricebook2Id : book?.IsActive === true && book.IsStandard !== true;
+          return entry.IsActive === true && inBook && (o.CurrencyIsoCode === undefined || entry.CurrencyIsoCode === o.CurrencyIsoCode);
+        });
+      const suited = requested.filter((o) => entriesFor(o).length > 0);
+      const opportunity = pickFromTiers(random, [suited.filter(isOpen), suited]);
+      if (!opportunity) return undefined;
+      const entries = entriesFor(opportunity);
+      const book = opportunity.Pricebook2Id ?? random.pick([...new Set(entries.map((entry) => String(entry.Pricebook2Id)))]);
+      const inBook = entries.filter((entry) => entry.Pricebook2Id === book);
+      const chosen = inBook.length > 1 && random.chance(0.5) ? [inBook.splice(random.int(0, inBook.length - 1), 1)[0]!, random.pick(inBook)] : [random.pick(inBook)];
+      for (const entry of chosen) {
+        // Now and then the seller discounts the list price by a tenth.
+        const unitPrice = random.chance(0.3) ? Math.round(Number(entry.UnitPrice) * 90) / 100 : Number(entry.UnitPrice);
+        save(env, lineItems, { OpportunityId: opportunity.Id, PricebookEntryId: entry.Id, Quantity: random.int(1, 12), UnitPrice: unitPrice }, { kind: 'create' });
+      }
+      const saved = store.table(OPPORTUNITY).get(opportunity.Id)!;
+      return changeOf(kind, saved, `products added: ${chosen.map((entry) => String(entry.Name)).join(', ')}`);
+    }
     case 'closeDeal': {
       // A shared deal the partner took on (ACCEPTED) is the likeliest to close; then any shared open one.
       const sharedOpen = opportunities.filter((o) => o.Cosell_Share__c === true && isOpen(o));
@@ -221,9 +258,9 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
  * record suits is dropped for the rest of the call, so fewer than `count` come back when the org has
  * nothing left to change (no Opportunity yet, no Account with a buyer id): never an error.
  */
-export function applyChanges(env: DriverEnv, count: number, kinds: readonly ChangeKind[] = CHANGE_KINDS): Change[] {
+export function applyChanges(env: DriverEnv, count: number, kinds: readonly ChangeKind[] = DEFAULT_CHANGE_KINDS): Change[] {
   const changes: Change[] = [];
-  let open = WEIGHTS.filter(([kind]) => kinds.includes(kind));
+  let open = [...WEIGHTS, ...NAMED_ONLY_WEIGHTS].filter(([kind]) => kinds.includes(kind));
   while (changes.length < count && open.length > 0) {
     const kind = open.length === 1 ? open[0]![0] : env.driver.random.weighted(open);
     const change = applyOne(env, kind);
