@@ -54,7 +54,9 @@ export async function setUpDynamicsCatalogue(transport: DynamicsTransport, repor
     }
   };
   await guard('product columns', () => ensureProductColumns(transport, report, options.keyWaitMs ?? 120_000));
-  await guard(`unit group "${UNIT_GROUP_NAME}"`, async () => Object.assign(result, await ensureUnitGroup(transport, report)));
+  await guard(`unit group "${UNIT_GROUP_NAME}"`, async () => {
+    Object.assign(result, await ensureUnitGroup(transport, report));
+  });
   await guard('price lists', async () => {
     result.priceLists = await ensurePriceLists(transport, report, options);
   });

@@ -92,7 +92,8 @@ describe('HubSpot sandbox: line items made from products', () => {
     const product = await client.crm.products.basicApi.create({ properties: { name: 'Gone', price: '5' }, associations: [] });
     await client.crm.products.basicApi.archive(product.id);
     const before = (await client.crm.lineItems.basicApi.getPage(100)).results.length;
-    for (const properties of [{ name: 'Refund', price: '-1' }, { hs_product_id: product.id }, { hs_product_id: '999999' }, { name: 'Priced', price: '5', amount: '10' }]) {
+    const refusedInputs: Record<string, string>[] = [{ name: 'Refund', price: '-1' }, { hs_product_id: product.id }, { hs_product_id: '999999' }, { name: 'Priced', price: '5', amount: '10' }];
+    for (const properties of refusedInputs) {
       const refused = await errorOf(client.crm.lineItems.basicApi.create({ properties, associations: [] }));
       expect(refused.code, JSON.stringify(properties)).toBe(400);
       expect(refused.body.category).toBe('VALIDATION_ERROR');
