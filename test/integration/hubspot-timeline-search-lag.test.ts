@@ -102,9 +102,10 @@ describe('HubSpot tasks exactly once while search trails writes', () => {
 
   it('a retried Temporal attempt on a fresh worker finds the tasks the killed attempt made, once the index shows them', async () => {
     const batch = items('retried');
-    const first = await new MockActivityEnvironment({ attempt: 1 }).run(() => connector().upsert('tasks', batch));
+    const inAttempt = (info: ConstructorParameters<typeof MockActivityEnvironment>[0]) => new MockActivityEnvironment(info).run(async (): Promise<UpsertResult[]> => connector().upsert('tasks', batch));
+    const first = await inAttempt({ attempt: 1 });
     expect(first.every((result) => result.ok && result.created)).toBe(true);
-    const retried = await new MockActivityEnvironment({ attempt: 2, currentAttemptScheduledTimestampMs: Date.now() }).run(() => connector().upsert('tasks', batch));
+    const retried = await inAttempt({ attempt: 2, currentAttemptScheduledTimestampMs: Date.now() });
     expect(retried.map((result) => result.ok && !result.created && result.crmId)).toEqual(first.map((result) => result.ok && result.crmId));
     await expectOneTaskEach(batch, retried);
   });
