@@ -5,7 +5,8 @@
 // with its due date as hs_timestamp, other events COMPLETED at the time they happened (a completed task
 // sits on the record's timeline as a note does). Keyed by commerce_event_id, an ordinary property: HubSpot
 // has no unique-value properties on activities, so the connector finds an event's task by a search of it
-// before making one (crm/hubspot/connector.ts; docs/crm-wire-behaviour.md). The status, time and owner
+// before making one, and as search shows a task only seconds after it is made, sends each create once and
+// remembers what it made (crm/hubspot/create-once.ts; docs/crm-wire-behaviour.md). The status, time and owner
 // are set when the task is made, never after: a seller who completes or reassigns it keeps it so.
 import { canonicalMapping } from '../canonical/record.ts';
 import { TIMELINE_ACTIVITY, type CanonicalTimelineActivity, type TimelineMapping } from '../canonical/timeline.ts';
@@ -46,6 +47,7 @@ export const timelineToHubSpotTask: TimelineMapping = {
   }),
   parentRecord: { idField: 'hs_object_id', ownerField: 'hubspot_owner_id' },
   // HubSpot has no unique-value properties on activities: exactly once rests on the record links and
-  // the connector's search of the key before it makes a task (docs/crm-wire-behaviour.md).
+  // the connector's search of the key before it makes a task, believed once search has caught up with
+  // recent creates (crm/hubspot/create-once.ts; docs/crm-wire-behaviour.md, "Search lags writes").
   keyNeedNotBeUnique: true,
 };
