@@ -11,6 +11,7 @@ import { handleMetadata } from './metadata.ts';
 import { handleSystemUsers } from './privileges.ts';
 import { closeOpportunity, isCloseAction } from './opportunity-states.ts';
 import { handleRecords } from './records.ts';
+import { publishProductHierarchy } from './catalogue.ts';
 import { nameGuid } from './schema.ts';
 
 /** What a request is counted under: "<METHOD> <segment>". */
@@ -34,6 +35,11 @@ export function handleApi(req: ApiRequest): Reply {
       return json(200, { '@odata.context': `${req.base}$metadata#Microsoft.Dynamics.CRM.WhoAmIResponse`, BusinessUnitId: nameGuid(`bu:${c.tenantId}`), UserId: nameGuid(`user:${c.clientId}`), OrganizationId: nameGuid(`org:${c.tenantId}`) });
     }
     if (isCloseAction(segment) && !key && !rest) return closeOpportunity(req, segment);
+    // The product family action (issue #28): POST products(<guid>)/Microsoft.Dynamics.CRM.PublishProductHierarchy.
+    if (segment === 'products' && key && 'guid' in key && /^\/(Microsoft\.Dynamics\.CRM\.)?PublishProductHierarchy$/.test(rest) && req.method === 'POST') {
+      publishProductHierarchy(req.state, key.guid);
+      return { status: 204 };
+    }
     const entity = req.state.store.entityBySet(segment);
     if (!entity) throw odataError(`Resource not found for the segment '${segment}'.`, 404);
     return handleRecords(req, entity, key, rest);

@@ -19,6 +19,7 @@ import type { EntityDef } from './schema.ts';
 import type { SandboxState } from './state.ts';
 import type { Lookup, Row } from './store.ts';
 import { createRow, updateRow } from './writes.ts';
+import { requirePrivilege } from './privileges.ts';
 
 const CATALOGUE = new Set(['uomschedule', 'uom', 'product', 'pricelevel', 'productpricelevel', 'opportunityproduct']);
 
@@ -29,6 +30,9 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Product states and their status reasons: Active 0 (1), Retired 1 (2), Draft 2 (0), Under Revision 3 (3). */
 const PRODUCT_STATUS: Record<number, number> = { 0: 1, 1: 2, 2: 0, 3: 3 };
+const [ACTIVE, DRAFT, UNDER_REVISION] = [0, 2, 3];
+/** productstructure: 1 product, 2 product family, 3 bundle. */
+const FAMILY = 2;
 /** The pricing errors the sandbox sets on an opportunity product (the PricingErrorCode choices). */
 export const PRICING_ERROR = { none: 0, missingPriceLevel: 2, missingQuantity: 4, productNotInPriceLevel: 11 } as const;
 
@@ -92,22 +96,60 @@ function productColumns(state: SandboxState, columns: Row, merged: Row, existing
   if (state.store.candidates('product', 'productnumber', merged.productnumber).some((row) => row.productid !== selfId && String(row.productnumber).toLowerCase() === number)) {
     throw refused('0x80043b06', 'The specified product ID conflicts with the product ID of an existing record. Specify a different product ID and try again.');
   }
-  if (!merged.defaultuomscheduleid) throw refused('0x80043b13', 'The unit schedule id of the product is missing.');
-  if (!merged.defaultuomid) throw refused('0x80043b0d', 'The unit id is missing.');
-  checkUnitOfGroup(state, id(merged.defaultuomid), id(merged.defaultuomscheduleid), '0x80043b16', 'The unit does not exist in the specified unit schedule.');
-  if (merged.quantitydecimal === null || merged.quantitydecimal === undefined) throw refused('0x80043afc', 'The quantity decimal code is invalid.');
+  // "A product or bundle record can't have child records": only a family is a parent [doc]; the code is [inf].
+  const parent = id(merged.parentproductid) ? state.store.get('product', id(merged.parentproductid)!) : undefined;
+  if (parent && parent.productstructure !== FAMILY) throw refused('0x80040203', 'The parent of a product must be a product family: a product or bundle cannot have child records.');
+  // A family groups products and sells nothing itself: no unit group of its own [inf].
+  if ((merged.productstructure ?? 1) !== FAMILY) {
+    if (!merged.defaultuomscheduleid) throw refused('0x80043b13', 'The unit schedule id of the product is missing.');
+    if (!merged.defaultuomid) throw refused('0x80043b0d', 'The unit id is missing.');
+    checkUnitOfGroup(state, id(merged.defaultuomid), id(merged.defaultuomscheduleid), '0x80043b16', 'The unit does not exist in the specified unit schedule.');
+    if (merged.quantitydecimal === null || merged.quantitydecimal === undefined) throw refused('0x80043afc', 'The quantity decimal code is invalid.');
+  }
   if (!existing) {
     // A product without a family starts Active only where the organisation says so; else Draft.
     const active = state.catalogue.productsCreatedActive && !merged.parentproductid;
-    return { productstructure: 1, ...columns, statecode: active ? 0 : 2, statuscode: active ? 1 : 0 };
+    return { productstructure: 1, ...columns, statecode: active ? ACTIVE : DRAFT, statuscode: PRODUCT_STATUS[active ? ACTIVE : DRAFT] };
   }
   if (typeof columns.statecode === 'number' || typeof columns.statuscode === 'number') {
     const stateCode = typeof columns.statecode === 'number' ? columns.statecode : (existing.statecode as number);
     const status = typeof columns.statuscode === 'number' ? columns.statuscode : PRODUCT_STATUS[stateCode];
     if (PRODUCT_STATUS[stateCode] !== status) throw refused('0x80040203', `${String(status)} is not a valid status code for state code ProductState.${['Active', 'Retired', 'Draft', 'UnderRevision'][stateCode]} on product.`);
+    // "Child ... records of a product family record can be published only if the parent product family record is published" [doc].
+    if (stateCode === ACTIVE && existing.statecode !== ACTIVE && parent && parent.statecode !== ACTIVE) {
+      throw refused('0x80040203', 'This product cannot be published before its product family: publish the family first (PublishProductHierarchy).');
+    }
     return { ...columns, statecode: stateCode, statuscode: status };
   }
   return columns;
+}
+
+/**
+ * PublishProductHierarchy (bound to a product family): the family and every product, bundle and family
+ * under it go from Draft (or Under Revision) to Active. "You can use this message only on a product family
+ * record" [doc]; on another product it is refused here with 0x80040203 [inf].
+ */
+export function publishProductHierarchy(state: SandboxState, familyId: string): void {
+  const products = state.store.entity('product')!;
+  requirePrivilege(state, products, 'Write');
+  const family = state.store.get('product', familyId.toLowerCase());
+  if (!family) throw new DataverseError(404, '0x80040217', `product With Id = ${familyId.toLowerCase()} Does Not Exist`);
+  if (family.productstructure !== FAMILY) throw refused('0x80040203', 'PublishProductHierarchy can be used only on a product family record.');
+  state.store.transaction(() => {
+    const publish = (row: Row) => {
+      if (row.statecode === DRAFT || row.statecode === UNDER_REVISION) updateRow(state, products, row, { statecode: ACTIVE, statuscode: PRODUCT_STATUS[ACTIVE] });
+      if (row.productstructure !== FAMILY) return;
+      for (const child of state.store.candidates('product', 'parentproductid', lookup('product', String(row.productid)))) {
+        if (id(child.parentproductid) === row.productid) publish(child);
+      }
+    };
+    publish(family);
+  });
+}
+
+/** Deleting a unit group's base unit is refused (BaseUnitNotDeletable) [doc: error code]. */
+export function beforeCatalogueDelete(entity: EntityDef, row: Row): void {
+  if (entity.LogicalName === 'uom' && row.isschedulebaseuom === true) throw refused('0x80043b03', 'The base unit of a schedule cannot be deleted.');
 }
 
 function priceListColumns(state: SandboxState, columns: Row, merged: Row, existing: Row | undefined): Row {

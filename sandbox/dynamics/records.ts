@@ -11,7 +11,7 @@ import type { Row } from './store.ts';
 import { opportunityStateColumns } from './opportunity-states.ts';
 import { taskStateColumns } from './task-states.ts';
 import { columnsOf, createRow, keyColumns, parseBody, updateRow } from './writes.ts';
-import { afterCatalogueWrite, catalogueColumns, takeCurrencyBind } from './catalogue.ts';
+import { afterCatalogueWrite, beforeCatalogueDelete, catalogueColumns, takeCurrencyBind } from './catalogue.ts';
 
 const entityId = (req: ApiRequest, entity: EntityDef, row: Row) => `${req.base}${entity.EntitySetName}(${row[entity.PrimaryIdAttribute]})`;
 
@@ -75,6 +75,7 @@ export function upsert(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply 
 export function remove(req: ApiRequest, entity: EntityDef, key: KeySpec): Reply {
   const row = findRow(req.state.store, entity, key);
   if (!row) throw notFoundFor(entity, key);
+  beforeCatalogueDelete(entity, row);
   req.state.store.remove(entity.LogicalName, String(row[entity.PrimaryIdAttribute]));
   return { status: 204 };
 }

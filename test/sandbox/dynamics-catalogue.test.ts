@@ -51,11 +51,13 @@ const productData = (group: string, unit: string, extra: Record<string, unknown>
 });
 
 describe('Dynamics sandbox: unit groups and units', () => {
-  it('makes a unit group with its base unit, and refuses one without baseuomname (0x80043810)', async () => {
+  it('makes a unit group with its base unit, refuses one without baseuomname (0x80043810) and keeps its base unit (0x80043b03)', async () => {
     const { units } = await unitGroup(api, 'Marketplace units');
     expect(units).toMatchObject([{ name: 'Unit', quantity: 1, isschedulebaseuom: true }]);
     const refused = await errorOf(api.create({ collection: 'uomschedules', data: { name: 'No base' } }));
     expect([refused.status, refused.code]).toEqual([400, '0x80043810']);
+    const baseDeleted = await errorOf(api.deleteRecord({ collection: 'uoms', key: units[0].uomid }));
+    expect([baseDeleted.status, baseDeleted.code, baseDeleted.message]).toEqual([400, '0x80043b03', 'The base unit of a schedule cannot be deleted.']);
   });
 
   it('makes a unit of a group on its base unit and refuses a base unit of another group (0x80043b0b) or none (0x80043b1c)', async () => {
@@ -108,6 +110,27 @@ describe('Dynamics sandbox: products', () => {
     const { group, base } = await unitGroup(activeApi, 'Active org');
     const id = (await activeApi.create({ collection: 'products', data: productData(group, base) })) as unknown as string;
     expect(await activeApi.retrieve({ collection: 'products', key: id, select: ['statecode', 'statuscode'] })).toMatchObject({ statecode: 0, statuscode: 1 });
+    // One made under a family is Draft all the same, until its family's hierarchy is published.
+    const family = (await activeApi.create({ collection: 'products', data: { name: 'Family', productnumber: 'FAM-A', productstructure: 2 } })) as unknown as string;
+    const child = (await activeApi.create({ collection: 'products', data: productData(group, base, { 'parentproductid@odata.bind': `/products(${family})` }) })) as unknown as string;
+    expect(await activeApi.retrieve({ collection: 'products', key: child, select: ['statecode'] })).toMatchObject({ statecode: 2 });
+  });
+});
+
+describe('Dynamics sandbox: product families', () => {
+  it('publishes a family and the products under it with PublishProductHierarchy; a child cannot be published before its family, nor have a product as parent', async () => {
+    const { group, base } = await unitGroup(api, 'Families');
+    const family = (await api.create({ collection: 'products', data: { name: 'Analytics family', productnumber: 'FAM-1', productstructure: 2 } })) as unknown as string;
+    const child = (await api.create({ collection: 'products', data: productData(group, base, { 'parentproductid@odata.bind': `/products(${family})` }) })) as unknown as string;
+    expect(await api.retrieve({ collection: 'products', key: family, select: ['statecode'] })).toMatchObject({ statecode: 2 });
+    const early = await errorOf(api.update({ collection: 'products', key: child, data: { statecode: 0, statuscode: 1 } }));
+    expect([early.status, early.code]).toEqual([400, '0x80040203']);
+    const notFamily = await errorOf(api.create({ collection: 'products', data: productData(group, base, { 'parentproductid@odata.bind': `/products(${child})` }) }));
+    expect([notFamily.status, notFamily.code]).toEqual([400, '0x80040203']);
+    const onProduct = await errorOf(api.callAction({ collection: 'products', key: child, actionName: 'Microsoft.Dynamics.CRM.PublishProductHierarchy' }));
+    expect(onProduct.status).toBe(400);
+    await api.callAction({ collection: 'products', key: family, actionName: 'Microsoft.Dynamics.CRM.PublishProductHierarchy' });
+    for (const id of [family, child]) expect(await api.retrieve({ collection: 'products', key: id, select: ['statecode', 'statuscode'] })).toMatchObject({ statecode: 0, statuscode: 1 });
   });
 });
 

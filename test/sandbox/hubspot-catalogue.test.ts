@@ -64,6 +64,15 @@ describe('HubSpot sandbox: products', () => {
     expect((await client.crm.products.basicApi.getById(found.results[0]!.id, ['price'])).properties.price).toBe('0.30');
   });
 
+  it('associates a product with nothing: a deal gets it through a line item', async () => {
+    const deal = await client.crm.deals.basicApi.create({ properties: { dealname: 'Direct' }, associations: [] });
+    const product = await client.crm.products.basicApi.create({ properties: { name: 'Loose' }, associations: [] });
+    const refused = await errorOf(client.crm.associations.v4.basicApi.createDefault('products', product.id, 'deals', deal.id));
+    expect(refused.code).toBe(400);
+    const withLink = await errorOf(client.crm.products.basicApi.create({ properties: { name: 'Linked' }, associations: [{ to: { id: deal.id }, types: [{ associationCategory: 'HUBSPOT_DEFINED' as never, associationTypeId: 20 }] }] }));
+    expect(withLink.code).toBe(400);
+  });
+
   it('refuses a term that is not an ISO 8601 period, naming it, and writes nothing', async () => {
     const refused = await errorOf(client.crm.products.batchApi.create({ inputs: [{ properties: { name: 'Fine', hs_recurring_billing_period: 'P1Y' }, associations: [] }, { properties: { name: 'Bad', hs_recurring_billing_period: '12 months' }, associations: [] }] }));
     expect(refused.code).toBe(400);
