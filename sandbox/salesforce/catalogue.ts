@@ -9,8 +9,11 @@ import { findObject, type SandboxObject } from './schema.ts';
 import type { Store, StoredRecord } from './store.ts';
 import { roundToScale } from './values.ts';
 
-/** The org's one standard price book, present from the start (as in every org). */
-export const STANDARD_PRICEBOOK_ID = canonicalId('01sSb0000000001')!;
+/**
+ * The org's one standard price book, present from the start (as in every org). Its id is not of the
+ * form this sandbox issues (ids.ts: prefix, "Sb", a counter), so no record made later can get it.
+ */
+export const STANDARD_PRICEBOOK_ID = canonicalId('01s000000000001')!;
 export const STANDARD_PRICEBOOK_NAME = 'Standard Price Book';
 
 const integrity = (message: string, fields: string[] = []): RecordError => ({ statusCode: 'FIELD_INTEGRITY_EXCEPTION', message, fields });

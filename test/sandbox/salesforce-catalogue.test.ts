@@ -376,6 +376,9 @@ describe('Salesforce sandbox: catalogue refusals stay per record', () => {
     const sandbox = await startSalesforceSandbox({ now });
     try {
       const { conn } = await clientCredentialsConnection(sandbox);
+      // The first record of a fresh org is a price book: it gets an id of its own, never the standard one's.
+      const firstBook = idOf(await conn.sobject('Pricebook2').create({ Name: 'Made first', IsActive: false }));
+      expect(firstBook).not.toBe(await standardPricebookId(conn));
       const { entry, opportunity } = await catalogue(conn);
       const results = await conn.sobject('OpportunityLineItem').create(
         [
