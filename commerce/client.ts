@@ -7,7 +7,8 @@
 //   createCommerceClient({ baseUrl: 'https://<api host>', authUrl: 'https://<token host>', clientId, clientSecret })
 import { TokenProvider } from './auth.ts';
 import { createHttp, type HttpOptions } from './http.ts';
-import { parseRecord, type Entitlement, type EntitlementTerm, type NotificationEvent, type Offer, type Organization, type Referral, type ResourceName, type ResourceType, type BillingAddonRecord, type WorkloadMetaInfo } from './models.ts';
+import { changedSince, sort } from './filter.ts';
+import { parseRecord, type Entitlement, type EntitlementTerm, type NotificationEvent, type Offer, type Organization, type Product, type Referral, type ResourceName, type ResourceType, type BillingAddonRecord, type WorkloadMetaInfo } from './models.ts';
 import { expandPath, getOperation, type OperationKey, type PathParams } from './operations.ts';
 import { eventPages, listPages, queryPages, type Fetch } from './paging.ts';
 import { retryPolicyFor } from './retry-policy.ts';
@@ -28,6 +29,9 @@ export type OfferListFilters = {
   crmAOpportunityId?: string; crmCOpportunityId?: string; contactId?: string; channelType?: 'DIRECT' | 'RESALE' | (string & {});
   pricingType?: string; productType?: string;
 };
+
+/** Filters of List Products (A18). */
+export type ProductListFilters = { partner?: string; status?: string; productType?: string };
 
 export type QueryOptions = { q?: string; s?: string; pageSize?: number; /** 1-based page to start at (default 1). */ startPage?: number };
 
@@ -97,11 +101,47 @@ export function createCommerceClient(options: CommerceClientOptions) {
         one('offer', call('PATCH /org/{orgId}/offer/{offerId}/metaInfo', { orgId, offerId }, { body: patch })),
       /** Repeated within 50 s at most, relying on the service's 60-second deduplication of identical bodies (§8). */
       create: (orgId: string, offer: Partial<Offer>): Promise<Offer> => one('offer', call('POST /org/{orgId}/offer', { orgId }, { body: offer })),
-      draft: (orgId: string, offer: Partial<Offer>): Promise<Offer> => one('offer', call('POST /org/{orgId}/draftOffer', { orgId }, { body: offer })),
+      /**
+       * A draft offer (A9). By default it is sent to the marketplace at once; `hold: true` keeps it a draft
+       * (subStatus DRAFT, A19) until `publish`. Not retried after an ambiguous failure: find it by its CRM id.
+       */
+      draft: (orgId: string, offer: Partial<Offer>, options: { hold?: boolean } = {}): Promise<Offer> =>
+        one('offer', call('POST /org/{orgId}/draftOffer', { orgId }, { body: options.hold ? { ...offer, subStatus: 'DRAFT' } : offer })),
+      /** Merges `patch` into a PENDING_CREATE draft (A9, A19): terms it sends are checked against the product; a held draft stays held. */
+      updateDraft: (orgId: string, offerId: string, patch: Partial<Offer>): Promise<Offer> =>
+        one('offer', call('POST /org/{orgId}/draftOffer', { orgId }, { body: { ...patch, id: offerId } })),
+      /**
+       * Sends a held draft to the marketplace (A19: POST {O}/offer with its id). A repeat within 60 s gets
+       * the first answer (§8), so the create's retry policy covers it; an offer that is no held draft is a 409 naming its status.
+       */
+      publish: (orgId: string, offerId: string): Promise<Offer> => one('offer', call('POST /org/{orgId}/offer', { orgId }, { body: { id: offerId } })),
       cancel: (orgId: string, offerId: string): Promise<Offer> => one('offer', call('POST /org/{orgId}/offer/{offerId}/cancel', { orgId, offerId }, { body: {} })),
       extendExpiryDate: (orgId: string, offerId: string, expireTime: Date): Promise<Offer> =>
         one('offer', call('POST /org/{orgId}/offer/{offerId}/extendExpiryDate', { orgId, offerId }, { body: { expireTime: expireTime.toISOString() } })),
+      /** The same as extendExpiryDate (§3.2: PENDING_ACCEPTANCE, EXPIRED, ACCEPTED or UPDATE_FAILED only). */
+      extendExpiry: (orgId: string, offerId: string, expireTime: Date): Promise<Offer> =>
+        one('offer', call('POST /org/{orgId}/offer/{offerId}/extendExpiryDate', { orgId, offerId }, { body: { expireTime: expireTime.toISOString() } })),
       delete: (orgId: string, offerId: string): Promise<Offer> => one('offer', call('DELETE /org/{orgId}/offer/{offerId}', { orgId, offerId })),
+    },
+
+    products: {
+      list: (orgId: string, filters: ProductListFilters & { limit?: number } = {}) => {
+        const { limit, ...rest } = filters;
+        return listPages('product', pager('GET /org/{orgId}/product', { orgId }, rest), { limit });
+      },
+      byPartner: (orgId: string, partner: string, paging: { limit?: number } = {}) => listPages('product', pager('GET /org/{orgId}/partner/{partner}/product', { orgId, partner }), paging),
+      query: (orgId: string, query: QueryOptions = {}) => queryPages('product', pager('GET /org/{orgId}/product/query', { orgId }), query),
+      /** The products changed since `cursor` (up to `until`), oldest first, ties by id: a sync's window (changedSince). */
+      window: (orgId: string, cursor: { time: Date; afterId?: string }, options: { until?: Date; pageSize?: number } = {}) =>
+        queryPages('product', pager('GET /org/{orgId}/product/query', { orgId }), {
+          q: changedSince(cursor, options.until).expression,
+          s: sort({ field: 'lastUpdateTime' }, { field: 'id' }),
+          pageSize: options.pageSize,
+        }),
+      get: (orgId: string, productId: string): Promise<Product> => one('product', call('GET /org/{orgId}/product/{productId}', { orgId, productId })),
+      /** A product's dimensions with their prices; a dimension without a key or with an unreadable price comes back rejected. */
+      dimensions: (orgId: string, productId: string, paging: { limit?: number } = {}) =>
+        listPages('productDimension', pager('GET /org/{orgId}/product/{productId}/dimension', { orgId, productId }), paging),
     },
 
     referrals: {

@@ -1,4 +1,4 @@
-export { createCommerceClient, type CommerceClient, type CommerceClientOptions, type OfferListFilters } from './client.ts';
+export { createCommerceClient, type CommerceClient, type CommerceClientOptions, type OfferListFilters, type ProductListFilters } from './client.ts';
 export * from './errors.ts';
 export * from './models.ts';
 export { q, sort, changedSince, literal, type Filter } from './filter.ts';

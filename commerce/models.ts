@@ -127,6 +127,13 @@ export type EntitlementTerm = {
   info?: EntitlementTermInfo;
 } & Loose;
 
+/** §2.7's CommitDimension as A19 assumes it: units of a product's COMMIT dimension bought for the term, at a price per unit. */
+export type CommitDimension = { key: string; quantity: number; price: number } & Loose;
+/** §2.7's MeteringDimension as A19 assumes it: a rate per unit of a product's METERED dimension. */
+export type MeteringDimension = { key: string; rate: number } & Loose;
+/** §2.7's PaymentInstallment (A17): one charge of a flexible payment schedule. */
+export type PaymentInstallment = { chargeDate: string; chargeAmount: number; currency?: string } & Loose;
+
 /** §2.7 (the fields the mappings read). */
 export type OfferInfo = {
   autoRenew?: boolean;
@@ -140,6 +147,9 @@ export type OfferInfo = {
   visibility?: string;
   cloudAAgreementDuration?: string;
   cloudCDuration?: number;
+  commits?: CommitDimension[];
+  dimensions?: MeteringDimension[];
+  paymentInstallments?: PaymentInstallment[];
 } & Loose;
 
 /** §2.5 */
@@ -161,7 +171,8 @@ export type Offer = {
   externalID?: string;
   externalStatus?: string;
   status?: OfferStatus;
-  subStatus?: string;
+  /** DRAFT while a draft is held for publishing (A19); absent once it was published. */
+  subStatus?: 'DRAFT' | (string & {});
   createdBy?: string;
   lastUpdatedBy?: string;
   creationTime?: Time;
@@ -213,6 +224,24 @@ export type Referral = {
 } & Loose;
 export type Organization = { id: string; name?: string } & Loose;
 
+/** A18: a product's dimension, with its list price per unit in each currency it is sold in. */
+export type ProductDimension = {
+  key: string;
+  name?: string;
+  description?: string;
+  unit?: string;
+  /** COMMIT (bought up front, an offer's info.commits) or METERED (usage, info.dimensions); open (§9.5). */
+  type?: 'COMMIT' | 'METERED' | (string & {});
+  prices?: { currency: string; pricePerUnit: number }[];
+} & Loose;
+/** A18: the contract names the Product operations, not the product's fields (§2.11). */
+export type Product = {
+  id: string; lastUpdateTime: Time; organizationID?: string; name?: string; partner?: Partner; partnerID?: string; productType?: string;
+  /** PUBLIC or DELETED (§3); open. */
+  status?: string; externalID?: string; creationTime?: Time;
+  info?: { dimensions?: ProductDimension[]; currencies?: string[] } & Loose;
+} & Loose;
+
 // --- validation of what the worker depends on ---
 
 const id = z.string({ error: 'must be a non-empty string' }).trim().min(1, 'must be a non-empty string');
@@ -222,6 +251,12 @@ const time = z.union([
 ], { error: 'must be an ISO 8601 date-time or epoch milliseconds' });
 
 const recordSchema = z.looseObject({ id, lastUpdateTime: time });
+/** A price the catalogue sync writes to a CRM's price book must be a currency and a number. */
+const price = z.looseObject({
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD'),
+  pricePerUnit: z.number({ error: 'must be a number' }).finite().nonnegative('must be at least 0'),
+});
+const dimensionSchema = z.looseObject({ key: id, prices: z.array(price).optional() });
 const schemas = {
   entitlement: recordSchema,
   entitlementTerm: recordSchema,
@@ -230,6 +265,8 @@ const schemas = {
   contact: recordSchema,
   referral: recordSchema,
   organization: z.looseObject({ id }),
+  product: z.looseObject({ id, lastUpdateTime: time, info: z.looseObject({ dimensions: z.array(dimensionSchema).optional() }).optional() }),
+  productDimension: dimensionSchema,
   notificationEvent: z.looseObject({ eventID: id }),
 } as const;
 
@@ -242,6 +279,8 @@ export type ResourceType = {
   contact: Contact;
   referral: Referral;
   organization: Organization;
+  product: Product;
+  productDimension: ProductDimension;
   notificationEvent: NotificationEvent;
 };
 
@@ -250,7 +289,7 @@ export type Parsed<T> = { ok: true; record: T } | { ok: false; error: CommerceRe
 export function parseRecord<R extends ResourceName>(resource: R, raw: unknown): Parsed<ResourceType[R]> {
   const result = schemas[resource].safeParse(raw);
   if (result.success) return { ok: true, record: result.data as unknown as ResourceType[R] };
-  const rawId = (raw as { id?: unknown; eventID?: unknown } | null)?.id ?? (raw as { eventID?: unknown } | null)?.eventID;
+  const rawId = (raw as { id?: unknown } | null)?.id ?? (raw as { eventID?: unknown } | null)?.eventID ?? (raw as { key?: unknown } | null)?.key;
   const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'record'} ${issue.message}`);
   return { ok: false, error: new CommerceRecordError(resource, typeof rawId === 'string' ? rawId : undefined, problems), raw };
 }

@@ -136,9 +136,10 @@ describe('commerce client against the sandbox', () => {
     expect(notFound.status).toBe(404);
     expect(notFound.operation).toBe('GET /org/{orgId}/offer/{offerId}');
     expect(notFound.message).toMatch(/no-such-offer/);
-    const unimplemented = (await client.call('GET /org/{orgId}/product', { orgId: org() }).catch((error) => error)) as CommerceApiError;
+    // The sandbox serves products since issue #28; offer sets it still does not.
+    const unimplemented = (await client.call('GET /org/{orgId}/offerSet', { orgId: org() }).catch((error) => error)) as CommerceApiError;
     expect(unimplemented.status).toBe(501);
-    expect(unimplemented.message).toContain('GET /org/{orgId}/product');
+    expect(unimplemented.message).toContain('GET /org/{orgId}/offerSet');
   });
 
   it('never repeats a non-idempotent POST after an ambiguous 500', async () => {
