@@ -35,7 +35,10 @@ export const SEARCH_LAG_BOUND_MS = 20_000;
 /** Looks after lost answers in one call, before the call gives up (and Temporal retries the activity). */
 const LOOKS = 3;
 
+/** A create sent (when, last), and the id HubSpot gave, once it answered. */
 type Sent = { at: number; crmId?: string };
+/** One try at a batch create: whether it may have been carried out, and when it was last sent. */
+type Attempt = { mayHaveLanded: boolean; sentAt: number };
 type BatchAnswer = { results?: { id: string; properties?: Record<string, string | null> }[]; errors?: { message: string; category: string }[] };
 
 export type CreateOnceOptions = {
@@ -81,13 +84,15 @@ export function createOnce(transport: HubSpotTransport, options: CreateOnceOptio
   /**
    * One batch create, sent at most once: a retry inside the transport after an answer that may have been
    * carried out (dropped, cut off, 5xx) is stopped here with ANSWER_LOST. A 4xx (429, 401 included) was
-   * not carried out, so the transport may send it again. `attempt.mayHaveLanded` says which it was.
+   * not carried out, so the transport may send it again. `attempt` says which it was, and when it was
+   * last sent (the transport may first wait for its rate limits).
    */
-  async function sendOnce(object: string, writes: WireWrite[], attempt: { mayHaveLanded: boolean }, signal?: AbortSignal): Promise<BatchAnswer> {
+  async function sendOnce(object: string, writes: WireWrite[], attempt: Attempt, signal?: AbortSignal): Promise<BatchAnswer> {
     return (await transport.call(
       `a batch create of ${writes.length} ${object}`,
       async (client) => {
         if (attempt.mayHaveLanded) throw new CrmError(`HubSpot's answer to a batch create of ${writes.length} ${object} was lost; they are looked for before any is made again`, { code: 'ANSWER_LOST', retryable: true });
+        attempt.sentAt = now();
         try {
           return await client.crm.objects.batchApi.create(object, { inputs: writes.map((write) => ({ properties: write.properties, associations: [] })) });
         } catch (error) {
@@ -109,9 +114,8 @@ export function createOnce(transport: HubSpotTransport, options: CreateOnceOptio
     const keyOf = (write: WireWrite) => write.properties[field]!;
     let pending = batch;
     for (let round = 1; pending.length; round += 1) {
-      const at = now();
-      for (const write of pending) sent.set(slot(object, keyOf(write)), { at });
-      const attempt = { mayHaveLanded: false };
+      const attempt: Attempt = { mayHaveLanded: false, sentAt: now() };
+      for (const write of pending) sent.set(slot(object, keyOf(write)), { at: attempt.sentAt });
       let answer: BatchAnswer;
       try {
         answer = await sendOnce(object, pending, attempt, context.signal);
@@ -132,13 +136,14 @@ export function createOnce(transport: HubSpotTransport, options: CreateOnceOptio
           throw error;
         }
         // Carried out or not, nobody knows: remembered as sent (so a retry here waits for the index too).
+        for (const write of pending) sent.set(slot(object, keyOf(write)), { at: attempt.sentAt });
         if (!(error instanceof CrmError && error.code === 'ANSWER_LOST') || round >= LOOKS) throw error;
-        await waitUntil(at + lagBoundMs, context.signal, context.onProgress);
+        await waitUntil(attempt.sentAt + lagBoundMs, context.signal, context.onProgress);
         const found = await context.look(pending.map(keyOf));
         for (const write of pending) {
           const crmId = found.get(keyOf(write));
           if (!crmId) continue;
-          sent.set(slot(object, keyOf(write)), { at, crmId });
+          sent.set(slot(object, keyOf(write)), { at: attempt.sentAt, crmId });
           context.results.set(write, { sourceId: write.sourceId, ok: true, crmId, created: true });
         }
         pending = pending.filter((write) => !context.results.has(write));
@@ -154,7 +159,7 @@ export function createOnce(transport: HubSpotTransport, options: CreateOnceOptio
       for (const write of pending) {
         const crmId = byKey.get(keyOf(write));
         if (crmId) {
-          sent.set(slot(object, keyOf(write)), { at, crmId });
+          sent.set(slot(object, keyOf(write)), { at: attempt.sentAt, crmId });
           context.results.set(write, { sourceId: write.sourceId, ok: true, crmId, created: true });
         } else {
           sent.delete(slot(object, keyOf(write)));
