@@ -169,6 +169,32 @@ describe('Dynamics sandbox: price lists and their items', () => {
   });
 });
 
+describe('Dynamics sandbox: the catalogue in a $batch', () => {
+  it('keeps its rules in a change set: a refused price list item undoes the unit group, its base unit and the product made before it', async () => {
+    const list = (await api.create({ collection: 'pricelevels', data: { name: 'Batch list' } })) as unknown as string;
+    const count = async (collection: string) => ((await api.retrieveMultiple({ collection, select: ['createdon'] })) as any).value.length;
+    const before = await Promise.all(['uomschedules', 'uoms', 'products', 'productpricelevels'].map(count));
+    const { group, base } = await unitGroup(api, 'Batch units');
+    const other = await unitGroup(api, 'Batch other');
+    api.startBatch();
+    api.create({ collection: 'products', data: productData(group, base), contentId: '1' });
+    api.create({ collection: 'productpricelevels', data: { 'pricelevelid@odata.bind': `/pricelevels(${list})`, 'productid@odata.bind': '$1', 'uomid@odata.bind': `/uoms(${other.base})`, amount: 3 } });
+    const failed = await api.executeBatch().catch((error) => error);
+    const errors = Array.isArray(failed) ? failed : [failed];
+    expect(errors).toHaveLength(1);
+    expect([errors[0].status, errors[0].error.code]).toEqual([400, '0x80043b14']);
+    const after = await Promise.all(['uomschedules', 'uoms', 'products', 'productpricelevels'].map(count));
+    // Only the two unit groups (and their base units) made outside the change set are new.
+    expect(after).toEqual([before[0]! + 2, before[1]! + 2, before[2], before[3]]);
+    api.startBatch();
+    api.create({ collection: 'products', data: productData(group, base), contentId: '1' });
+    api.create({ collection: 'productpricelevels', data: { 'pricelevelid@odata.bind': `/pricelevels(${list})`, 'productid@odata.bind': '$1', 'uomid@odata.bind': `/uoms(${base})`, amount: 3 } });
+    const made = await api.executeBatch();
+    expect(made).toHaveLength(2);
+    expect(await api.retrieve({ collection: 'products', key: made[0] as string, select: ['_pricelevelid_value'] })).toMatchObject({ _pricelevelid_value: list });
+  });
+});
+
 describe('Dynamics sandbox: opportunity products', () => {
   it("prices a line from the opportunity's price list, takes an overridden price, takes a write-in product, and saves a line it cannot price with its pricingerrorcode", async () => {
     const { group, base } = await unitGroup(api, 'Offer units');
