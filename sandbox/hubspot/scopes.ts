@@ -15,7 +15,15 @@ export function requiredScopes(state: SandboxState, method: string, path: string
   if (path.startsWith('/crm-object-schemas/v3/schemas')) {
     return READS.has(method) ? ['crm.schemas.custom.read', 'crm.objects.custom.read'] : ['crm.schemas.custom.write'];
   }
-  const custom = [params.objectType, params.fromType, params.toType].some((raw) => raw !== undefined && state.store.objectType(raw)?.custom);
+  const types = [params.objectType, params.fromType, params.toType].map((raw) => (raw === undefined ? undefined : state.store.objectType(raw)));
+  // Products and line items (issue #28): their records need crm.objects.products.* / crm.objects.line_items.*
+  // (the products and line items guides' scope lists); their properties are not checked.
+  const catalogue = types.find((type) => type?.name === 'products' || type?.name === 'line_items');
+  if (catalogue && !path.startsWith('/crm/v3/properties/')) {
+    const reading = READS.has(method) || /\/(search|batch\/read)$/.test(path);
+    return reading ? [`crm.objects.${catalogue.name}.read`, `crm.objects.${catalogue.name}.write`] : [`crm.objects.${catalogue.name}.write`];
+  }
+  const custom = types.some((type) => type?.custom);
   if (!custom) return undefined;
   if (path.startsWith('/crm/v3/properties/')) return READS.has(method) ? ['crm.schemas.custom.read', 'crm.objects.custom.read'] : ['crm.schemas.custom.write'];
   const reading = READS.has(method) || /\/(search|batch\/read)$/.test(path);

@@ -127,6 +127,23 @@ describe('HubSpot sandbox: line items made from products', () => {
   });
 });
 
+describe('HubSpot sandbox: the catalogue scopes', () => {
+  it('refuses product writes to a token without crm.objects.products.write (MISSING_SCOPES) and lets it read them', async () => {
+    const limited = await startHubSpotSandbox({ withheldScopes: ['crm.objects.products.write', 'crm.objects.line_items.write'] });
+    try {
+      const limitedClient = new Client({ accessToken: limited.accessToken, basePath: limited.baseUrl });
+      const refused = await errorOf(limitedClient.crm.products.basicApi.create({ properties: { name: 'Nope' }, associations: [] }));
+      expect(refused.code).toBe(403);
+      expect(refused.body.category).toBe('MISSING_SCOPES');
+      expect(refused.body.errors[0].context.requiredGranularScopes).toEqual(['crm.objects.products.write']);
+      expect((await errorOf(limitedClient.crm.lineItems.basicApi.create({ properties: { name: 'Nope' }, associations: [] }))).code).toBe(403);
+      expect((await limitedClient.crm.products.basicApi.getPage(10)).results).toEqual([]);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('HubSpot sandbox: a multi-currency account', () => {
   it("has deal_currency_code and hs_line_item_currency_code among the account's currencies and a product price per currency, which a line item in that currency takes", async () => {
     const dealCurrency = await multiClient.crm.properties.coreApi.getByName('deals', 'deal_currency_code');
