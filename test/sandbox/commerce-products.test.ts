@@ -2,6 +2,9 @@
 // currency, the five product reads on the wire, query paging by lastUpdateTime with q and s, and the
 // change kind `product` with its PRODUCT events. Plain fetch through the sandbox probe.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDataset } from '../../sandbox/commerce/generator.ts';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
@@ -183,5 +186,36 @@ describe('commerce sandbox: the change kind product', () => {
       return;
     }
     throw new Error('twenty product changes and not one repricing');
+  });
+});
+
+describe('commerce sandbox: products and held drafts in the journal', () => {
+  it('comes back with a repriced product and a held, then published, draft as they were', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'commerce-products-'));
+    const journalPath = path.join(dir, 'commerce.jsonl');
+    const first = await startCommerceSandbox({ seed: 2, entitlements: 20, now: clock.now, journalPath });
+    try {
+      const api = probeSandbox(first);
+      await api.control('POST', '/changes', { count: 6, kinds: ['product'] });
+      const held = (await api.api('/org/org-1/draftOffer', { method: 'POST', body: { name: 'Kept "draft" \\ ü', productID: 'prod-000003', subStatus: 'DRAFT', info: { currency: 'GBP', commits: [{ key: 'pipelines', quantity: 2, price: 240 }] } } })).json;
+      const published = (await api.api('/org/org-1/draftOffer', { method: 'POST', body: { name: 'Published', productID: 'prod-000007', buyerID: (await api.records('buyers')).find((b) => b.partner === 'cloudA').id, subStatus: 'DRAFT' } })).json;
+      expect((await api.api('/org/org-1/offer', { method: 'POST', body: { id: published.id } })).status).toBe(200);
+      const products = await api.records('products');
+      const offers = await api.records('offers');
+      await first.stop();
+      const second = await startCommerceSandbox({ seed: 2, entitlements: 20, now: clock.now, journalPath });
+      try {
+        const again = probeSandbox(second);
+        expect(await again.records('products')).toEqual(products);
+        expect(await again.records('offers')).toEqual(offers);
+        expect((await again.api(`/org/org-1/offer/${held.id}`)).json.subStatus).toBe('DRAFT');
+        expect((await again.api(`/org/org-1/offer/${published.id}`)).json.subStatus).toBeUndefined();
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
