@@ -5,7 +5,8 @@
 // deal: a create whose answer is lost (the sandbox carries it out and cuts the answer off), the same
 // connector writing the events again at once (an attempt that failed after the create, retried on this
 // worker), and a fresh connector in a retried Temporal attempt (the worker that made them was SIGKILLed).
-// A first attempt never waits for the index.
+// A first attempt never waits for the index. The creates' own path keeps what the writer did for them: a
+// batch refused for one task is split until it names it, and a 429 (not carried out) is simply sent again.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpsertItem, UpsertResult } from '../../crm/connector.ts';
@@ -23,7 +24,8 @@ const EVENTS = 6;
 
 let sandbox: HubSpotSandbox;
 let dealId: string;
-const connector = () => createHubSpotConnector({ baseUrl: sandbox.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' }, { crmAccessToken: sandbox.accessToken }, {}, { createOnce: { lagBoundMs: BOUND_MS } });
+const connector = (transport: { wait?: (ms: number) => Promise<void> } = {}) =>
+  createHubSpotConnector({ baseUrl: sandbox.baseUrl, auth: 'private-app', entitlementObject: 'marketplace_entitlement' }, { crmAccessToken: sandbox.accessToken }, {}, { ...transport, createOnce: { lagBoundMs: BOUND_MS } });
 
 /** Six notification events on the deal, with event ids no query may take apart. */
 function items(prefix: string): UpsertItem[] {
@@ -63,7 +65,7 @@ async function tasksByEvent(batch: UpsertItem[]): Promise<Map<string, string[]>>
 async function expectOneTaskEach(batch: UpsertItem[], results: UpsertResult[]): Promise<void> {
   expect(results.filter((result) => !result.ok)).toEqual([]);
   const byEvent = await tasksByEvent(batch);
-  expect(batch.map((item) => byEvent.get(item.externalId)?.length ?? 0)).toEqual(Array(EVENTS).fill(1));
+  expect(batch.map((item) => byEvent.get(item.externalId)?.length ?? 0)).toEqual(Array(batch.length).fill(1));
   expect(batch.map((item) => byEvent.get(item.externalId)![0])).toEqual(results.map((result) => result.ok && result.crmId));
   const links = (await control(sandbox, 'GET', '/associations')) as { fromType: string; fromId: string; toType: string; toId: string }[];
   for (const [, [taskId]] of byEvent) expect(links.filter((link) => link.fromType === 'tasks' && link.fromId === taskId).map((link) => `${link.toType}/${link.toId}`)).toEqual([`deals/${dealId}`]);
@@ -108,5 +110,30 @@ describe('HubSpot tasks exactly once while search trails writes', () => {
     const retried = await inAttempt({ attempt: 2, currentAttemptScheduledTimestampMs: Date.now() });
     expect(retried.map((result) => result.ok && !result.created && result.crmId)).toEqual(first.map((result) => result.ok && result.crmId));
     await expectOneTaskEach(batch, retried);
+  });
+
+  it('a batch HubSpot refuses for one task is split until it names that task; the others are made once', async () => {
+    const batch = items('refused');
+    const bad = { ...batch[2]!, fields: { ...batch[2]!.fields, hubspot_owner_id: 'not-an-owner' } };
+    const results = await connector().upsert('tasks', [...batch.slice(0, 2), bad, ...batch.slice(3)]);
+    expect(results.map((result) => result.ok)).toEqual([true, true, false, true, true, true]);
+    expect(results[2]!.ok === false && results[2]!.error.message).toMatch(/hubspot_owner_id/);
+    const good = [...batch.slice(0, 2), ...batch.slice(3)];
+    await expectOneTaskEach(good, [...results.slice(0, 2), ...results.slice(3)]);
+    expect((await tasksByEvent([bad])).size).toBe(0);
+  });
+
+  it('a create answered 429 (not carried out) is sent again by the transport, not looked for after the lag', async () => {
+    const batch = items('throttled');
+    await control(sandbox, 'POST', '/faults', { endpoint: 'tasks.batch.create', rate429: 0.5, seed: 27 });
+    await control(sandbox, 'DELETE', '/calls');
+    // The transport's waits after a 429 are skipped: this is about what is sent, not when.
+    const results = await connector({ wait: async () => {} }).upsert('tasks', batch).finally(async () => {
+      expect((await control(sandbox, 'GET', '/faults')).injected['429']).toBeGreaterThan(0);
+      await control(sandbox, 'DELETE', '/faults');
+    });
+    await expectOneTaskEach(batch, results);
+    // One search of the keys before the create, none after it: nothing was waited for or looked for.
+    expect((await control(sandbox, 'GET', '/calls'))['tasks.search']).toBe(1);
   });
 });
