@@ -141,3 +141,16 @@ export async function setUpSalesforceCatalogue(connection: Connection, userId: s
   if (!standard) report.problems.push('the org has no standard price book visible to the integration user: Salesforce needs a standard price for every product before any other price');
   return report;
 }
+
+/**
+ * The catalogue's setup added to the rest of setup's report (setup.ts): one call there. Answers the
+ * connection's price book id, undefined when it could not be made or told apart.
+ */
+export async function addCatalogueSetup(report: SalesforceSetupReport, connection: Connection, userId: string, priceBookName: string = DEFAULT_CATALOGUE_PRICE_BOOK): Promise<string | undefined> {
+  const catalogue = await setUpSalesforceCatalogue(connection, userId, priceBookName);
+  report.created.push(...catalogue.created);
+  report.present.push(...catalogue.present);
+  report.problems.push(...catalogue.problems);
+  report.notes.push(...catalogue.notes);
+  return catalogue.priceBookId;
+}

@@ -6,7 +6,8 @@
 // activated, two of that name are a problem, and a price key made without Unique is named as one.
 import type { Connection } from 'jsforce';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setUpSalesforceCatalogue } from '../../crm/salesforce/catalogue-setup.ts';
+import { addCatalogueSetup, setUpSalesforceCatalogue } from '../../crm/salesforce/catalogue-setup.ts';
+import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
 import { soqlString } from '../../crm/salesforce/soql.ts';
 import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
@@ -58,6 +59,18 @@ describe('Salesforce setup: the product catalogue', () => {
     expect(second).toMatchObject({ created: [], problems: [], priceBookId: made[0]!.Id });
     expect(second.present).toEqual(expect.arrayContaining(['Product2.Commerce_Price_Key__c', `price book "${BOOK}" (active)`]));
     expect(await books(conn, BOOK)).toHaveLength(1);
+  });
+
+  it('adds to the rest of setup in one call: after setUpSalesforce, its report holds the catalogue too and setup stays clean', async () => {
+    const { conn, userId } = await start('missing');
+    const report = await setUpSalesforce(conn, userId);
+    const priceBookId = await addCatalogueSetup(report, conn, userId);
+    expect(report.problems).toEqual([]);
+    expect(report.created).toEqual(expect.arrayContaining(['Product2.Commerce_Price_Key__c (Text(255), external id, unique)', `price book "${BOOK}" (active)`]));
+    expect(priceBookId).toBe((await books(conn, BOOK))[0]!.Id);
+    const again = await setUpSalesforce(conn, userId);
+    expect(await addCatalogueSetup(again, conn, userId)).toBe(priceBookId);
+    expect(again).toMatchObject({ created: [], problems: [] });
   });
 
   it('activates an inactive price book of the name (quotes, backslash, unicode), and says two of one name is a problem', async () => {

@@ -192,6 +192,11 @@ describe('Salesforce sandbox: products, price books and opportunity products', (
       ['Acme offer Harbor Containers: storage', second, 'HC-GB', 4, 2.5, 10, 1.5],
     ]);
     expect(await conn.sobject('Opportunity').retrieve(opportunity)).toMatchObject({ Pricebook2Id: book, Amount: 235 });
+    // Two relationships deep, as a connector reads which commerce dimension each line names.
+    const byKey = await conn.query<Record<string, any>>(
+      `SELECT Quantity, PricebookEntry.Product2.Commerce_Price_Key__c FROM OpportunityLineItem WHERE OpportunityId = '${opportunity}' AND PricebookEntry.Product2.Commerce_Product_Id__c = 'prod-000001'`,
+    );
+    expect(byKey.records.map((r) => [r.Quantity, r.PricebookEntry.Product2.Commerce_Price_Key__c])).toEqual([[3, 'prod-000001|cpu_hours']]);
 
     // Amount is read-only while there are products: an update of it is ignored, not refused.
     const [ignored] = await conn.sobject('Opportunity').update([{ Id: opportunity, Amount: 1, Description: 'seller note' }], { allOrNone: false });
