@@ -22,8 +22,8 @@ const integrity = (message: string, fields: string[] = []): RecordError => ({ st
 export const catalogueErrors = {
   /** [code: STANDARD_PRICE_NOT_DEFINED as several clients log it] */
   standardPriceNotDefined: (): RecordError => ({ statusCode: 'STANDARD_PRICE_NOT_DEFINED', message: 'Before creating a custom price, create a standard price.', fields: [] }),
-  /** [code: reported as DUPLICATE_VALUE, by some as FIELD_INTEGRITY_EXCEPTION] */
-  duplicatePrice: (): RecordError => ({ statusCode: 'DUPLICATE_VALUE', message: 'This price definition already exists in this price book', fields: [] }),
+  /** [code: Data Loader results and Apex logs give FIELD_INTEGRITY_EXCEPTION; one Apex report DUPLICATE_VALUE] */
+  duplicatePrice: (): RecordError => integrity('This price definition already exists in this price book'),
   /** A list price given with UseStandardPrice [pages: the message Salesforce gives, without fields]. */
   priceWithStandardPrice: (): RecordError => integrity('field integrity exception'),
   /** The standard price book's entries are the standard prices: they cannot use one [doc; message inf]. */

@@ -91,7 +91,7 @@ describe('Salesforce sandbox: products, price books and opportunity products', (
     expect(await standardPricebookId(conn)).toBe(found.records[0]!.Id);
   });
 
-  it('refuses a custom price before the standard one (STANDARD_PRICE_NOT_DEFINED), a second price of a product in one book, and a list price missing', async () => {
+  it('refuses a custom price before the standard one (STANDARD_PRICE_NOT_DEFINED), a second price of a product in one book (FIELD_INTEGRITY_EXCEPTION), and a list price missing', async () => {
     const standard = await standardPricebookId(conn);
     const product = idOf(await conn.sobject('Product2').create({ Name: 'Widget', ProductCode: 'W-1', IsActive: true }));
     const book = idOf(await conn.sobject('Pricebook2').create({ Name: 'Partner prices', IsActive: true }));
@@ -112,7 +112,7 @@ describe('Salesforce sandbox: products, price books and opportunity products', (
       { allOrNone: false },
     );
     expect(results[0]).toMatchObject({ success: true });
-    const duplicate = { statusCode: 'DUPLICATE_VALUE', message: 'This price definition already exists in this price book', fields: [] };
+    const duplicate = { statusCode: 'FIELD_INTEGRITY_EXCEPTION', message: 'This price definition already exists in this price book', fields: [] };
     expect(errorsOf(results[1])).toEqual([duplicate]);
     expect(errorsOf(results[2])).toEqual([duplicate]);
 
