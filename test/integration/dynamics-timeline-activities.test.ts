@@ -17,6 +17,7 @@ afterEach(async () => {
 });
 
 const TIMELINE_TABLES = ['ccs_marketplaceentitlement', 'ccs_cosellreferral'];
+const TIMELINE_DECLARED = DYNAMICS_TABLES.filter((declared) => TIMELINE_TABLES.includes(declared.logicalName));
 const activities = (table: string) => `table ${table} activities (HasActivities, for the timeline's tasks)`;
 
 /** A sandbox where the timeline's two custom tables were made as an older setup made them: without activities. */
@@ -37,7 +38,8 @@ async function olderEnvironment() {
     });
   }
   const credentials = { authority: sandbox.authority, tenantId: sandbox.tenantId, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret, scope: `${new URL(sandbox.orgUrl).origin}/.default` };
-  const setUp = (timeline: boolean) => setUpDynamics({ orgUrl: sandbox.orgUrl, credentials }, DYNAMICS_TABLES, { keyWaitMs: 5_000, keyPollMs: 20, timeline });
+  // All the project's tables, or (quicker) the timeline's two.
+  const setUp = (timeline: boolean, tables = DYNAMICS_TABLES) => setUpDynamics({ orgUrl: sandbox.orgUrl, credentials }, tables, { keyWaitMs: 5_000, keyPollMs: 20, timeline });
   const hasActivities = async (table: string) => ((await api.retrieveEntity({ key: `LogicalName='${table}'`, select: ['HasActivities'] })) as { HasActivities?: boolean }).HasActivities;
   return { sandbox, api, setUp, hasActivities };
 }
@@ -45,7 +47,7 @@ async function olderEnvironment() {
 describe('crm-sync setup on Dynamics: activities on tables made before the timeline', () => {
   it('notes each such table and changes nothing when the connection does not choose the timeline', async () => {
     const env = await olderEnvironment();
-    const report = await env.setUp(false);
+    const report = await env.setUp(false, TIMELINE_DECLARED);
     expect(report.notes).toEqual(
       TIMELINE_TABLES.map(
         (table) =>
@@ -79,16 +81,35 @@ describe('crm-sync setup on Dynamics: activities on tables made before the timel
     });
     expect(task._regardingobjectid_value).toBe(entitlement.ccs_marketplaceentitlementid);
 
-    const again = await env.setUp(true);
+    const again = await env.setUp(true, TIMELINE_DECLARED);
     expect(again.present).toEqual(expect.arrayContaining(TIMELINE_TABLES.map(activities)));
     expect(again.created.filter((item) => item.includes('HasActivities'))).toEqual([]);
     expect((await control(env.sandbox, 'GET', '/calls'))['PUT EntityDefinitions']).toBe(2);
   });
 
+  it("names a refusal with Dataverse's words and the maker's way, leaves that table as it was (the other is turned on), and turns it on at the next run", async () => {
+    const env = await olderEnvironment();
+    // The first table's update fails every time the transport tries it (once and 4 retries); the second goes through.
+    await control(env.sandbox, 'POST', '/faults', { endpoint: 'PUT EntityDefinitions', rate500: 1, times: 5 });
+    const report = await env.setUp(true, TIMELINE_DECLARED);
+    const refused = report.problems.filter((problem) => problem.startsWith(`${activities('ccs_marketplaceentitlement')} could not be turned on: `));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain('An unexpected error occurred. (injected by the sandbox');
+    expect(refused[0]).toContain('Turn on "Enable activities" for ccs_marketplaceentitlement in Power Apps');
+    expect(await env.hasActivities('ccs_marketplaceentitlement')).toBe(false);
+    expect(await env.hasActivities('ccs_cosellreferral')).toBe(true);
+    expect(report.created).toContain(activities('ccs_cosellreferral'));
+    expect(report.created).not.toContain(activities('ccs_marketplaceentitlement'));
+    // The next run turns the first on too.
+    const again = await env.setUp(true, TIMELINE_DECLARED);
+    expect(again.created).toContain(activities('ccs_marketplaceentitlement'));
+    expect(await env.hasActivities('ccs_marketplaceentitlement')).toBe(true);
+  });
+
   it('makes new tables with activities, so a fresh environment needs nothing turned on', async () => {
     const sandbox = (dynamics = await startDynamicsSandbox({ requestsPer300s: 1_000_000, keyActivationMs: 0 }));
     const credentials = { authority: sandbox.authority, tenantId: sandbox.tenantId, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret, scope: `${new URL(sandbox.orgUrl).origin}/.default` };
-    const report = await setUpDynamics({ orgUrl: sandbox.orgUrl, credentials }, DYNAMICS_TABLES, { keyWaitMs: 5_000, keyPollMs: 20, timeline: true });
+    const report = await setUpDynamics({ orgUrl: sandbox.orgUrl, credentials }, TIMELINE_DECLARED, { keyWaitMs: 5_000, keyPollMs: 20, timeline: true });
     expect(report.present).toEqual(expect.arrayContaining(TIMELINE_TABLES.map(activities)));
     expect(report.notes).toEqual([]);
     expect((await control(sandbox, 'GET', '/calls'))['PUT EntityDefinitions']).toBeUndefined();
