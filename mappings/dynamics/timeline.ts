@@ -6,7 +6,10 @@
 // Completed task (made Open, then completed by an Update of statecode/statuscode:
 // crm/dynamics/state-transitions.ts, docs/crm-wire-behaviour.md). Keyed by ccs_commerceeventid (an
 // alternate key on task, made by setup). The state, due date and owner are set when the task is made,
-// never after: a seller who completes, re-opens or reassigns it keeps it so.
+// never after: a seller who completes, re-opens or reassigns it keeps it so. Subject, description and
+// the rest follow the event while the task is open; a completed or canceled task is read-only in
+// Dataverse, so a later write leaves it as it was closed (crm/dynamics/closed-activities.ts). A custom
+// table can be regarded only when it has activities: setup turns them on (crm/dynamics/activities.ts).
 import { canonicalMapping } from '../canonical/record.ts';
 import { TIMELINE_ACTIVITY, type CanonicalTimelineActivity, type TimelineMapping } from '../canonical/timeline.ts';
 import type { Entity } from '../types.ts';
