@@ -151,6 +151,9 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
       const found = described.get(field.name.toLowerCase());
       if (!found) continue;
       if (!DESCRIBE_TYPES[field.type].includes(found.type)) report.problems.push(`${objectName}.${field.name} is a ${found.type} field; the mapping needs ${field.type}: change or replace it in Setup`);
+      // An activity field's key is External ID only: whether Salesforce lets an activity field be Unique
+      // is not documented, and exactly once does not rest on it (docs/crm-wire-behaviour.md).
+      else if (field.externalId && !found.externalId && field.definedOn === 'Activity') report.problems.push(`${objectName}.${field.name} is not marked External ID: mark it in Setup (Object Manager, Activity, Fields & Relationships, ${field.label}, Edit, External ID), the timeline upserts Tasks by it`);
       else if (field.externalId && !found.externalId) report.problems.push(`${objectName}.${field.name} is not marked External ID (and Unique): mark it in Setup, upserts key on it`);
       else if (field.type === 'Picklist' && field.restricted) {
         // A restricted picklist refuses a value it lacks: one the sync or a seller needs must be added.
