@@ -132,6 +132,10 @@ describe('commerce sandbox: a draft held, updated and published (A19)', () => {
     const unbought = await post('/offer', { id: noBuyer.id });
     expect(unbought.status).toBe(409);
     expect(unbought.json).toEqual({ code: 'FAILED_PRECONDITION', status: 'PENDING_CREATE', message: `offer ${noBuyer.id} has no buyerID; a private offer is published to one buyer: set buyerID with POST draftOffer first` });
+    // A refused publish changes nothing, not even the fields sent with it.
+    const renamed = await post('/offer', { id: noBuyer.id, name: 'Renamed' });
+    expect(renamed.status).toBe(409);
+    expect(await offer(noBuyer.id)).toEqual(noBuyer);
     // Publishing with the buyer in the same body merges it, then publishes: one event for the two.
     const before = (await eventsOf(noBuyer.id)).length;
     const fixed = await post('/offer', { id: noBuyer.id, buyerID: buyerA });

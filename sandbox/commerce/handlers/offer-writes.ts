@@ -74,8 +74,11 @@ function newOffer(state: SandboxState, body: Record<string, unknown>, clientId: 
 
 const productOf = (state: SandboxState, id: string) => state.store.products.get(id)!;
 
-/** POST {O}/draftOffer with an `id`: merges into a PENDING_CREATE offer (A9); a held draft stays held. */
-function updateDraft(state: SandboxState, fields: Record<string, unknown>, clientId: string, emit = true): Offer {
+/**
+ * POST {O}/draftOffer with an `id`: the offer and what it becomes when merged (A9); checks every field
+ * (400) and the status (409) and changes nothing, so a caller can check more before `applyDraftUpdate`.
+ */
+function draftUpdate(state: SandboxState, fields: Record<string, unknown>): { offer: Offer; merged: Offer } {
   const offer = offerOf(state, String(fields.id));
   validateOfferFields(state, { name: offer.name, ...fields }, false);
   const patch = { ...fields };
@@ -90,32 +93,34 @@ function updateDraft(state: SandboxState, fields: Record<string, unknown>, clien
     const product = productOf(state, patch.productID as string);
     Object.assign(merged, { productType: product.productType, partner: product.partner, partnerID: product.partnerID, service: product.productType });
   }
-  // Replace the record's contents in place so every index keeps pointing at it.
+  return { offer, merged };
+}
+
+/** Replaces the record's contents in place so every index keeps pointing at it; a held draft stays held (its subStatus is kept). */
+function applyDraftUpdate(offer: Offer, merged: Offer): Offer {
   for (const key of Object.keys(offer)) delete (offer as Record<string, unknown>)[key];
   Object.assign(offer, merged);
-  if (emit) offerChanged(state, offer, 'UPDATED', clientId, { changed: 'draft' });
   return offer;
 }
 
 /**
  * POST {O}/offer with the `id` of a held draft (A19): the draft, with any other fields of the body merged
  * in as a draft update, is sent to the marketplace: subStatus DRAFT goes, the status stays PENDING_CREATE
- * until the marketplace has created it (the change driver gives it its externalID).
+ * until the marketplace has created it (the change driver gives it its externalID). Nothing changes
+ * unless it is published.
  */
 function publishDraft(state: SandboxState, fields: Record<string, unknown>, clientId: string): Offer {
   const offer = offerOf(state, String(fields.id));
-  const held = offer.status === 'PENDING_CREATE' && offer.subStatus === HELD_DRAFT;
-  if (Object.keys(fields).some((key) => key !== 'id')) {
-    if (!held) throw notADraft(offer);
-    updateDraft(state, fields, clientId, false); // one change, one event: the publishing's below
-  }
-  if (!held) throw notADraft(offer);
-  if (offer.offerType === 'PRIVATE' && !offer.buyerID) {
+  if (offer.status !== 'PENDING_CREATE' || offer.subStatus !== HELD_DRAFT) throw notADraft(offer);
+  const { merged } = Object.keys(fields).some((key) => key !== 'id') ? draftUpdate(state, fields) : { merged: offer };
+  if (merged.offerType === 'PRIVATE' && !merged.buyerID) {
     throw failedPrecondition(`offer ${offer.id} has no buyerID; a private offer is published to one buyer: set buyerID with POST draftOffer first`, offer.status);
   }
-  const product = productOf(state, offer.productID);
+  const product = productOf(state, merged.productID);
   if (product?.status === 'DELETED') throw failedPrecondition(`offer ${offer.id} is for product ${product.id} (${product.name}), which is DELETED; it cannot be published`, offer.status);
+  if (merged !== offer) applyDraftUpdate(offer, merged);
   delete offer.subStatus;
+  // One change, one event: an update sent with the publish is part of it.
   offerChanged(state, offer, 'UPDATED', clientId, { changed: 'published', previousSubStatus: HELD_DRAFT });
   return offer;
 }
@@ -146,7 +151,11 @@ export const offerWriteHandlers: HandlerTable = {
 
   'POST /org/{orgId}/draftOffer': ({ state, body, clientId }) => {
     const fields = objectBody(body);
-    if (fields.id !== undefined) return ok(updateDraft(state, fields, clientId));
+    if (fields.id !== undefined) {
+      const { offer, merged } = draftUpdate(state, fields);
+      offerChanged(state, applyDraftUpdate(offer, merged), 'UPDATED', clientId, { changed: 'draft' });
+      return ok(offer);
+    }
     // subStatus DRAFT asks to hold the draft until it is published (A19); without it the draft is sent at once, as before.
     const hold = fields.subStatus === HELD_DRAFT;
     if (fields.subStatus !== undefined && !hold) throw badRequest(`subStatus may only be ${HELD_DRAFT} (hold the draft until it is published), got ${JSON.stringify(fields.subStatus)}`, { field: 'subStatus' });
