@@ -26,6 +26,13 @@ const salesforceSettingsSchema = z.object({
   reservedShare: z.number().min(0).max(0.9).optional(),
   /** The CRM organization the credentials reached when the connection was saved (Salesforce org id). */
   organizationId: z.string().min(1).optional(),
+  /**
+   * The CRM ids the product catalogue (issue #28) writes with, as `crm-sync setup` found or made them:
+   * price books (Salesforce: standardPriceBookId, priceBookId), the unit group, its base unit and one price
+   * list per currency (Dynamics: unitGroupId, baseUnitId, priceList:<ISO code>). Kept here so a sync run
+   * reads none of them again; a connection set up before the catalogue has none (setup adds them).
+   */
+  catalogueIds: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 /**
@@ -72,6 +79,13 @@ const dynamicsSettingsSchema = z.object({
   /** The longest one Dataverse call may take before it is given up and tried again (default 120 s). */
   requestTimeoutMs: z.number().int().min(100).max(600_000).optional(),
   organizationId: z.string().min(1).optional(),
+  /**
+   * The CRM ids the product catalogue (issue #28) writes with, as `crm-sync setup` found or made them:
+   * price books (Salesforce: standardPriceBookId, priceBookId), the unit group, its base unit and one price
+   * list per currency (Dynamics: unitGroupId, baseUnitId, priceList:<ISO code>). Kept here so a sync run
+   * reads none of them again; a connection set up before the catalogue has none (setup adds them).
+   */
+  catalogueIds: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 /**
@@ -125,6 +139,9 @@ const eventTypeSchema = z
   .string()
   .trim()
   .regex(/^[A-Za-z_]+(:[A-Za-z_]+(:[A-Za-z0-9_ -]+)?)?$/, 'must be an event type such as OFFER, OFFER:STATUS_CHANGED or OFFER:STATUS_CHANGED:ACCEPTED');
+
+/** The price book (price lists) a connection's catalogue prices go into when it names none. */
+export const DEFAULT_CATALOGUE_PRICE_BOOK = 'Commerce Marketplace Products';
 
 export const timelineSettingsSchema = z.object({
   /**
@@ -189,6 +206,11 @@ export const connectionSettingsSchema = z.object({
    * the CRM records they concern, which of those are open tasks, and how far back a backfill goes.
    */
   timeline: timelineSettingsSchema.default({ eventTypes: 'default', openTasksFor: 'action-items', backfillDays: DEFAULT_TIMELINE_BACKFILL_DAYS }),
+  /**
+   * The product catalogue (issue #28; docs/private-offers.md): the price book (Salesforce) or the price
+   * lists' name (Dynamics: "<priceBook> (<ISO code>)", one per currency) the catalogue's prices go into.
+   */
+  catalogue: z.object({ priceBook: z.string().trim().min(1).max(80).default(DEFAULT_CATALOGUE_PRICE_BOOK) }).strict().default({ priceBook: DEFAULT_CATALOGUE_PRICE_BOOK }),
   overrides: mappingOverridesSchema.default({}),
   schedule: z
     .object({

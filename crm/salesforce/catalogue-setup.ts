@@ -13,8 +13,9 @@ import { grantAccess, refusal, type Grant } from './permission-set.ts';
 import type { SalesforceSetupReport } from './setup.ts';
 import { soqlIdentifier, soqlString } from './soql.ts';
 
-/** The price book a connection names when it names none. */
-export const DEFAULT_CATALOGUE_PRICE_BOOK = 'Commerce Marketplace Products';
+/** The price book a connection names when it names none (the connection settings' default). */
+export { DEFAULT_CATALOGUE_PRICE_BOOK } from '../../sync/connection-settings.ts';
+import { DEFAULT_CATALOGUE_PRICE_BOOK } from '../../sync/connection-settings.ts';
 
 /** The separator of Commerce_Price_Key__c: "productId|dimensionKey". */
 export const PRICE_KEY_SEPARATOR = '|';
