@@ -63,7 +63,8 @@ export async function ensureActivities(transport: DynamicsTransport, tables: Tab
     await transport.call(`publishing ${turnedOn.join(', ')}`, (client) => client.callAction({ actionName: 'PublishXml', action: { ParameterXml: xml } }));
   } catch (error) {
     if (!(error instanceof DynamicsCallError)) throw error;
-    // The Web API takes tasks regarding the tables already; publishing is what shows activities in the apps.
+    // Activities are on; publishing is what applies the change to the apps (their forms). Whether the Web
+    // API takes tasks regarding the tables before it is not documented [inf]: a problem either way.
     report.problems.push(
       `activities are on for ${turnedOn.join(', ')}, but publishing failed: ${error.info.message}. Publish all customizations in Power Apps (Solutions, Publish all customizations) so sellers see the timeline's tasks on those tables' forms`,
     );
