@@ -2,15 +2,30 @@
 // what it links to) to the fields of one CRM object, keyed by an external id field.
 
 /** The commerce-to-CRM flows. `inbound-referral` runs with co-sell, not as one of a connection's entities. */
-export type Entity = 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral' | 'inbound-referral' | 'usage' | 'renewal' | 'usage-summary' | 'live-agreement' | 'timeline';
+export type Entity =
+  | 'buyer' | 'contact' | 'offer' | 'entitlement' | 'referral' | 'inbound-referral' | 'usage' | 'renewal' | 'usage-summary' | 'live-agreement' | 'timeline'
+  | 'catalogue' | 'catalogue-standard-price' | 'catalogue-price';
 /** The entities a connection syncs by default (and may choose among). */
 export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referral'];
+
+/**
+ * The product catalogue (issue #28 section 1; docs/catalogue.md): `catalogue` (the products) and its two
+ * price flows, which a connection never chooses alone: they come with `catalogue` (withCatalogueFlows).
+ */
+export const CATALOGUE_PRICE_FLOWS: readonly Entity[] = ['catalogue-standard-price', 'catalogue-price'];
+export const CATALOGUE_FLOWS: readonly Entity[] = ['catalogue', ...CATALOGUE_PRICE_FLOWS];
+
+/** A connection's entities with the catalogue's price flows exactly when `catalogue` is among them. */
+export function withCatalogueFlows(entities: readonly Entity[]): Entity[] {
+  const others = entities.filter((entity) => !CATALOGUE_PRICE_FLOWS.includes(entity));
+  return others.includes('catalogue') ? [...others, ...CATALOGUE_PRICE_FLOWS] : others;
+}
 /**
  * What a connection may choose: the defaults and the flows it must ask for. Usage (days of usage per
  * entitlement and dimension, issue #25 section 4) is asked for: its CRM object exists once `crm-sync
  * setup` made it, and an account without it (HubSpot without custom objects) must not stop the rest.
  */
-export const CHOOSABLE_ENTITIES: readonly Entity[] = [...ENTITIES, 'usage', 'renewal', 'usage-summary', 'live-agreement', 'timeline'];
+export const CHOOSABLE_ENTITIES: readonly Entity[] = [...ENTITIES, 'usage', 'renewal', 'usage-summary', 'live-agreement', 'timeline', ...CATALOGUE_FLOWS];
 // usage-summary: an entitlement's usage on its own CRM record (billed amount, commit burn-down, last usage day, failed reports).
 // Renewals and live agreements (issue #25 section 3) are asked for too: their fields exist once `crm-sync setup` made them.
 // timeline (issue #27 section 1): the notification events about the records a connection syncs, as activities on those records.

@@ -1,7 +1,7 @@
 // What a connection holds. Settings are shown and edited in clear; secrets are sealed in the store.
 // Validated with zod whenever a connection is saved or loaded, so a bad value names its field.
 import { z } from 'zod';
-import { CHOOSABLE_ENTITIES, ENTITIES, type Entity } from '../mappings/types.ts';
+import { CHOOSABLE_ENTITIES, ENTITIES, withCatalogueFlows, type Entity } from '../mappings/types.ts';
 
 const entityOverrides = z.object({
   rename: z.record(z.string(), z.string()).optional(),
@@ -175,7 +175,8 @@ export const connectionSettingsSchema = z.object({
    * ever). Unset on connections saved before the rule: they write back.
    */
   writeBack: z.boolean().optional(),
-  entities: z.array(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
+  /** The flows it syncs; choosing `catalogue` brings its price flows with it (and only then: withCatalogueFlows). */
+  entities: z.array(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]).transform(withCatalogueFlows),
   /** CRM-to-commerce co-sell: opportunities shared with a partner become referrals (its own schedule). */
   cosell: z
     .object({
