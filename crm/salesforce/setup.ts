@@ -10,11 +10,16 @@ import type { Connection } from 'jsforce';
 import { customFieldMetadata, DESCRIBE_TYPES, SALESFORCE_CUSTOM_FIELDS, SALESFORCE_CUSTOM_OBJECTS, TIMELINE_ACTIVITY_OBJECTS, type SalesforceCustomField } from '../../mappings/salesforce/schema.ts';
 import { SALESFORCE_MAPPINGS } from '../../mappings/salesforce/index.ts';
 import { OPPORTUNITY_FIELDS } from '../../mappings/salesforce/opportunity-referral.ts';
+import { addCatalogueSetup } from './catalogue-setup.ts';
 import { existingFields, existingObjects } from './field-access.ts';
 import { grantAccess, refusal, type Grant } from './permission-set.ts';
 import { soqlIdentifier } from './soql.ts';
 
-export type SalesforceSetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[] };
+/** `catalogueIds`: the price books' ids the catalogue part found (catalogue-setup.ts), when it ran. */
+export type SalesforceSetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[]; catalogueIds?: Record<string, string> };
+
+/** `catalogue`: the connection syncs the product catalogue (issue #28) into the price book it names. */
+export type SalesforceSetupOptions = { catalogue?: { priceBook: string } };
 
 const fieldText = (field: SalesforceCustomField) =>
   `${field.object}.${field.name} (${field.type}${field.length ? `(${field.length})` : ''}${field.externalId ? ', external id' : ''}${field.unique ? ', unique' : ''}${field.referenceTo ? ` to ${field.referenceTo}` : ''})`;
@@ -63,7 +68,7 @@ async function describedFields(connection: Connection, object: string): Promise<
 }
 
 /** `userId`: the integration user (the id in the token's identity URL), given the permission set. */
-export async function setUpSalesforce(connection: Connection, userId: string): Promise<SalesforceSetupReport> {
+export async function setUpSalesforce(connection: Connection, userId: string, options: SalesforceSetupOptions = {}): Promise<SalesforceSetupReport> {
   const report: SalesforceSetupReport = { created: [], present: [], problems: [], notes: [] };
   const visibleObjects = new Set((await connection.describeGlobal()).sobjects.map((object) => object.name));
   const unseen = SALESFORCE_CUSTOM_OBJECTS.map((object) => object.name).filter((name) => !visibleObjects.has(name));
@@ -172,5 +177,6 @@ export async function setUpSalesforce(connection: Connection, userId: string): P
       report.notes.push(`${object} does not allow activities, so the timeline cannot put Tasks on its records: tick Allow Activities in Setup (Object Manager, ${object}, Edit) before choosing the timeline`);
     }
   }
+  if (options.catalogue) await addCatalogueSetup(report, connection, userId, options.catalogue.priceBook);
   return report;
 }
