@@ -213,6 +213,9 @@ export const CATALOGUE_OBJECTS: SandboxObject[] = [
       checkbox('IsActive', 'Active'),
       checkbox('UseStandardPrice', 'Use Standard Price'),
       text('ProductCode', 'Product Code', 255, { system: true }),
+      // The project's key of a price, "productId|dimensionKey|currency" ("...|standard" in the standard price
+      // book): a custom field on the entry, which Salesforce allows (docs/crm-wire-behaviour.md), upserted on.
+      text('Commerce_Price_Entry_Key__c', 'Commerce Price Entry Key', 255, { externalId: true, unique: true, idLookup: true }),
     ]),
   },
   {
