@@ -3,7 +3,9 @@
 // field such as WhatId: docs/crm-wire-behaviour.md), OwnerId that record's owner, Subject the title,
 // Description the message; an action item Not Started with its due date, other events Completed on their
 // day. Keyed by Commerce_Event_Id__c (the eventID). Status, ActivityDate and OwnerId are set when the
-// Task is made, never after: a seller who completes or reassigns a task keeps it so.
+// Task is made, never after: a seller who completes or reassigns a task keeps it so. Subject and
+// Description follow the event even on a Completed Task, which Salesforce lets be updated (archived ones
+// too: docs/crm-wire-behaviour.md, "Edits to completed tasks").
 import { canonicalMapping } from '../canonical/record.ts';
 import { TIMELINE_ACTIVITY, type TimelineMapping } from '../canonical/timeline.ts';
 
