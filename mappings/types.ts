@@ -14,11 +14,20 @@ export const ENTITIES: readonly Entity[] = ['buyer', 'contact', 'offer', 'entitl
  */
 export const CATALOGUE_PRICE_FLOWS: readonly Entity[] = ['catalogue-standard-price', 'catalogue-price'];
 export const CATALOGUE_FLOWS: readonly Entity[] = ['catalogue', ...CATALOGUE_PRICE_FLOWS];
+/**
+ * The price flows each CRM kind runs (the ones flows/catalogue.ts maps for it): Salesforce's standard
+ * price book first, then the named one; Dynamics' price lists; none on HubSpot, whose products hold their prices.
+ */
+export const CATALOGUE_PRICE_FLOWS_BY_KIND: Readonly<Record<'salesforce' | 'hubspot' | 'dynamics', readonly Entity[]>> = {
+  salesforce: ['catalogue-standard-price', 'catalogue-price'],
+  hubspot: [],
+  dynamics: ['catalogue-price'],
+};
 
-/** A connection's entities with the catalogue's price flows exactly when `catalogue` is among them. */
-export function withCatalogueFlows(entities: readonly Entity[]): Entity[] {
+/** A connection's entities with its CRM's catalogue price flows exactly when `catalogue` is among them. */
+export function withCatalogueFlows(entities: readonly Entity[], kind: keyof typeof CATALOGUE_PRICE_FLOWS_BY_KIND): Entity[] {
   const others = entities.filter((entity) => !CATALOGUE_PRICE_FLOWS.includes(entity));
-  return others.includes('catalogue') ? [...others, ...CATALOGUE_PRICE_FLOWS] : others;
+  return others.includes('catalogue') ? [...others, ...CATALOGUE_PRICE_FLOWS_BY_KIND[kind]] : others;
 }
 /**
  * What a connection may choose: the defaults and the flows it must ask for. Usage (days of usage per

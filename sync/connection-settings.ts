@@ -175,8 +175,8 @@ export const connectionSettingsSchema = z.object({
    * ever). Unset on connections saved before the rule: they write back.
    */
   writeBack: z.boolean().optional(),
-  /** The flows it syncs; choosing `catalogue` brings its price flows with it (and only then: withCatalogueFlows). */
-  entities: z.array(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]).transform(withCatalogueFlows),
+  /** The flows it syncs; choosing `catalogue` brings its CRM's price flows with it, and only then (withCatalogueFlows, below). */
+  entities: z.array(z.enum(CHOOSABLE_ENTITIES as [Entity, ...Entity[]])).min(1).default([...ENTITIES]),
   /** CRM-to-commerce co-sell: opportunities shared with a partner become referrals (its own schedule). */
   cosell: z
     .object({
@@ -226,7 +226,11 @@ export const connectionSettingsSchema = z.object({
       cosellEvery: z.string().regex(/^\d+(s|m|h)$/).default('30s'),
     })
     .default({ every: '5m', realtimeEvery: '30s', lookbackSeconds: 600, pageSize: 1000, reconcileEvery: '24h', cosellEvery: '30s' }),
-}).transform((settings) => ({ ...settings, cosell: { ...settings.cosell, share: settings.cosell.share ?? DEFAULT_SHARE_RULES[settings.crm.kind] } }));
+}).transform((settings) => ({
+  ...settings,
+  entities: withCatalogueFlows(settings.entities, settings.crm.kind),
+  cosell: { ...settings.cosell, share: settings.cosell.share ?? DEFAULT_SHARE_RULES[settings.crm.kind] },
+}));
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
 
