@@ -11,13 +11,17 @@
 // privileges on every table (issue #22 item 11).
 import { DYNAMICS_TABLES, type ColumnDeclaration, type KeyDeclaration, type LookupDeclaration, type TableDeclaration } from '../../mappings/dynamics/schema.ts';
 import { ensureActivities } from './activities.ts';
+import { dynamicsCatalogueIds, setUpDynamicsCatalogue } from './catalogue-setup.ts';
 import type { DynamicsCredentials } from './auth.ts';
 import { quoted } from './odata.ts';
 import { missingPrivileges } from './privileges.ts';
 import { createDynamicsTransport, DynamicsCallError, type DynamicsTransport } from './transport.ts';
 
-/** `notes`: what is worth knowing and needs nothing now (a table without activities on a connection without the timeline). */
-export type SetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[] };
+/**
+ * `notes`: what is worth knowing and needs nothing now (a table without activities on a connection without the timeline).
+ * `catalogueIds`: the unit group, base unit and price lists the catalogue part found (catalogue-setup.ts), when it ran.
+ */
+export type SetupReport = { created: string[]; present: string[]; problems: string[]; notes: string[]; catalogueIds?: Record<string, string> };
 
 type KeyState = { LogicalName?: string; KeyAttributes?: string[]; EntityKeyIndexStatus?: string };
 type Existing = {
@@ -96,6 +100,11 @@ export type SetupOptions = {
    * (once on, Dataverse never turns them off). Without it such a table is a note.
    */
   timeline?: boolean;
+  /**
+   * The connection syncs the product catalogue (issue #28): its price lists are named from `priceBook`, one
+   * per currency in `currencies` (default the organisation's base currency); see catalogue-setup.ts.
+   */
+  catalogue?: { priceBook: string; currencies?: string[] };
 };
 
 /** A key setup waits for: made or reactivated in this run, or found not Active. */
@@ -160,6 +169,7 @@ export async function setUpDynamics(target: { orgUrl: string; apiVersion?: strin
     if (!(error instanceof DynamicsCallError)) throw error;
     report.problems.push(`the application user's privileges could not be read (${error.info.message}): check that its security role can read users and roles`);
   }
+  if (options.catalogue) report.catalogueIds = dynamicsCatalogueIds(await setUpDynamicsCatalogue(transport, report, { ...options.catalogue, keyWaitMs: options.keyWaitMs }));
   return report;
 }
 

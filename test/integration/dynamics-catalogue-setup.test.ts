@@ -1,6 +1,7 @@
 // Dynamics setup for the product catalogue (issue #28) against the Dataverse sandbox: product columns and
-// the ccs_pricekey alternate key (Active before setup ends), the unit group "Marketplace units" with its
-// base unit, a price list per currency named by the connection in that currency; a second run finds them
+// the ccs_pricekey alternate key, the price list item's ccs_priceentrykey and its key (Active before setup
+// ends), the unit group "Marketplace units" with its base unit, a price list per currency named from the
+// connection's price book in that currency; a second run finds them
 // all; a currency the environment lacks is a problem. The result carries the GUIDs the sync writes with.
 import { afterEach, describe, expect, it } from 'vitest';
 import { setUpDynamicsCatalogue } from '../../crm/dynamics/catalogue-setup.ts';
@@ -16,20 +17,22 @@ afterEach(async () => sandbox?.stop());
 const transportFor = (sb: DynamicsSandbox) =>
   createDynamicsTransport({ orgUrl: sb.orgUrl, credentials: dynamicsCredentials({ orgUrl: sb.orgUrl, authority: sb.authority, tenantId: sb.tenantId, clientId: sb.clientId }, { crmClientSecret: sb.clientSecret }) });
 const fresh = () => ({ created: [] as string[], present: [] as string[], problems: [] as string[] });
-// A connection name with quotes, a backslash and non-Latin letters: it goes into a $filter.
+// A price book name with quotes, a backslash and non-Latin letters: it goes into a $filter.
 const NAME = `Acme "EU" O'Neil \\ 東京`;
 
 describe('Dynamics catalogue setup', () => {
   it('makes the product columns and key, the unit group with its base unit and a price list per currency, once', async () => {
     sandbox = await startDynamicsSandbox({ keyActivationMs: 50, currencies: ['EUR'] });
     const first = fresh();
-    const made = await setUpDynamicsCatalogue(transportFor(sandbox), first, { connectionName: NAME, currencies: ['USD', 'EUR'], keyWaitMs: 10_000 });
+    const made = await setUpDynamicsCatalogue(transportFor(sandbox), first, { priceBook: NAME, currencies: ['USD', 'EUR'], keyWaitMs: 10_000 });
     expect(first.problems).toEqual([]);
     expect(first.created).toEqual([
       'product.ccs_commerceproductid',
       'product.ccs_dimensionkey',
       'product.ccs_pricekey',
+      'productpricelevel.ccs_priceentrykey',
       'product alternate key ccs_pricekey_key (ccs_pricekey)',
+      'productpricelevel alternate key ccs_priceentrykey_key (ccs_priceentrykey)',
       'unit group "Marketplace units" with its base unit "Unit"',
       `price list "${NAME} (USD)"`,
       `price list "${NAME} (EUR)"`,
@@ -44,7 +47,7 @@ describe('Dynamics catalogue setup', () => {
     const key = `ccs_pricekey='${encodeURIComponent("p-1|users")}'`;
     await api.upsert({ collection: 'products', key, data: { name: 'Users', productnumber: 'p-1|users', quantitydecimal: 0, 'defaultuomscheduleid@odata.bind': `/uomschedules(${made.unitGroupId})`, 'defaultuomid@odata.bind': `/uoms(${made.baseUnitId})` } });
     const second = fresh();
-    const again = await setUpDynamicsCatalogue(transportFor(sandbox), second, { connectionName: NAME, currencies: ['USD', 'EUR'], keyWaitMs: 10_000 });
+    const again = await setUpDynamicsCatalogue(transportFor(sandbox), second, { priceBook: NAME, currencies: ['USD', 'EUR'], keyWaitMs: 10_000 });
     expect(second.created).toEqual([]);
     expect(second.problems).toEqual([]);
     expect(again).toEqual(made);
@@ -53,10 +56,10 @@ describe('Dynamics catalogue setup', () => {
   it("takes the organisation's base currency when none is named and names a currency the environment lacks as a problem", async () => {
     sandbox = await startDynamicsSandbox({ keyActivationMs: 0, baseCurrency: 'GBP' });
     const report = fresh();
-    const made = await setUpDynamicsCatalogue(transportFor(sandbox), report, { connectionName: 'acme', keyWaitMs: 5_000 });
+    const made = await setUpDynamicsCatalogue(transportFor(sandbox), report, { priceBook: 'acme', keyWaitMs: 5_000 });
     expect(Object.keys(made.priceLists)).toEqual(['GBP']);
     const other = fresh();
-    await setUpDynamicsCatalogue(transportFor(sandbox), other, { connectionName: 'acme', currencies: ['JPY'], keyWaitMs: 5_000 });
+    await setUpDynamicsCatalogue(transportFor(sandbox), other, { priceBook: 'acme', currencies: ['JPY'], keyWaitMs: 5_000 });
     expect(other.problems).toEqual(['price list "acme (JPY)" could not be created: the environment has no JPY currency. Add it (Settings, Business Management, Currencies) and run setup again']);
   });
 });
