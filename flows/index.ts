@@ -16,6 +16,7 @@ import { usageSummaryFlow } from './usage-summary.ts';
 import { renewalFlow } from './renewal.ts';
 import { liveAgreementFlow } from './live-agreement.ts';
 import { timelineFlow } from './timeline.ts';
+import { catalogueFlow, cataloguePriceFlow, catalogueStandardPriceFlow } from './catalogue.ts';
 
 export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   buyer: buyerFlow,
@@ -29,6 +30,9 @@ export const FLOWS: Record<Entity, CommerceToCrmFlow<Entity>> = {
   renewal: renewalFlow,
   'live-agreement': liveAgreementFlow,
   timeline: timelineFlow,
+  catalogue: catalogueFlow,
+  'catalogue-standard-price': catalogueStandardPriceFlow,
+  'catalogue-price': cataloguePriceFlow,
 };
 
 /** All flows, parents before children (a stable topological order of the declarations). */

@@ -16,6 +16,7 @@ import { RENEWAL } from './canonical/renewal.ts';
 import { USAGE_SUMMARY } from './canonical/usage-summary.ts';
 import { USAGE_DAY } from './canonical/usage.ts';
 import { TIMELINE_ACTIVITY } from './canonical/timeline.ts';
+import { CATALOGUE_PRICE, CATALOGUE_PRODUCT, CATALOGUE_STANDARD_PRICE } from './canonical/catalogue.ts';
 import type { Entity, EntityMapping, MappedRecord, MappingResult, PicklistMap, UnknownValue } from './types.ts';
 
 export type EntityOverrides = {
@@ -52,6 +53,9 @@ export const CANONICAL_RECORDS: Record<Entity, CanonicalRecord<any, any, any>> =
   'usage-summary': USAGE_SUMMARY,
   'live-agreement': LIVE_AGREEMENT,
   timeline: TIMELINE_ACTIVITY,
+  catalogue: CATALOGUE_PRODUCT,
+  'catalogue-standard-price': CATALOGUE_STANDARD_PRICE,
+  'catalogue-price': CATALOGUE_PRICE,
 };
 
 /** The fields written only on create: the mapping's and the overrides'. */

@@ -1,0 +1,117 @@
+// What the catalogue's flows read (issue #28 section 1; docs/catalogue.md). The catalogue is small (a
+// seller lists hundreds of products, not millions), so each run reads every product (products.query,
+// paging only) and content hashes keep a quiet run from writing: no change window, no cursor. Each
+// product dimension is one item (one CRM product), each of its prices in a currency the CRM org has one
+// price item; the connection's crm.catalogueIds (kept by `crm-sync setup`) go with every item, so the
+// mappings can name the price book, unit group, unit and price lists. A read by id (a dead letter's
+// retry) parses the key and reads the product; it knows no connection, so an item that needs setup's ids
+// waits for the next full run.
+import { sort, type CommerceClient, type Page } from '../commerce/index.ts';
+import type { Product, ProductDimension } from '../commerce/models.ts';
+import type { CrmConnector, CrmKind } from '../crm/connector.ts';
+import { KEY_SEPARATOR, priceEntryKeyOf, priceKeyOf, pricesOf, STANDARD_SUFFIX, type CatalogueItem, type CataloguePriceItem } from '../mappings/canonical/catalogue.ts';
+import type { EntityMapping } from '../mappings/types.ts';
+import type { ConnectionSettings } from '../sync/connection-settings.ts';
+
+export type CatalogueRead<T> = { records: T[]; rejected: Page<any>['rejected'] };
+type DueContext = { settings: ConnectionSettings; pageSize: number; signal?: AbortSignal; crm?: CrmConnector; mappings?: Partial<Record<string, EntityMapping<any, any>>> };
+
+/** Every product of the organization (DELETED ones too: their CRM products become inactive). */
+export async function allProducts(commerce: CommerceClient, orgId: string, context: { pageSize: number; signal?: AbortSignal }): Promise<CatalogueRead<Product>> {
+  const read: CatalogueRead<Product> = { records: [], rejected: [] };
+  for await (const page of commerce.products.query(orgId, { s: sort({ field: 'id' }), pageSize: context.pageSize })) {
+    context.signal?.throwIfAborted();
+    read.records.push(...(page.records as Product[]));
+    read.rejected.push(...page.rejected);
+  }
+  return read;
+}
+
+const catalogueIdsOf = (settings: ConnectionSettings): Record<string, string> => ('catalogueIds' in settings.crm && settings.crm.catalogueIds) || {};
+
+const itemOf = (product: Product, dimension: ProductDimension, extra: Partial<CatalogueItem> = {}): CatalogueItem => ({
+  id: priceKeyOf(product.id, dimension.key),
+  lastUpdateTime: product.lastUpdateTime,
+  product,
+  dimension,
+  ...extra,
+});
+
+/** The CRM products: one per product dimension, with the connection's ids (and HubSpot's company currency). */
+export async function dueCatalogue(commerce: CommerceClient, orgId: string, context: DueContext): Promise<CatalogueRead<CatalogueItem>> {
+  const read = await allProducts(commerce, orgId, context);
+  const crmIds = catalogueIdsOf(context.settings);
+  // HubSpot keeps a product's prices on the product: `price` in the company currency, hs_price_<code>
+  // for each other currency of the account (only those properties exist).
+  const hubspot = context.crm?.kind === 'hubspot' ? context.crm : undefined;
+  const crmCurrency = await hubspot?.defaultCurrency?.();
+  const crmCurrencies = hubspot ? [...(await hubspot.describe('products')).fields.keys()].flatMap((name) => (/^hs_price_[a-z]{3}$/.test(name) ? [name.slice(-3).toUpperCase()] : [])) : undefined;
+  const extra = { crmIds, ...(crmCurrency && { crmCurrency }), ...(crmCurrencies && { crmCurrencies }) };
+  return { records: read.records.flatMap((product) => (product.info?.dimensions ?? []).map((dimension) => itemOf(product, dimension, extra))), rejected: read.rejected };
+}
+
+/**
+ * The currencies a CRM org takes prices in: Salesforce's active currencies where multi-currency is on
+ * (PricebookEntry.CurrencyIsoCode's values), else its one default currency (crm/default-currency.ts);
+ * Dynamics' currencies with a price list setup made (crm.catalogueIds "priceList:<ISO code>").
+ */
+export async function crmPriceCurrencies(kind: CrmKind, crm: CrmConnector | undefined, crmIds: Record<string, string>, object: string | undefined): Promise<string[]> {
+  if (kind === 'dynamics') return Object.keys(crmIds).filter((key) => key.startsWith(PRICE_LIST_PREFIX)).map((key) => key.slice(PRICE_LIST_PREFIX.length));
+  if (kind === 'salesforce' && crm && object) {
+    const currency = (await crm.describe(object)).fields.get('CurrencyIsoCode');
+    if (currency?.picklistValues?.length) return currency.picklistValues;
+    const fallback = await crm.defaultCurrency?.();
+    return fallback ? [fallback] : [];
+  }
+  return [];
+}
+
+export const PRICE_LIST_PREFIX = 'priceList:';
+
+/** Which of crm.catalogueIds names the book a price goes in, per CRM kind. */
+const BOOK_ID_KEY: Record<'standard' | 'named', (kind: CrmKind, currency: string) => string> = {
+  standard: () => 'standardPriceBookId',
+  named: (kind, currency) => (kind === 'dynamics' ? `${PRICE_LIST_PREFIX}${currency}` : 'priceBookId'),
+};
+
+/** The prices of every product dimension in the currencies the CRM org has (standard: Salesforce's standard price book). */
+export function duePrices(book: 'standard' | 'named') {
+  return async (commerce: CommerceClient, orgId: string, context: DueContext & { entity: string }): Promise<CatalogueRead<CataloguePriceItem>> => {
+    const read = await allProducts(commerce, orgId, context);
+    const crmIds = catalogueIdsOf(context.settings);
+    const kind = context.settings.crm.kind;
+    const currencies = new Set(await crmPriceCurrencies(kind, context.crm, crmIds, context.mappings?.[context.entity]?.object));
+    const records: CataloguePriceItem[] = [];
+    for (const product of read.records) {
+      for (const dimension of product.info?.dimensions ?? []) {
+        const priceKey = priceKeyOf(product.id, dimension.key);
+        for (const currency of Object.keys(pricesOf(dimension)).filter((code) => currencies.has(code))) {
+          records.push({ ...itemOf(product, dimension, { crmIds }), id: priceEntryKeyOf(priceKey, currency, book === 'standard'), priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency) });
+        }
+      }
+    }
+    return { records, rejected: read.rejected };
+  };
+}
+
+const notFound = (what: string) => Object.assign(new Error(`the commerce API has no ${what}`), { status: 404 });
+
+/** A product dimension by its price key ("productId|dimensionKey"): the product read, its dimension found. */
+export async function catalogueItemById(commerce: CommerceClient, orgId: string, key: string): Promise<CatalogueItem> {
+  const at = key.indexOf(KEY_SEPARATOR);
+  if (at <= 0) throw notFound(`catalogue item ${key} (productId|dimensionKey)`);
+  const product = await commerce.products.get(orgId, key.slice(0, at));
+  const dimension = (product.info?.dimensions ?? []).find((candidate) => candidate.key === key.slice(at + 1));
+  if (!dimension) throw notFound(`dimension ${key.slice(at + 1)} on product ${product.id}`);
+  return itemOf(product, dimension);
+}
+
+/** A price by its entry key ("productId|dimensionKey|currency[|standard]"), without the connection's ids. */
+export async function cataloguePriceById(commerce: CommerceClient, orgId: string, key: string, book: 'standard' | 'named', kind?: CrmKind): Promise<CataloguePriceItem> {
+  const parts = key.split(KEY_SEPARATOR);
+  if (book === 'standard' && parts.at(-1) === STANDARD_SUFFIX) parts.pop();
+  const currency = parts.pop() ?? '';
+  const priceKey = parts.join(KEY_SEPARATOR);
+  const item = await catalogueItemById(commerce, orgId, priceKey);
+  return { ...item, id: key, priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind ?? 'salesforce', currency) };
+}

@@ -1,0 +1,52 @@
+// The product catalogue on HubSpot (issue #28 section 1; docs/catalogue.md): a product dimension -> a
+// product of the product library, keyed by commerce_price_key ("productId|dimensionKey"). HubSpot keeps
+// a product's price on the product: `price` in the account's company currency, and in an account with
+// more currencies `hs_price_<code>` for each of them (docs/crm-wire-behaviour.md, HubSpot "Products and
+// line items"): so HubSpot has no price flows. HubSpot has no unique-value properties on products, so
+// the key is a plain property: the connector finds a product by searching it before making one, each
+// create sent once (crm/hubspot/create-once.ts), as for the timeline's tasks. A DELETED commerce product
+// is left as it is: HubSpot products have no active flag; HubSpot's only way to take one out of the
+// library is to archive it (DELETE, restorable for 90 days), which the sync never does to a record a
+// seller may have put on deals. The values are the canonical ones (mappings/canonical/catalogue.ts).
+import { CATALOGUE_PRODUCT, type CanonicalCatalogueProduct, type CatalogueItem } from '../canonical/catalogue.ts';
+import { canonicalMapping } from '../canonical/record.ts';
+import type { EntityMapping } from '../types.ts';
+
+/** HubSpot's per-currency price property of a product (lower-case code). */
+export const currencyPriceProperty = (currency: string) => `hs_price_${currency.toLowerCase()}`;
+
+const base = canonicalMapping(CATALOGUE_PRODUCT, {
+  object: 'products',
+  externalIdField: 'commerce_price_key',
+  fields: {
+    name: 'name',
+    description: 'description',
+    hs_sku: 'dimensionKey',
+    price: 'crmCurrencyPrice',
+    commerce_product_id: 'productId',
+    commerce_dimension_key: 'dimensionKey',
+  },
+});
+
+/**
+ * The product's prices in the account's other currencies: hs_price_<code> for each of its prices in a
+ * currency the account has (the read found its property), but the company currency's (that is `price`).
+ */
+function otherCurrencyPrices(product: CanonicalCatalogueProduct, item: CatalogueItem): Record<string, number> {
+  const taken = new Set(item.crmCurrencies ?? []);
+  return Object.fromEntries(Object.entries(product.prices).filter(([currency]) => currency !== item.crmCurrency && taken.has(currency)).map(([currency, price]) => [currencyPriceProperty(currency), price]));
+}
+
+export const catalogueToHubSpotProduct: EntityMapping<CatalogueItem> = {
+  ...base,
+  // Not in `describe` (whose fields every account must have): hs_price_<code> exists only for the
+  // account's currencies, and is written only for those (docs/catalogue.md).
+  map(item, related) {
+    const mapped = base.map(item, related);
+    if (!mapped.ok) return mapped;
+    const computed = CATALOGUE_PRODUCT.compute(item, related);
+    if (!computed.ok) return mapped;
+    return { ...mapped, record: { ...mapped.record, fields: { ...mapped.record.fields, ...otherCurrencyPrices(computed.value, item) } } };
+  },
+  keyNeedNotBeUnique: true,
+};
