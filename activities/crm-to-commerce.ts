@@ -24,6 +24,8 @@ import { cancellationSignal, createBeat } from './activity-context.ts';
 import { claimThenCreate, COMMERCE_REQUEST_TIMEOUT_SECONDS, currentClaimant } from './claimed-creates.ts';
 import { retryFlowWriteBacks, type WriteBackRetryCounts } from './cosell-write-back-retry.ts';
 import { fitWriteBack } from '../flows/fit-write-back.ts';
+import { extrasOf, madeHash, type MadeAudit } from '../flows/made-extras.ts';
+import { createAuditStore } from '../store/audit.ts';
 import { guard } from './failures.ts';
 import { markingRefusedCredentials, reasonInSentence } from './reauthorisation-mark.ts';
 import type { WireCursor } from './sync.ts';
@@ -36,6 +38,7 @@ export type CrmFlowOutcome = CrmFlowCounts & { nextCursor: WireCursor; done: boo
 export type CrmToCommerceDeps = { pool: pg.Pool; runtimeFor: RuntimeFor; clock?: () => Date; flows?: Record<string, CrmToCommerceFlow<any>> };
 
 type Candidate = { crmId: string; request: unknown; hash: string };
+type Audited = { crmId: string; audit: MadeAudit };
 /** A record already made whose request changed since it was last sent, with what it made. */
 type Advancing = Candidate & { commerceId: string; record: CrmRecord };
 
@@ -102,6 +105,15 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       counts.asking = asking.length;
       const known = await intents.get(input.connectionId, flow.name, asking.map(({ record }) => recordId(rt.crm, record)));
       const outcomes: Intent[] = [];
+      // Steps a target reports for the audit trail (a private offer approved, published), recorded in the transaction that records their intents.
+      const audits: Audited[] = [];
+      const auditsOf = (crmId: string, made: { id: string }): Audited[] => (extrasOf(made).audit ?? []).map((audit) => ({ crmId, audit }));
+      const recordAudits = async (client: pg.PoolClient, entries: Audited[]) => {
+        const store = createAuditStore(client);
+        for (const { crmId, audit } of entries) {
+          await store.record({ actor: audit.by ? { kind: 'person', name: audit.by } : { kind: 'system', name: 'worker' }, via: 'worker', action: audit.action, connectionId: input.connectionId, target: `${side.object} ${crmId}`, detail: { flow: flow.name, ...audit.detail } });
+        }
+      };
       const writeBack = new Map<string, CrmRecord>();
       const toCheck: Candidate[] = [];
       const toAdopt: Candidate[] = [];
@@ -172,20 +184,26 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
               requestTimeoutSeconds: (rt.settings.commerce.requestTimeoutMs ?? COMMERCE_REQUEST_TIMEOUT_SECONDS * 1000) / 1000,
             });
             const created: Intent[] = [];
+            const createdAudits: Audited[] = [];
+            // A made record the target calls unsettled keeps a hash no request has, so its next read takes the next step.
             for (const { candidate, made } of adopted) {
               counts.adopted += 1;
-              created.push({ crmId: candidate.crmId, state: 'created', commerceId: made.id, payloadHash: candidate.hash, message: null });
+              created.push({ crmId: candidate.crmId, state: 'created', commerceId: made.id, payloadHash: madeHash(made, candidate.hash), message: null });
               writeBack.set(candidate.crmId, side.made(made));
             }
             for (const { candidate, result } of results) {
               if ('made' in result) {
                 counts.created += 1;
-                created.push({ crmId: candidate.crmId, state: 'created', commerceId: result.made.id, payloadHash: candidate.hash, message: null });
+                created.push({ crmId: candidate.crmId, state: 'created', commerceId: result.made.id, payloadHash: madeHash(result.made, candidate.hash), message: null });
+                createdAudits.push(...auditsOf(candidate.crmId, result.made));
                 writeBack.set(candidate.crmId, side.made(result.made));
               } else outcomes.push({ crmId: candidate.crmId, state: 'refused', commerceId: null, payloadHash: candidate.hash, message: result.refused });
             }
             // Recorded at once: after a crash from here on, nothing is created again.
-            await intents.put(input.connectionId, flow.name, created);
+            await withTransaction(deps.pool, async (client) => {
+              await intents.put(input.connectionId, flow.name, created, client);
+              await recordAudits(client, createdAudits);
+            });
           }),
         ),
       );
@@ -200,9 +218,10 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
             const result = await guard(() => flow.target.advance!(rt.commerce, orgId, candidate.commerceId, candidate.request));
             beat({ flow: flow.name, phase: 'advance' });
             if ('later' in result) return; // not now: kept as it was, tried again at the record's next change
-            advanced.push({ crmId: candidate.crmId, state: 'created', commerceId: candidate.commerceId, payloadHash: candidate.hash, message: 'refused' in result ? result.refused : null });
+            advanced.push({ crmId: candidate.crmId, state: 'created', commerceId: candidate.commerceId, payloadHash: 'made' in result ? madeHash(result.made, candidate.hash) : candidate.hash, message: 'refused' in result ? result.refused : null });
             if ('made' in result) {
               counts.advanced! += 1;
+              audits.push(...auditsOf(candidate.crmId, result.made));
               writeBack.set(candidate.crmId, side.made(result.made));
             } else if ('refused' in result) {
               counts.refused += 1;
@@ -241,6 +260,7 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
         await deadLetters.record(input.connectionId, flow.name, failed, client);
         // An outcome written now answers an earlier refused write-back of the same record.
         await deadLetters.resolve(input.connectionId, flow.name, results.filter((result) => result.ok).map((result) => result.sourceId), client);
+        await recordAudits(client, audits);
         if (last) await cursors.advance(input.connectionId, flow.name, { time: new Date(nextCursor.time), id: nextCursor.afterId! }, client);
       });
       return { ...counts, nextCursor, done };

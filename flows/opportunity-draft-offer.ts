@@ -1,5 +1,7 @@
 // CRM opportunities asking for a private offer -> commerce draft offers (POST {O}/draftOffer, A9), exactly
 // once: the draft carries metaInfo.crmAOpportunityId (crmBDealId, ...), by which an earlier create whose answer was lost is found.
+// Where the CRM side reads product lines and an approval (Salesforce, issue #28), the draft is built from
+// the lines, held until approved, and a later change of the record is the offer's next step (flows/offer-changes.ts).
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { opportunityDraftOfferSide as dynamicsOpportunityDraftOfferSide, type DynamicsDraftOfferRequest } from '../mappings/dynamics/opportunity-cosell.ts';
 import { dealDraftOfferSide, type HubSpotDraftOfferRequest } from '../mappings/hubspot/deal-cosell.ts';
@@ -7,6 +9,7 @@ import { opportunityDraftOfferSide, type DraftOfferRequest as SalesforceDraftOff
 
 type DraftOfferRequest = SalesforceDraftOfferRequest | HubSpotDraftOfferRequest | DynamicsDraftOfferRequest;
 import type { CrmToCommerceFlow, Made } from './crm-to-commerce.ts';
+import { adoptedDraft, advanceDraftOffer, createDraftOffer } from './offer-changes.ts';
 import { PRIVATE_OFFER_REQUESTED, PRIVATE_OFFER_REQUESTED_BY_KIND } from './narrowing.ts';
 
 export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
@@ -23,13 +26,7 @@ export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
     // The draft endpoint takes one offer a call.
     batch: 1,
     async create(commerce, orgId, [request]) {
-      try {
-        return [{ made: await commerce.offers.draft(orgId, request as never) }];
-      } catch (error) {
-        const status = (error as { status?: number }).status;
-        if (status && status >= 400 && status < 500 && status !== 429 && status !== 401) return [{ refused: (error as Error).message }];
-        throw error;
-      }
+      return [await createDraftOffer(commerce, orgId, request!)];
     },
     async findByCrmIds(commerce, orgId, crmIds, kind) {
       const field = OPPORTUNITY_ID_FIELD[kind];
@@ -37,10 +34,12 @@ export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
       for (const crmId of crmIds) {
         for await (const page of commerce.offers.list(orgId, { [field]: crmId, limit: 10 })) {
           const offer = page.records.find((record) => record.metaInfo?.[field] === crmId);
-          if (offer) found.set(crmId, offer);
+          if (offer) found.set(crmId, adoptedDraft(offer));
         }
       }
       return found;
     },
+    // A request with no step after the draft (HubSpot and Dynamics read none yet) leaves the offer as it is.
+    advance: (commerce, orgId, id, request) => (request.publish === undefined && !request.cancel && !request.extendTo ? Promise.resolve({ unchanged: true }) : advanceDraftOffer(commerce, orgId, id, request)),
   },
 };

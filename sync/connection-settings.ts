@@ -198,6 +198,13 @@ export const connectionSettingsSchema = z.object({
        * DEFAULT_COSELL_START_HORIZON_DAYS). README "Settings" says why the default.
        */
       startHorizonDays: z.number().int().min(1).max(36_500).optional(),
+      /**
+       * A deal desk's approval before a private offer asked for from the CRM goes to the buyer (issue #28;
+       * docs/cosell.md "Private offers from Opportunity products"): the draft is held until `field` holds
+       * `approvedValue` (as the CRM's own approval process sets it), then published; `approvedByField`, when
+       * given, names who approved for the audit trail. Unset: no approval, the draft is published at once.
+       */
+      offerApproval: z.object({ field: z.string().trim().min(1), approvedValue: z.string().min(1), approvedByField: z.string().trim().min(1).optional() }).strict().optional(),
     })
     .default({ enabled: true, owners: { stage: 'latest' }, stages: {} }),
   /** Renewals (the renewal flow, when the connection syncs it): the opportunity is made `leadDays` before an entitlement ends (unset: DEFAULT_RENEWAL_LEAD_DAYS). */

@@ -87,6 +87,16 @@ export const SALESFORCE_CUSTOM_FIELDS: SalesforceCustomField[] = [
   { object: 'Opportunity', name: 'Cosell_Draft_Errors__c', label: 'Cosell Draft Errors', type: 'LongTextArea', length: 32768 },
   { object: 'Opportunity', name: 'Private_Offer_Requested__c', label: 'Private Offer Requested', type: 'Checkbox' },
   text('Opportunity', 'Commerce_Product_Id__c', 'Commerce Product Id', 255),
+  // A private offer from the Opportunity's products (issue #28; docs/cosell.md): its duration (marketplace A),
+  // payment schedule (one charge a line, "YYYY-MM-DD amount"), a deal desk's approval (the values a
+  // connection's rule may name), when the worker published it once approved, a new expiry and a cancel request.
+  { object: 'Opportunity', name: 'Offer_Duration_Months__c', label: 'Offer Duration Months', type: 'Number', precision: 3, scale: 0 },
+  { object: 'Opportunity', name: 'Offer_Payment_Schedule__c', label: 'Offer Payment Schedule', type: 'LongTextArea', length: 32768 },
+  { object: 'Opportunity', name: 'Offer_Approval_Status__c', label: 'Offer Approval Status', type: 'Picklist', values: ['Pending', 'Approved', 'Rejected'] },
+  text('Opportunity', 'Offer_Approved_By__c', 'Offer Approved By', 255),
+  { object: 'Opportunity', name: 'Offer_Approved_At__c', label: 'Offer Approved At', type: 'DateTime' },
+  { object: 'Opportunity', name: 'Offer_New_Expiry_Date__c', label: 'Offer New Expiry Date', type: 'Date' },
+  { object: 'Opportunity', name: 'Offer_Cancel_Requested__c', label: 'Offer Cancel Requested', type: 'Checkbox' },
   // The referral's lifecycle from the CRM (issue #24): an optional second signal to submit, the seller's
   // decision on an inbound referral and its reason, and when the partner's review of a submission ends.
   { object: 'Opportunity', name: 'Cosell_Submit__c', label: 'Cosell Submit', type: 'Checkbox' },

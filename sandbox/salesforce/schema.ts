@@ -313,6 +313,14 @@ const objects: SandboxObject[] = [
       longText('Cosell_Draft_Errors__c', 'Cosell Draft Errors', 32768),
       checkbox('Private_Offer_Requested__c', 'Private Offer Requested'),
       text('Commerce_Product_Id__c', 'Commerce Product Id', 255),
+      // A private offer from the Opportunity's products (issue #28): duration, payment schedule, approval, a new expiry, cancel.
+      field('Offer_Duration_Months__c', 'Offer Duration Months', 'double', { precision: 3, scale: 0 }),
+      longText('Offer_Payment_Schedule__c', 'Offer Payment Schedule', 32768),
+      field('Offer_Approval_Status__c', 'Offer Approval Status', 'picklist', { length: 255, picklistValues: ['Pending', 'Approved', 'Rejected'] }),
+      text('Offer_Approved_By__c', 'Offer Approved By', 255),
+      datetime('Offer_Approved_At__c', 'Offer Approved At'),
+      field('Offer_New_Expiry_Date__c', 'Offer New Expiry Date', 'date'),
+      checkbox('Offer_Cancel_Requested__c', 'Offer Cancel Requested'),
       // The referral's lifecycle (issue #24): a second signal to submit, the seller's decision on an
       // inbound referral (a restricted picklist) and its reason, and when the partner's review ends.
       checkbox('Cosell_Submit__c', 'Cosell Submit'),

@@ -92,7 +92,8 @@ describe('each CRM side reads its own fields, its currency included', () => {
 
   it('Salesforce: CurrencyIsoCode', () => {
     const opportunity = { Id: '006A', Name: 'Analytics, 3 years', Amount: 120000, CloseDate: '2027-06-30', Private_Offer_Requested__c: true, Commerce_Product_Id__c: 'prod-9', Account: { Commerce_Buyer_Id__c: 'buyer-1' }, CurrencyIsoCode: 'GBP' };
-    expect(salesforceSide.ask(opportunity, settings, ['contact-1'])).toEqual({ asks: true, request: { ...draft, metaInfo: { crmAOpportunityId: '006A' } } });
+    // Salesforce reads an approval (issue #28): without a rule the draft may go to the buyer at once.
+    expect(salesforceSide.ask(opportunity, settings, ['contact-1'])).toEqual({ asks: true, request: { ...draft, metaInfo: { crmAOpportunityId: '006A' }, publish: true } });
   });
 
   it('HubSpot: deal_currency_code', () => {
