@@ -19,6 +19,7 @@ import {
   type PropertyDeclaration,
 } from '../../mappings/hubspot/schema.ts';
 import type { HubSpotCredentials } from './auth.ts';
+import { setUpHubSpotCatalogue } from './catalogue-setup.ts';
 import { missingScopes, readCustomObjects } from './object-types.ts';
 import { USAGE_OBJECT, USAGE_PROPERTIES, USAGE_SUMMARY_PROPERTIES } from '../../mappings/hubspot/usage-schema.ts';
 import { ensureUsageObject } from './usage-setup.ts';
@@ -38,7 +39,10 @@ type EntitlementTarget = { object: typeof ENTITLEMENT_OBJECT; objectTypeId: stri
 
 export type SetupTarget = { baseUrl: string; accessToken: string } | { baseUrl: string; credentials: HubSpotCredentials };
 
-export async function setUpHubSpot(target: SetupTarget): Promise<SetupReport> {
+/** `catalogue`: the connection syncs the product catalogue (issue #28): the product properties it keys on (catalogue-setup.ts). */
+export type SetupOptions = { catalogue?: boolean };
+
+export async function setUpHubSpot(target: SetupTarget, options: SetupOptions = {}): Promise<SetupReport> {
   const transport = createHubSpotTransport({ baseUrl: target.baseUrl, credentials: 'credentials' in target ? target.credentials : { auth: 'private-app', accessToken: target.accessToken } });
   const report: SetupReport = { created: [], present: [], problems: [] };
 
@@ -60,6 +64,7 @@ export async function setUpHubSpot(target: SetupTarget): Promise<SetupReport> {
   // The fallback: an entitlement's usage summary on its line item (no usage object there).
   if (entitlements?.object === ENTITLEMENT_FALLBACK_OBJECT) await ensureProperties(transport, ENTITLEMENT_FALLBACK_OBJECT, ENTITLEMENT_FALLBACK_OBJECT, USAGE_SUMMARY_PROPERTIES, report);
   await ensurePipelines(transport, report);
+  if (options.catalogue) await setUpHubSpotCatalogue(transport, report);
   return report;
 }
 
