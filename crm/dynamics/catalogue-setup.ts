@@ -50,7 +50,7 @@ export const priceListName = (priceBook: string, currency: string) => `${priceBo
 export type CatalogueSetupOptions = {
   /** The connection's price book (its settings' catalogue.priceBook): the price lists are named after it. */
   priceBook: string;
-  /** ISO codes of the currencies its offers are in (default: the organisation's base currency). */
+  /** ISO codes of the currencies its prices are in (default: every currency of the environment, its base currency first). */
   currencies?: string[];
   /** How long to wait for the new alternate keys to become Active (default two minutes; 0 does not wait). */
   keyWaitMs?: number;
@@ -191,8 +191,10 @@ async function ensurePriceLists(transport: DynamicsTransport, report: Report, op
   let wanted = options.currencies ?? [];
   if (wanted.length === 0) {
     const organization = (await transport.call('reading the organisation', (client) => client.retrieveMultiple({ collection: 'organizations', select: ['_basecurrencyid_value'] }))) as { value: { _basecurrencyid_value: string }[] };
+    // Every currency the environment has, its base currency first: a commerce price in any of them has a
+    // price list to go in (the catalogue writes prices only where one is kept, crm.catalogueIds).
     const base = currencies.value.find((currency) => currency.transactioncurrencyid === organization.value[0]?._basecurrencyid_value);
-    wanted = base ? [base.isocurrencycode] : [];
+    wanted = [...(base ? [base.isocurrencycode] : []), ...currencies.value.filter((currency) => currency !== base).map((currency) => currency.isocurrencycode)];
   }
   const priceLists: Record<string, string> = {};
   for (const code of wanted) {

@@ -102,7 +102,7 @@ export type SetupOptions = {
   timeline?: boolean;
   /**
    * The connection syncs the product catalogue (issue #28): its price lists are named from `priceBook`, one
-   * per currency in `currencies` (default the organisation's base currency); see catalogue-setup.ts.
+   * per currency in `currencies` (default every currency of the environment); see catalogue-setup.ts.
    */
   catalogue?: { priceBook: string; currencies?: string[] };
 };

@@ -3,9 +3,12 @@
 // with (unit group, base unit, a price list per currency named from the connection's price book), each as
 // the environment's own queries find them; the price list item's ccs_priceentrykey is an Active alternate
 // key, so a price upserts by it (a second upsert changes the same item). Without the option the tables and
-// keys of the catalogue are left as they were and no ids are recorded.
+// keys of the catalogue are left as they were and no ids are recorded. Named no currencies, it makes a price
+// list for each currency the environment has, its base currency first.
 import { afterEach, describe, expect, it } from 'vitest';
+import { setUpDynamicsCatalogue } from '../../crm/dynamics/catalogue-setup.ts';
 import { dynamicsCredentials } from '../../crm/dynamics/connector.ts';
+import { createDynamicsTransport } from '../../crm/dynamics/transport.ts';
 import { setUpDynamics } from '../../crm/dynamics/setup.ts';
 import { startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
 import { clientFor } from '../sandbox/dynamics-helpers.ts';
@@ -68,4 +71,13 @@ describe('Dynamics setup: catalogue ids and the price entry key', () => {
     expect(item.Attributes.map((attribute: any) => attribute.LogicalName)).not.toContain('ccs_priceentrykey');
     expect(((await api.retrieveMultiple({ collection: 'pricelevels', select: ['name'] })) as any).value).toEqual([]);
   }, 30_000);
+
+  it('named no currencies, makes a price list in each currency the environment has, its base currency first', async () => {
+    sandbox = await startDynamicsSandbox({ keyActivationMs: 0, baseCurrency: 'EUR', currencies: ['JPY', 'USD'] });
+    const report = { created: [] as string[], present: [] as string[], problems: [] as string[] };
+    const made = await setUpDynamicsCatalogue(createDynamicsTransport(target(sandbox)), report, { priceBook: BOOK, keyWaitMs: 5_000 });
+    expect(report.problems).toEqual([]);
+    expect(Object.keys(made.priceLists)).toEqual(['EUR', 'JPY', 'USD']);
+    expect(report.created.filter((line) => line.startsWith('price list'))).toEqual([`price list "${BOOK} (EUR)"`, `price list "${BOOK} (JPY)"`, `price list "${BOOK} (USD)"`]);
+  });
 });

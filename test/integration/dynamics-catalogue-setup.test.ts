@@ -53,7 +53,7 @@ describe('Dynamics catalogue setup', () => {
     expect(again).toEqual(made);
   });
 
-  it("takes the organisation's base currency when none is named and names a currency the environment lacks as a problem", async () => {
+  it("takes the environment's currencies, its base currency first, when none is named and names a currency the environment lacks as a problem", async () => {
     sandbox = await startDynamicsSandbox({ keyActivationMs: 0, baseCurrency: 'GBP' });
     const report = fresh();
     const made = await setUpDynamicsCatalogue(transportFor(sandbox), report, { priceBook: 'acme', keyWaitMs: 5_000 });
