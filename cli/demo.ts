@@ -123,7 +123,7 @@ const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; s
       setUpDynamics({
         orgUrl: s.dynamics.orgUrl,
         credentials: { authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId, clientSecret: s.dynamics.clientSecret, scope: `${new URL(s.dynamics.orgUrl).origin}/.default` },
-      }),
+      }, undefined, { timeline: true }),
   },
 };
 

@@ -1,9 +1,12 @@
 // `crm-sync setup <connection>`: makes the CRM ready for the sync, says what it created and what was
 // there, and is safe to run twice. HubSpot: the custom object (its objectTypeId kept in the connection),
 // property groups, the project's properties, deal pipelines and (where HubSpot refuses the account
-// custom objects) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys.
-// Salesforce: custom objects and fields through the Tooling API, granted to the integration user by a
-// permission set. Then the mappings are checked.
+// custom objects) the entitlement fallback. Dataverse: tables, columns, lookups and alternate keys, and
+// activities for the timeline's tables when the connection chose the timeline. Salesforce: custom objects
+// and fields through the Tooling API, granted to the integration user by a permission set. Then the
+// mappings are checked. A connection that chose the product catalogue gets its part too (product
+// fields and keys, the price book or price lists, the unit group), and the ids it found are kept in the
+// connection's crm.catalogueIds, saved with the audit row (setup-catalogue.ts).
 import type { Command } from 'commander';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import { dynamicsCredentials } from '../crm/dynamics/connector.ts';
@@ -18,6 +21,7 @@ import { connectionSecretsSchema, connectionSettingsSchema } from '../sync/conne
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
 import { openCommandContext } from './context.ts';
 import { recordAudit } from './audit.ts';
+import { catalogueIdsToSave, catalogueNote, choosesCatalogue } from './setup-catalogue.ts';
 import { withTransaction } from '../store/transaction.ts';
 import { jsonOutput } from './output.ts';
 import { EXIT } from './exit-codes.ts';
@@ -47,30 +51,46 @@ Examples:
           const found = await context.findConnection(name);
           const connection = (await context.connections.getWithSecrets(found.id))!;
           const settings = connectionSettingsSchema.parse(connection.settings);
+          // The product catalogue (issue #28), when the connection chose it: its part of setup runs too, and
+          // the ids it found (price books, unit group, price lists) are kept in the connection.
+          const catalogue = choosesCatalogue(settings) ? settings.catalogue : undefined;
+          /** The CRM settings setup changes, saved with its audit row in one transaction; else the audit row alone. */
+          const record = async (detail: Record<string, unknown>, changes: Record<string, unknown> | undefined) => {
+            if (!changes) {
+              await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail });
+              return;
+            }
+            const crm = { ...settings.crm, ...changes };
+            await withTransaction(context.database.pool, async (tx) => {
+              await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm }) }, tx);
+              await recordAudit(tx, { action: 'setup', connectionId: found.id, before: { crm: settings.crm }, after: { crm }, detail });
+            });
+          };
+          /** The catalogue's ids to keep (undefined: nothing new), and the report's line saying so. */
+          const catalogueChanges = (ids: Record<string, string> | undefined, notes: string[]) => {
+            const kept = 'catalogueIds' in settings.crm ? settings.crm.catalogueIds : undefined;
+            const catalogueIds = catalogue ? catalogueIdsToSave(kept, ids) : undefined;
+            if (!catalogueIds) return undefined;
+            notes.push(catalogueNote(found.name, catalogueIds, catalogue!.priceBook));
+            return { catalogueIds };
+          };
           if (settings.crm.kind === 'hubspot') {
             steps = stepProgress(1);
             steps.next('Creating the HubSpot properties, pipelines and custom object where missing');
-            const report = await setUpHubSpot({ baseUrl: settings.crm.baseUrl, credentials: hubspotCredentials(settings.crm, connection.secrets) });
+            const report = await setUpHubSpot({ baseUrl: settings.crm.baseUrl, credentials: hubspotCredentials(settings.crm, connection.secrets) }, { catalogue: catalogue !== undefined });
             const notes: string[] = [];
-            const ran = { crm: 'HubSpot', created: report.created, problems: report.problems.length };
-            let recorded = false;
+            let changes: Record<string, unknown> | undefined;
             // Where entitlements go, and the custom object's objectTypeId API paths take, kept in the
             // connection. Setup that could not tell (its problems say why) changes neither.
             const { entitlementObject, entitlementObjectTypeId } = report;
             if (entitlementObject && (entitlementObject !== settings.crm.entitlementObject || entitlementObjectTypeId !== settings.crm.entitlementObjectTypeId)) {
-              const crm = { ...settings.crm, entitlementObject, entitlementObjectTypeId };
-              // The settings setup changed and its audit row (the CRM settings before and after) land together.
-              await withTransaction(context.database.pool, async (tx) => {
-                await context.connections.update(found.id, { settings: connectionSettingsSchema.parse({ ...settings, crm }) }, tx);
-                await recordAudit(tx, { action: 'setup', connectionId: found.id, before: { crm: settings.crm }, after: { crm }, detail: ran });
-              });
-              recorded = true;
+              changes = { entitlementObject, entitlementObjectTypeId };
               if (entitlementObject !== settings.crm.entitlementObject) {
                 notes.push(`${found.name} now writes entitlements to ${entitlementObject === 'line_items' ? "line items on the offer's deal (HubSpot refused this account a custom object)" : `the marketplace_entitlement custom object (${entitlementObjectTypeId})`}.`);
               } else notes.push(`${found.name} now names the marketplace_entitlement custom object by its objectTypeId ${entitlementObjectTypeId}.`);
             }
             steps.stop();
-            if (!recorded) await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: ran });
+            await record({ crm: 'HubSpot', created: report.created, problems: report.problems.length }, changes);
             print(report, notes, jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;
@@ -78,10 +98,15 @@ Examples:
           if (settings.crm.kind === 'dynamics') {
             steps = stepProgress(1);
             steps.next('Creating the Dataverse tables, columns, lookups and keys where missing');
-            const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) });
+            const report = await setUpDynamics({ orgUrl: settings.crm.orgUrl, apiVersion: settings.crm.apiVersion, credentials: dynamicsCredentials(settings.crm, connection.secrets) }, undefined, {
+              // Tables the timeline's tasks are regarding get activities only when the connection chose it.
+              timeline: settings.entities.includes('timeline'),
+              catalogue: catalogue && { priceBook: catalogue.priceBook },
+            });
             steps.stop();
-            await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: { crm: 'Dataverse', created: report.created, problems: report.problems.length } });
-            print({ ...report, crm: 'Dataverse' }, [], jsonOutput());
+            const notes = [...report.notes];
+            await record({ crm: 'Dataverse', created: report.created, problems: report.problems.length }, catalogueChanges(report.catalogueIds, notes));
+            print({ ...report, crm: 'Dataverse' }, notes, jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;
           }
@@ -96,7 +121,7 @@ Examples:
               { clientId: settings.crm.clientId, clientSecret: secrets.crmClientSecret!, refreshToken: secrets.crmRefreshToken, refreshTokens },
             );
             steps.next('Creating the custom objects and fields and the permission set where missing');
-            const report = await setUpSalesforce(org, userInfo.id);
+            const report = await setUpSalesforce(org, userInfo.id, { catalogue: catalogue && { priceBook: catalogue.priceBook } });
             steps.next('Checking the mappings against the org');
             // Then the same check connect makes: the mappings (with this connection's overrides) against the org.
             try {
@@ -106,8 +131,9 @@ Examples:
               report.problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]));
             }
             steps.stop();
-            await recordAudit(context.database.pool, { action: 'setup', connectionId: found.id, detail: { crm: 'Salesforce', created: report.created, problems: report.problems.length } });
-            print({ ...report, crm: 'Salesforce' }, report.notes, jsonOutput());
+            const notes = [...report.notes];
+            await record({ crm: 'Salesforce', created: report.created, problems: report.problems.length }, catalogueChanges(report.catalogueIds, notes));
+            print({ ...report, crm: 'Salesforce' }, notes, jsonOutput());
             if (report.problems.length) process.exitCode = EXIT.attention;
             return;
           }

@@ -12,6 +12,7 @@ import { createMetadata, keyProblem, refusedForInactiveKey, type TableInfo } fro
 import { asGuid, keySegment, ODataValueError } from './odata.ts';
 import { missingPrivileges } from './privileges.ts';
 import { createReader, ID, STAMP } from './reads.ts';
+import { createClosedActivities } from './closed-activities.ts';
 import { createStateTransitions } from './state-transitions.ts';
 import { createDynamicsTransport, type TransportOptions } from './transport.ts';
 import { BATCH_LIMIT, createBatchWriter, type WireOperation } from './writes.ts';
@@ -41,6 +42,8 @@ export function createDynamicsConnector(
   const writer = createBatchWriter(transport, async (table, guids, signal) => new Set((await reader.whereIn(table.name, ID, guids, [], signal)).map((row) => String(row[ID]))));
   // Won / Lost are reached through Dataverse's close actions, never a PATCH of statecode.
   const states = createStateTransitions(transport, reader);
+  // Completed and canceled tasks are read-only in Dataverse: a write that meets one leaves it as it is.
+  const closedActivities = createClosedActivities(reader);
   const lookbackMs = (tuning.lookbackSeconds ?? 0) * 1000;
 
   /** Writes what can be written; a record whose body or key Dataverse could not take fails alone. */
@@ -192,17 +195,21 @@ export function createDynamicsConnector(
       const table = unlinked ? await metadata.tableForKey(object, unlinked.externalIdField) : await metadata.table(object);
       const column = ONE_PER[object];
       if (column && table.fields.has(column)) return upsertOnePer(table, column, items, options.signal);
-      const plan = await states.prepare(table, items, options.signal);
+      const { writable, left } = await closedActivities.split(table.name, items, options.signal);
+      const plan = await states.prepare(table, writable, options.signal);
       const results = await writeAll(table, plan.items.map((item) => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: item.crmId ? 'update' : 'upsert' })), options.signal);
       await states.finish(table, plan, results, options.signal);
+      for (const result of left) results.set(result.sourceId, result);
       return items.map((item) => results.get(item.sourceId)!);
     },
     async update(object, items, options = {}) {
       if (items.length === 0) return [];
       const table = await metadata.table(object);
-      const plan = await states.prepare(table, items, options.signal);
+      const { writable, left } = await closedActivities.split(table.name, items, options.signal);
+      const plan = await states.prepare(table, writable, options.signal);
       const results = await writeAll(table, plan.items.map((item) => ({ item, mode: 'update' })), options.signal);
       await states.finish(table, plan, results, options.signal);
+      for (const result of left) results.set(result.sourceId, result);
       return items.map((item) => results.get(item.sourceId)!);
     },
     async insert(object, items, options = {}) {

@@ -7,7 +7,7 @@ import { DataverseError, odataError } from './errors.ts';
 import { json, type ApiRequest, type Reply } from './http.ts';
 import { parseResourcePath } from './keys.ts';
 import { reactivateEntityKey, settleKeys } from './key-jobs.ts';
-import { handleMetadata } from './metadata.ts';
+import { handleMetadata, publishXml } from './metadata.ts';
 import { handleSystemUsers } from './privileges.ts';
 import { closeOpportunity, isCloseAction } from './opportunity-states.ts';
 import { handleRecords } from './records.ts';
@@ -25,6 +25,7 @@ export function handleApi(req: ApiRequest): Reply {
     settleKeys(req.state);
     const { segment, key, rest } = parseResourcePath(req.path);
     if (segment === 'ReactivateEntityKey' && req.method === 'POST') return reactivateEntityKey(req);
+    if (segment === 'PublishXml' && req.method === 'POST' && !key && !rest) return publishXml(req);
     // RetrieveUserPrivileges (privileges.ts); the users themselves are rows (users.ts).
     if (segment === 'systemusers' && rest) return handleSystemUsers(req, key, rest);
     if (segment === 'organizations') return handleOrganizations(req, key, rest);
