@@ -6,6 +6,9 @@ import type { CrmRecord } from '../connector.ts';
 import type { Metadata, TableInfo } from './metadata.ts';
 import { asGuid, keySegment, ODataValueError } from './odata.ts';
 
+/** The navigation property an activity names its record by, per table: regardingobjectid_<table>. */
+const REGARDING = 'regardingobjectid_';
+
 export type WireBody = { data: Record<string, unknown> } | { problem: { code: string; message: string } };
 
 /** A mapped reference: one key column and a commerce id ({ ccs_commercebuyerid: 'B-1' }). */
@@ -45,6 +48,18 @@ export async function toBody(metadata: Metadata, table: TableInfo, fields: CrmRe
       continue;
     }
     data[name] = value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : value;
+  }
+  // An activity regarding a table without activities: Dataverse gives the activity no regardingobjectid_<table>
+  // property for it, so the cure is turning activities on for that table, not a column.
+  const regarding = missing.filter((name) => name.startsWith(REGARDING));
+  if (regarding.length) {
+    const tables = regarding.map((name) => name.slice(REGARDING.length)).join(', ');
+    return {
+      problem: {
+        code: 'SCHEMA_MISSING',
+        message: `Dataverse's ${tables} table${regarding.length > 1 ? 's do' : ' does'} not take activities, so this ${table.name} cannot be regarding its records: run crm-sync setup <connection> (it turns activities on for a connection that chooses the timeline), or have a maker turn on "Enable activities" for it`,
+      },
+    };
   }
   if (missing.length) {
     return { problem: { code: 'SCHEMA_MISSING', message: `Dataverse's ${table.name} table has no column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: run crm-sync setup <connection> to create the project's columns` } };
