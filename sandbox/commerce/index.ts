@@ -36,6 +36,12 @@ export type CommerceSandboxOptions = {
    * Default: changes in memory only.
    */
   journalPath?: string;
+  /**
+   * A journal of data another version of the sandbox generated is renamed aside and a fresh one started
+   * (the demo's data directory across an upgrade), instead of refused; `onJournalSetAside` is told where it went.
+   */
+  setAsideStaleJournal?: boolean;
+  onJournalSetAside?: (renamedTo: string, why: string) => void;
 };
 
 export type CommerceSandbox = {
@@ -90,7 +96,7 @@ export async function startCommerceSandbox(options: CommerceSandboxOptions = {})
     baseTime: options.baseTime ?? DEFAULT_BASE_TIME,
     now: options.now ?? (() => new Date()),
   });
-  if (options.journalPath !== undefined) state.journal = openCommerceJournal(state, options.journalPath);
+  if (options.journalPath !== undefined) state.journal = openCommerceJournal(state, options.journalPath, { setAsideStale: options.setAsideStaleJournal, setAside: options.onJournalSetAside });
   const api = createApiServer(state);
   const auth = createAuthServer(state);
   try {
