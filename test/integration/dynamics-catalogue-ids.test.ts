@@ -42,7 +42,7 @@ describe('Dynamics setup: catalogue ids and the price entry key', () => {
     expect(report.catalogueIds).toEqual({ unitGroupId: group.value[0].uomscheduleid, baseUnitId: units.value[0].uomid, 'priceList:USD': usd, 'priceList:EUR': eur });
 
     // The key is usable: a price list item upserts by ccs_priceentrykey, and again onto the same item.
-    const product = await api.upsert({
+    const product: any = await api.upsert({
       collection: 'products',
       key: `ccs_pricekey='${encodeURIComponent('p-1|users')}'`,
       data: { name: 'Users', productnumber: 'p-1|users', quantitydecimal: 0, 'defaultuomscheduleid@odata.bind': `/uomschedules(${report.catalogueIds!.unitGroupId})`, 'defaultuomid@odata.bind': `/uoms(${report.catalogueIds!.baseUnitId})` },
@@ -50,8 +50,8 @@ describe('Dynamics setup: catalogue ids and the price entry key', () => {
     });
     const item = { 'pricelevelid@odata.bind': `/pricelevels(${eur})`, 'productid@odata.bind': `/products(${product.productid})`, 'uomid@odata.bind': `/uoms(${report.catalogueIds!.baseUnitId})` };
     const key = `ccs_priceentrykey='${encodeURIComponent('p-1|users|EUR')}'`;
-    const made = await api.upsert({ collection: 'productpricelevels', key, data: { ...item, amount: 12.5 }, returnRepresentation: true });
-    const changed = await api.upsert({ collection: 'productpricelevels', key, data: { amount: 11 }, returnRepresentation: true });
+    const made: any = await api.upsert({ collection: 'productpricelevels', key, data: { ...item, amount: 12.5 }, returnRepresentation: true });
+    const changed: any = await api.upsert({ collection: 'productpricelevels', key, data: { amount: 11 }, returnRepresentation: true });
     expect(changed.productpricelevelid).toBe(made.productpricelevelid);
     const items: any = await api.retrieveMultiple({ collection: 'productpricelevels', select: ['amount', 'ccs_priceentrykey', '_pricelevelid_value'] });
     expect(items.value.map((row: any) => [row.ccs_priceentrykey, row.amount, row._pricelevelid_value])).toEqual([['p-1|users|EUR', 11, eur]]);
