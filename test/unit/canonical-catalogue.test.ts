@@ -118,10 +118,17 @@ describe('each CRM table takes the canonical values', () => {
   });
 
   it('a price without the price book setup keeps is refused, telling revenue ops to run setup', () => {
-    const refused = priceToPricebookEntry.map(priceItem('USD', false, undefined, 'priceBookId'), undefined);
+    const refused = priceToPricebookEntry.map(priceItem('USD', false, { standardPriceBookId: '01s000000000001AAA' }, 'priceBookId'), undefined);
     expect(refused).toEqual({
       ok: false,
       reason: "the connection has no price book's id (catalogueIds.priceBookId) from setup: run `crm-sync setup` for this connection (it finds or makes them and keeps their ids), then the next sync writes this record",
+    });
+  });
+
+  it('a price read alone by its key (a dead letter retried) is refused until the next full run, which reads it with the ids', () => {
+    expect(priceToPricebookEntry.map(priceItem('USD', false, undefined, 'priceBookId'), undefined)).toEqual({
+      ok: false,
+      reason: "read alone by its key (a retry), without the ids setup kept for the connection (price book's id (catalogueIds.priceBookId)): the next scheduled run reads the whole catalogue with them and writes it",
     });
   });
 
