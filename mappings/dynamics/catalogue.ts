@@ -10,7 +10,7 @@ import { CATALOGUE_PRICE, CATALOGUE_PRODUCT, catalogueNeeds, type CatalogueItem,
 import { canonicalMapping, lookup } from '../canonical/record.ts';
 import type { EntityMapping } from '../types.ts';
 
-/** Dataverse's product name and product number (ID) hold 100 characters. */
+/** Dataverse's product name and product number (ID) hold 100 characters, its description 2,000 (the product table's column lengths). */
 const cut = (value: string, length: number) => (value.length > length ? `${value.slice(0, length - 1)}…` : value);
 /** Commerce quantities are decimals (usage, A16): two decimal places, as the currency amounts. */
 const QUANTITY_DECIMALS = 2;
@@ -24,7 +24,7 @@ export const catalogueToDynamicsProduct: EntityMapping<CatalogueItem> = catalogu
     fields: {
       name: { describe: 'product name and dimension name, "<product> - <dimension>" (100 characters at most)', value: (product) => cut(product.name, 100) },
       productnumber: { describe: 'productId|dimensionKey (the product ID Dataverse keeps unique; 100 characters at most)', value: (product) => cut(product.key, 100) },
-      description: 'description',
+      description: { describe: 'info.dimensions[].description (2,000 characters at most)', value: (product) => (product.description === undefined ? undefined : cut(product.description, 2000)) },
       ccs_commerceproductid: 'productId',
       ccs_dimensionkey: 'dimensionKey',
       defaultuomscheduleid: 'unitGroupId',

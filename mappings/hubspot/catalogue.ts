@@ -5,9 +5,10 @@
 // line items"): so HubSpot has no price flows. HubSpot has no unique-value properties on products, so
 // the key is a plain property: the connector finds a product by searching it before making one, each
 // create sent once (crm/hubspot/create-once.ts), as for the timeline's tasks. A DELETED commerce product
-// is left as it is: HubSpot products have no active flag; HubSpot's only way to take one out of the
-// library is to archive it (DELETE, restorable for 90 days), which the sync never does to a record a
-// seller may have put on deals. The values are the canonical ones (mappings/canonical/catalogue.ts).
+// is left as it is: HubSpot products have no active flag; HubSpot's way to take one out of the library
+// is to archive it ("Move an Object identified by {productId} to the recycling bin", the products API's
+// archive), which the sync never does: nothing is deleted, and a seller may still need the product to
+// read old deals. The values are the canonical ones (mappings/canonical/catalogue.ts).
 import { CATALOGUE_PRODUCT, type CanonicalCatalogueProduct, type CatalogueItem } from '../canonical/catalogue.ts';
 import { canonicalMapping } from '../canonical/record.ts';
 import type { EntityMapping } from '../types.ts';
