@@ -11,12 +11,18 @@
 // The timeline and alerts (issue #27): the demo connections sync the `timeline` too (each marketplace event
 // an activity on its CRM record), and their alert routes post to a local Slack/Teams-style receiver the
 // demo starts, which prints each alert as one line on stdout (demo-alerts-receiver.ts, demo-alerts.ts).
+// The product catalogue (issue #28): the demo connections sync the `catalogue` into the default price book
+// (price lists), whose ids the catalogue part of setup finds and the connection keeps (crm.catalogueIds),
+// as `crm-sync setup` does; the Dynamics and HubSpot sandboxes hold every currency the catalogue prices in.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
 import { setUpDynamics } from '../crm/dynamics/setup.ts';
 import { setUpHubSpot } from '../crm/hubspot/setup.ts';
+import { addCatalogueSetup } from '../crm/salesforce/catalogue-setup.ts';
+import { openSalesforceSession } from '../crm/salesforce/session.ts';
+import type { SalesforceSetupReport } from '../crm/salesforce/setup.ts';
 import { ensureDemoAlertRoutes } from './demo-alerts.ts';
 import { startDemoAlertsReceiver, type DemoAlertsReceiver } from './demo-alerts-receiver.ts';
 import { startDemoPartner } from './demo-partner.ts';
@@ -29,7 +35,7 @@ import { createCursorStore } from '../store/cursors.ts';
 import { createRecordLinkStore } from '../store/record-links.ts';
 import { resolveSecretBox, type SecretBox } from '../store/secret-box.ts';
 import { ENTITIES } from '../mappings/types.ts';
-import { connectionSettingsSchema, type ConnectionSecrets } from '../sync/connection-settings.ts';
+import { connectionSettingsSchema, DEFAULT_CATALOGUE_PRICE_BOOK, type ConnectionSecrets } from '../sync/connection-settings.ts';
 import type pg from 'pg';
 
 export const DEMO_CONNECTION_NAME = 'demo';
@@ -43,8 +49,10 @@ const SELLER_CHANGES_PER_SECOND = 0.2;
 const PARTNER_MOVE_EVERY_SECONDS = 15;
 
 /** `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh). */
-/** The demo connections sync the default entities and the timeline (opt-in elsewhere: docs/timeline.md). */
-export const DEMO_ENTITIES = [...ENTITIES, 'timeline'] as const;
+/** The demo connections sync the default entities, the timeline and the product catalogue (opt-in elsewhere: docs/timeline.md). */
+export const DEMO_ENTITIES = [...ENTITIES, 'timeline', 'catalogue'] as const;
+/** The demo connections' catalogue: the default price book (price lists "<it> (<ISO code>)" on Dynamics). */
+const DEMO_CATALOGUE = { priceBook: DEFAULT_CATALOGUE_PRICE_BOOK };
 
 /**
  * `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh).
@@ -55,7 +63,7 @@ export type DemoSandboxes = Sandboxes & { resumed: Record<DemoCrm, boolean>; crm
 export async function startDemoSandboxes(config: AppConfig, logger: Logger): Promise<DemoSandboxes> {
   const saved = (name: string) => existsSync(path.join(config.dataDir, 'sandboxes', `${name}.jsonl`));
   const resumed = { salesforce: saved('commerce') && saved('salesforce'), hubspot: saved('commerce') && saved('hubspot'), dynamics: saved('commerce') && saved('dynamics') };
-  const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2, salesforceChangesPerSecond: SELLER_CHANGES_PER_SECOND, salesforceSeed: 1, dataDir: config.dataDir });
+  const sandboxes = await startAllSandboxes({ entitlements: 1000, seed: 1, changesPerSecond: 0.2, salesforceChangesPerSecond: SELLER_CHANGES_PER_SECOND, salesforceSeed: 1, dataDir: config.dataDir, catalogueCurrencies: true });
   // First stdout line, as `crm-sync sandbox` prints it; also kept in the data directory for scripts.
   const line = JSON.stringify(sandboxes.description);
   process.stdout.write(`${line}\n`);
@@ -103,42 +111,62 @@ export async function ensureDemoConnections(pool: pg.Pool, connections: Connecti
   return ids;
 }
 
+/** What the demo keeps of a setup in the connection, as `crm-sync setup` keeps it. */
+type DemoSetUp = { created: string[]; problems: string[]; entitlementObjectTypeId?: string; catalogueIds?: Record<string, string> };
+
 /** Each sandbox CRM's demo connection: its CRM settings and secret, and what `crm-sync setup` would do first. */
-const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; secrets(s: Sandboxes): Partial<ConnectionSecrets>; setUp?(s: Sandboxes): Promise<{ created: string[]; entitlementObjectTypeId?: string }> }> = {
+const DEMO_CRMS: Record<DemoCrm, { crm(s: Sandboxes): Record<string, unknown>; secrets(s: Sandboxes): Partial<ConnectionSecrets>; setUp(s: Sandboxes): Promise<DemoSetUp> }> = {
   salesforce: {
     crm: (s) => ({ kind: 'salesforce', loginUrl: s.salesforce.loginUrl, clientId: s.salesforce.clientId }),
     secrets: (s) => ({ crmClientSecret: s.salesforce.clientSecret }),
+    // The org has the project's fields from the start: only the catalogue's part, for its price books' ids.
+    setUp: async (s) => {
+      const { connection, userInfo } = await openSalesforceSession({ loginUrl: s.salesforce.loginUrl }, { clientId: s.salesforce.clientId, clientSecret: s.salesforce.clientSecret });
+      const report: SalesforceSetupReport = { created: [], present: [], problems: [], notes: [] };
+      await addCatalogueSetup(report, connection, userInfo.id, DEMO_CATALOGUE.priceBook);
+      return report;
+    },
   },
   hubspot: {
     crm: (s) => ({ kind: 'hubspot', baseUrl: s.hubspot.baseUrl, auth: 'private-app' }),
     secrets: (s) => ({ crmAccessToken: s.hubspot.accessToken }),
-    // The custom object, the project's properties and pipelines (safe to repeat).
-    setUp: (s) => setUpHubSpot({ baseUrl: s.hubspot.baseUrl, accessToken: s.hubspot.accessToken }),
+    // The custom object, the project's properties and pipelines, the catalogue's product properties (safe to repeat).
+    setUp: (s) => setUpHubSpot({ baseUrl: s.hubspot.baseUrl, accessToken: s.hubspot.accessToken }, { catalogue: true }),
   },
   dynamics: {
     crm: (s) => ({ kind: 'dynamics', orgUrl: s.dynamics.orgUrl, authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId }),
     secrets: (s) => ({ crmClientSecret: s.dynamics.clientSecret }),
-    // The project's tables, columns, lookups and keys (safe to repeat).
+    // The project's tables, columns, lookups and keys, and the catalogue's unit group and price lists (safe to repeat).
     setUp: (s) =>
-      setUpDynamics({
-        orgUrl: s.dynamics.orgUrl,
-        credentials: { authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId, clientSecret: s.dynamics.clientSecret, scope: `${new URL(s.dynamics.orgUrl).origin}/.default` },
-      }, undefined, { timeline: true }),
+      setUpDynamics(
+        {
+          orgUrl: s.dynamics.orgUrl,
+          credentials: { authority: s.dynamics.authority, tenantId: s.dynamics.tenantId, clientId: s.dynamics.clientId, clientSecret: s.dynamics.clientSecret, scope: `${new URL(s.dynamics.orgUrl).origin}/.default` },
+        },
+        undefined,
+        { timeline: true, catalogue: DEMO_CATALOGUE },
+      ),
   },
 };
 
 async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore, sandboxes: DemoSandboxes, kind: DemoCrm, logger: Logger): Promise<string> {
   const demo = DEMO_CRMS[kind];
-  const report = await demo.setUp?.(sandboxes);
-  if (report?.created.length) logger.info({ created: report.created }, `Demo ${kind} set up`);
+  const report = await demo.setUp(sandboxes);
+  if (report.created.length) logger.info({ created: report.created }, `Demo ${kind} set up`);
+  if (report.problems.length) logger.warn({ problems: report.problems }, `Demo ${kind} setup found problems`);
   // Its sellers start once the co-sell fields they write exist (Salesforce's org has them from the start).
   sandboxes.sellers.setUp(kind);
-  // HubSpot: the custom object's objectTypeId, as `crm-sync setup` keeps it in the connection.
-  const crm = { ...demo.crm(sandboxes), ...(report?.entitlementObjectTypeId && { entitlementObjectTypeId: report.entitlementObjectTypeId }) };
+  // What `crm-sync setup` keeps in the connection: HubSpot's custom object's objectTypeId, the catalogue's ids.
+  const crm = {
+    ...demo.crm(sandboxes),
+    ...(report.entitlementObjectTypeId && { entitlementObjectTypeId: report.entitlementObjectTypeId }),
+    ...(report.catalogueIds && Object.keys(report.catalogueIds).length > 0 && { catalogueIds: report.catalogueIds }),
+  };
   const settings = connectionSettingsSchema.parse({
     commerce: { baseUrl: sandboxes.commerce.apiUrl, authUrl: sandboxes.commerce.authUrl, clientId: sandboxes.commerce.clientId, organizationId: sandboxes.commerce.organizationId },
     crm,
     entities: DEMO_ENTITIES,
+    catalogue: DEMO_CATALOGUE,
     schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500, cosellEvery: '30s' },
   });
   const secrets: ConnectionSecrets = { commerceClientSecret: sandboxes.commerce.clientSecret, ...demo.secrets(sandboxes) };

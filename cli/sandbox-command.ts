@@ -8,7 +8,8 @@ import { UsageError } from './exit-codes.ts';
 const PORT_FLAGS = { commercePort: '--commerce-port', commerceAuthPort: '--commerce-auth-port', salesforcePort: '--salesforce-port' } as const;
 
 export async function sandboxCommand(options: SandboxesOptions): Promise<void> {
-  const sandboxes = await startAllSandboxes(options).catch((error: unknown) => {
+  // As the demo starts them: the CRM sandboxes hold every currency the commerce catalogue prices in.
+  const sandboxes = await startAllSandboxes({ catalogueCurrencies: true, ...options }).catch((error: unknown) => {
     throw portInUse(error, options) ?? error;
   });
   process.stdout.write(`${JSON.stringify(sandboxes.description)}\n`);

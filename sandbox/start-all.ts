@@ -2,6 +2,7 @@
 // `crm-sync sandbox` and of `npm start` in demo mode, so scripts can find them.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { CATALOGUE } from './commerce/data/catalogue.ts';
 import { startCommerceSandbox, type CommerceSandbox } from './commerce/index.ts';
 import { readPorts, startOnRememberedPorts, writePorts, type Ports } from './remembered-ports.ts';
 import { startDynamicsSandbox, type DynamicsSandbox } from './dynamics/index.ts';
@@ -25,6 +26,13 @@ export type SandboxesOptions = {
   /** The Dataverse sandbox's server time per operation (its limits.ts); default its realistic DEFAULT_OPERATION_MS. */
   dynamicsOperationMs?: number;
   /**
+   * The product catalogue (issue #28) has a place for every price: the Dataverse environment and the
+   * HubSpot account hold, besides USD, each currency the commerce sandbox's products are priced in
+   * (Dynamics' transaction currencies, one price list each; HubSpot's account currencies, hs_price_<code>).
+   * Default false: single-currency CRMs, as the tests start them.
+   */
+  catalogueCurrencies?: boolean;
+  /**
    * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl,
    * salesforce.jsonl, hubspot.jsonl and dynamics.jsonl, and the ports they chose are remembered in ports.json and taken again next
    * time when free. Started again on the same dataDir (even after SIGKILL) they hold the data they
@@ -42,8 +50,12 @@ export type Sandboxes = {
   stop(): Promise<void>;
 };
 
+/** The currencies the commerce sandbox's catalogue prices in besides USD (the CRM sandboxes' base currency). */
+export const CATALOGUE_OTHER_CURRENCIES: readonly string[] = [...new Set(CATALOGUE.flatMap((entry) => entry.currencies))].filter((code) => code !== 'USD');
+
 export async function startAllSandboxes(options: SandboxesOptions = {}): Promise<Sandboxes> {
   const host = options.host ?? '127.0.0.1';
+  const otherCurrencies = options.catalogueCurrencies ? [...CATALOGUE_OTHER_CURRENCIES] : undefined;
   const dir = options.dataDir === undefined ? undefined : path.join(options.dataDir, 'sandboxes');
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const portsFile = dir && path.join(dir, 'ports.json');
@@ -80,7 +92,7 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
   try {
     // A fixed seed: a restarted HubSpot sandbox hands out the same private-app token and OAuth client.
     hubspot = await startOnRememberedPorts({ hubspot: remembered(options.hubspotPort, saved.hubspot) }, (ports) =>
-      startHubSpotSandbox({ host, port: options.hubspotPort ?? ports.hubspot ?? 0, journalPath: dir && path.join(dir, 'hubspot.jsonl'), seed: options.seed ?? 1 }),
+      startHubSpotSandbox({ host, port: options.hubspotPort ?? ports.hubspot ?? 0, journalPath: dir && path.join(dir, 'hubspot.jsonl'), seed: options.seed ?? 1, additionalCurrencies: otherCurrencies }),
     );
   } catch (error) {
     await Promise.all([commerce.stop(), salesforce.stop()]);
@@ -90,7 +102,7 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
   try {
     // A fixed seed: a restarted Dynamics sandbox has the same tenant, client id and secret.
     dynamics = await startOnRememberedPorts({ dynamics: remembered(options.dynamicsPort, saved.dynamics) }, (ports) =>
-      startDynamicsSandbox({ host, port: options.dynamicsPort ?? ports.dynamics ?? 0, journalPath: dir && path.join(dir, 'dynamics.jsonl'), seed: options.seed ?? 1, operationMs: options.dynamicsOperationMs }),
+      startDynamicsSandbox({ host, port: options.dynamicsPort ?? ports.dynamics ?? 0, journalPath: dir && path.join(dir, 'dynamics.jsonl'), seed: options.seed ?? 1, operationMs: options.dynamicsOperationMs, currencies: otherCurrencies }),
     );
   } catch (error) {
     await Promise.all([commerce.stop(), salesforce.stop(), hubspot.stop()]);
