@@ -6,7 +6,7 @@ import type { CrmRecord } from '../connector.ts';
 import type { Metadata, TableInfo } from './metadata.ts';
 import { asGuid, keySegment, ODataValueError } from './odata.ts';
 
-/** The navigation property an activity names its record by, per table: regardingobjectid_<table>. */
+/** The navigation property an activity names its record by, per table: regardingobjectid_<table>_<activity table> (mappings/dynamics/timeline.ts). */
 const REGARDING = 'regardingobjectid_';
 
 export type WireBody = { data: Record<string, unknown> } | { problem: { code: string; message: string } };
@@ -49,11 +49,11 @@ export async function toBody(metadata: Metadata, table: TableInfo, fields: CrmRe
     }
     data[name] = value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : value;
   }
-  // An activity regarding a table without activities: Dataverse gives the activity no regardingobjectid_<table>
+  // An activity regarding a table without activities: Dataverse gives the activity no regardingobjectid_<table>_<activity>
   // property for it, so the cure is turning activities on for that table, not a column.
-  const regarding = missing.filter((name) => name.startsWith(REGARDING));
+  const regarding = missing.filter((name) => name.startsWith(REGARDING) && name.endsWith(`_${table.name}`));
   if (regarding.length) {
-    const tables = regarding.map((name) => name.slice(REGARDING.length)).join(', ');
+    const tables = regarding.map((name) => name.slice(REGARDING.length, -(table.name.length + 1))).join(', ');
     return {
       problem: {
         code: 'SCHEMA_MISSING',
