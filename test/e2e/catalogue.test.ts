@@ -165,7 +165,7 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
   const runSync = async (): Promise<SyncProgress> =>
     new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, { taskQueue, workflowId: `catalogue-${connectionId}-${Date.now()}`, args: [{ connectionId }] });
   const commerceProducts = async (): Promise<any[]> => (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/products`)).json() as Promise<any[]>;
-  const expectedCatalogue = (products: any[]) => new Map(products.flatMap((product) => product.info.dimensions.map((dimension: any) => [`${product.id}|${dimension.key}`, expectedView(kind, product, dimension)])));
+  const expectedCatalogue = (products: any[]): Map<string, ProductView> => new Map(products.flatMap((product) => product.info.dimensions.map((dimension: any): [string, ProductView] => [`${product.id}|${dimension.key}`, expectedView(kind, product, dimension)])));
 
   it('makes one CRM product per product dimension with its prices, the DELETED product inactive; a second run writes nothing', async () => {
     const first = await runSync();

@@ -9,7 +9,7 @@ const commerce = { baseUrl: 'https://api.example.com', authUrl: 'https://auth.ex
 
 describe('flow declarations', () => {
   it('run parents first: every flow after the flows it names as parents', () => {
-    expect(FLOW_ORDER).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'inbound-referral', 'usage', 'usage-summary', 'renewal', 'live-agreement', 'timeline']);
+    expect(FLOW_ORDER).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'inbound-referral', 'usage', 'usage-summary', 'renewal', 'live-agreement', 'timeline', 'catalogue', 'catalogue-standard-price', 'catalogue-price']);
     for (const name of FLOW_ORDER) for (const parent of FLOWS[name].parents) expect(FLOW_ORDER.indexOf(parent), `${parent} before ${name}`).toBeLessThan(FLOW_ORDER.indexOf(name));
     expect(flowOrder(['referral', 'buyer', 'entitlement'])).toEqual(['buyer', 'entitlement', 'referral']);
   });
@@ -22,14 +22,14 @@ describe('flow declarations', () => {
   });
 
   it('give each CRM kind the mappings it has', () => {
-    expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
+    expect(Object.keys(mappingsFor('salesforce')).sort()).toEqual(['buyer', 'catalogue', 'catalogue-price', 'catalogue-standard-price', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
     expect(mappingsFor('salesforce').offer?.object).toBe('Opportunity');
-    expect(Object.keys(mappingsFor('hubspot')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
+    expect(Object.keys(mappingsFor('hubspot')).sort()).toEqual(['buyer', 'catalogue', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
     expect(mappingsFor('hubspot').offer?.object).toBe('deals');
     expect(mappingsFor('hubspot').entitlement?.object).toBe('marketplace_entitlement');
     // An account without custom objects: entitlements as line items.
     expect(mappingsFor('hubspot', { kind: 'hubspot', baseUrl: 'https://api.hubapi.com', auth: 'private-app', entitlementObject: 'line_items' }).entitlement?.object).toBe('line_items');
-    expect(Object.keys(mappingsFor('dynamics')).sort()).toEqual(['buyer', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
+    expect(Object.keys(mappingsFor('dynamics')).sort()).toEqual(['buyer', 'catalogue', 'catalogue-price', 'contact', 'entitlement', 'inbound-referral', 'live-agreement', 'offer', 'referral', 'renewal', 'timeline', 'usage', 'usage-summary']);
     expect(mappingsFor('dynamics').offer?.object).toBe('opportunity');
     expect(mappingsFor('dynamics').entitlement?.object).toBe('ccs_marketplaceentitlement');
     expect(mappingsFor('dynamics')['inbound-referral']?.object).toBe('opportunity');
