@@ -49,11 +49,27 @@ export type CreateOnceOptions = {
   retriedSince?: () => number | undefined;
 };
 
-/** When the current Temporal activity attempt was scheduled, if it is not the first; undefined outside an activity. */
+/** When this worker first saw each running attempt (its own clock), by the attempt's context. */
+const attemptSeenAt = new WeakMap<object, number>();
+
+/**
+ * From when a retried attempt may trust what the earlier one did to be searchable (less the lag): the
+ * later of the time Temporal scheduled it (the server's clock) and the time this worker first saw it (its
+ * own). The wait is measured on this worker's clock, so one running ahead of the server's would otherwise
+ * take an old schedule time for a wait already done and not wait at all.
+ */
+export function retriedAttemptStart(scheduledMs: number, seenMs: number): number {
+  return Math.max(scheduledMs, seenMs);
+}
+
+/** When the current Temporal activity attempt began (retriedAttemptStart), if it is not the first; undefined outside an activity. */
 export function retriedAttemptScheduledAt(): number | undefined {
   try {
-    const info = Context.current().info;
-    return info.attempt > 1 ? info.currentAttemptScheduledTimestampMs : undefined;
+    const context = Context.current();
+    if (context.info.attempt <= 1) return undefined;
+    let seen = attemptSeenAt.get(context);
+    if (seen === undefined) attemptSeenAt.set(context, (seen = Date.now()));
+    return retriedAttemptStart(context.info.currentAttemptScheduledTimestampMs, seen);
   } catch {
     return undefined;
   }

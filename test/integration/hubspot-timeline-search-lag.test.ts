@@ -112,6 +112,17 @@ describe('HubSpot tasks exactly once while search trails writes', () => {
     await expectOneTaskEach(batch, retried);
   });
 
+  it("a retried attempt on a worker whose clock runs a minute ahead of Temporal's still waits for the index before it makes anything", async () => {
+    const batch = items('skewed');
+    const inAttempt = (info: ConstructorParameters<typeof MockActivityEnvironment>[0]) => new MockActivityEnvironment(info).run(async (): Promise<UpsertResult[]> => connector().upsert('tasks', batch));
+    const first = await inAttempt({ attempt: 1 });
+    expect(first.every((result) => result.ok && result.created)).toBe(true);
+    // Scheduled "a minute ago" by this worker's clock: the wait is measured from when this worker saw the attempt.
+    const retried = await inAttempt({ attempt: 2, currentAttemptScheduledTimestampMs: Date.now() - 60_000 });
+    expect(retried.map((result) => result.ok && !result.created && result.crmId)).toEqual(first.map((result) => result.ok && result.crmId));
+    await expectOneTaskEach(batch, retried);
+  });
+
   it('a batch HubSpot refuses for one task is split until it names that task; the others are made once', async () => {
     const batch = items('refused');
     const bad = { ...batch[2]!, fields: { ...batch[2]!.fields, hubspot_owner_id: 'not-an-owner' } };
