@@ -34,8 +34,11 @@ describe('Salesforce setup grants what it creates to the integration user', () =
     // CloseDate are required: none): Account BillingCountry, Website; Contact FirstName, Email, Phone,
     // Title, AccountId; Opportunity Amount, AccountId, Description.
     // Issue #27: the timeline's Task.Commerce_Event_Id__c (an Activity field), the 92nd.
-    expect(rows.totalSize).toBe(92);
-    expect(rows.records.map((r) => r.Field)).toEqual(expect.arrayContaining(['Account.Website', 'Contact.AccountId', 'Opportunity.Description', 'Marketplace_Entitlement__c.Net_Terms_Days__c', 'Marketplace_Entitlement__c.Payment_Installments__c', 'Marketplace_Usage__c.Quantity__c', 'Marketplace_Usage__c.Entitlement__c', 'Task.Commerce_Event_Id__c']));
+    // Issue #28 section 2: the private offer's seven Opportunity fields (Offer_Duration_Months__c,
+    // Offer_Payment_Schedule__c, Offer_Approval_Status__c, Offer_Approved_By__c, Offer_Approved_At__c,
+    // Offer_New_Expiry_Date__c, Offer_Cancel_Requested__c), the 93rd to 99th.
+    expect(rows.totalSize).toBe(99);
+    expect(rows.records.map((r) => r.Field)).toEqual(expect.arrayContaining(['Account.Website', 'Contact.AccountId', 'Opportunity.Description', 'Marketplace_Entitlement__c.Net_Terms_Days__c', 'Marketplace_Entitlement__c.Payment_Installments__c', 'Marketplace_Usage__c.Quantity__c', 'Marketplace_Usage__c.Entitlement__c', 'Task.Commerce_Event_Id__c', 'Opportunity.Offer_Approved_At__c', 'Opportunity.Offer_Cancel_Requested__c']));
     expect(rows.records.map((r) => r.Field)).not.toContain('Opportunity.StageName');
     expect((await conn.query('SELECT Id, Commerce_Buyer_Id__c, Marketplace_Status__c FROM Account')).totalSize).toBe(0);
 
