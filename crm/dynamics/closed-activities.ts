@@ -16,7 +16,8 @@ export const READ_ONLY_WHEN_CLOSED: ReadonlySet<string> = new Set(['task']);
 type Item = { sourceId: string; crmId?: string; externalIdField?: string; externalId?: string };
 type Reader = { whereIn(object: string, field: string, values: string[], fields: string[], signal?: AbortSignal): Promise<CrmRecord[]> };
 
-export type ClosedSplit<T> = { writable: T[]; left: UpsertResult[] };
+/** `states`: the statecode each item's row has (null: no row), as read here, so the write reads none of them again. */
+export type ClosedSplit<T> = { writable: T[]; left: UpsertResult[]; states?: Map<string, number | null> };
 
 /** Splits a write's items into those to send and those whose row is a closed activity (answered as written, untouched). */
 export function createClosedActivities(reader: Reader) {
@@ -24,12 +25,15 @@ export function createClosedActivities(reader: Reader) {
     async split<T extends Item>(table: string, items: T[], signal?: AbortSignal): Promise<ClosedSplit<T>> {
       if (!READ_ONLY_WHEN_CLOSED.has(table) || items.length === 0) return { writable: items, left: [] };
       const closedRow = new Map<string, string>();
+      const states = new Map<string, number | null>();
+      const note = (item: T, row: CrmRecord | undefined) => states.set(item.sourceId, row && typeof row.statecode === 'number' ? row.statecode : null);
       // Linked items: their rows by GUID (one read).
       const guids = items.filter((item) => item.crmId).map((item) => item.crmId!);
       const byGuid = new Map<string, CrmRecord>();
       if (guids.length) for (const row of await reader.whereIn(table, ID, guids, ['statecode'], signal)) byGuid.set(String(row[ID]).toLowerCase(), row);
       for (const item of items) {
         const row = item.crmId ? byGuid.get(item.crmId.toLowerCase()) : undefined;
+        if (item.crmId) note(item, row);
         if (row && typeof row.statecode === 'number' && row.statecode !== 0) closedRow.set(item.sourceId, String(row[ID]));
       }
       // Items written by their key: their rows by key value (one read per key column).
@@ -38,12 +42,14 @@ export function createClosedActivities(reader: Reader) {
         const rows = new Map((await reader.whereIn(table, column, keyed.map((item) => item.externalId!), ['statecode', column], signal)).map((row) => [String(row[column]), row]));
         for (const item of keyed) {
           const row = rows.get(item.externalId!);
+          note(item, row);
           if (row && typeof row.statecode === 'number' && row.statecode !== 0) closedRow.set(item.sourceId, String(row[ID]));
         }
       }
       return {
         writable: items.filter((item) => !closedRow.has(item.sourceId)),
         left: [...closedRow].map(([sourceId, crmId]) => ({ sourceId, ok: true as const, crmId, created: false })),
+        states,
       };
     },
   };

@@ -195,8 +195,8 @@ export function createDynamicsConnector(
       const table = unlinked ? await metadata.tableForKey(object, unlinked.externalIdField) : await metadata.table(object);
       const column = ONE_PER[object];
       if (column && table.fields.has(column)) return upsertOnePer(table, column, items, options.signal);
-      const { writable, left } = await closedActivities.split(table.name, items, options.signal);
-      const plan = await states.prepare(table, writable, options.signal);
+      const { writable, left, states: known } = await closedActivities.split(table.name, items, options.signal);
+      const plan = await states.prepare(table, writable, options.signal, known);
       const results = await writeAll(table, plan.items.map((item) => ({ item: { ...item, key: { column: item.externalIdField, value: item.externalId } }, mode: item.crmId ? 'update' : 'upsert' })), options.signal);
       await states.finish(table, plan, results, options.signal);
       for (const result of left) results.set(result.sourceId, result);
@@ -205,8 +205,8 @@ export function createDynamicsConnector(
     async update(object, items, options = {}) {
       if (items.length === 0) return [];
       const table = await metadata.table(object);
-      const { writable, left } = await closedActivities.split(table.name, items, options.signal);
-      const plan = await states.prepare(table, writable, options.signal);
+      const { writable, left, states: known } = await closedActivities.split(table.name, items, options.signal);
+      const plan = await states.prepare(table, writable, options.signal, known);
       const results = await writeAll(table, plan.items.map((item) => ({ item, mode: 'update' })), options.signal);
       await states.finish(table, plan, results, options.signal);
       for (const result of left) results.set(result.sourceId, result);

@@ -85,8 +85,14 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
   }
 
   /** Each record's current statecode, read by GUID (linked) or by its key (one query per kind of lookup). */
-  async function currentStates(table: TableInfo, items: Item[], signal?: AbortSignal): Promise<Map<string, number>> {
+  async function currentStates(table: TableInfo, all: Item[], signal?: AbortSignal, known?: ReadonlyMap<string, number | null>): Promise<Map<string, number>> {
     const states = new Map<string, number>();
+    // States a read of this write already found (a row's statecode, or null for no row) are not read again.
+    for (const item of all) {
+      const state = known?.get(item.sourceId);
+      if (typeof state === 'number') states.set(item.sourceId, state);
+    }
+    const items = known ? all.filter((item) => !known.has(item.sourceId)) : all;
     const byGuid = items.filter((item) => item.crmId);
     const rows = await statesByGuid(table, byGuid.map((item) => item.crmId!), signal);
     for (const item of byGuid) {
@@ -106,13 +112,13 @@ export function createStateTransitions(transport: DynamicsTransport, reader: Rea
   }
 
   /** Splits each record's target state from its columns and decides what the write and the actions do. */
-  async function prepare<T extends Item>(table: TableInfo, items: T[], signal?: AbortSignal): Promise<StatePlan<T>> {
+  async function prepare<T extends Item>(table: TableInfo, items: T[], signal?: AbortSignal, known?: ReadonlyMap<string, number | null>): Promise<StatePlan<T>> {
     const declared = STATE_TRANSITIONS[table.name];
     const plan: StatePlan<T> = { items, closes: new Map(), refused: [] };
     if (!declared || !items.some((item) => item.fields[declared.field] !== undefined)) return plan;
     const names = [declared.open.name, ...Object.keys(declared.closed)];
     const targeted = items.filter((item) => typeof item.fields[declared.field] === 'string' && names.includes(item.fields[declared.field] as string));
-    const current = await currentStates(table, targeted, signal);
+    const current = await currentStates(table, targeted, signal, known);
     // Records naming the same row with different closed states: the first of the table's closed states
     // for all of them (a win over a loss), so the row is neither re-opened nor closed twice by this call.
     const closedOrder = Object.keys(declared.closed);

@@ -10,6 +10,7 @@ import { setUpDynamics } from '../../crm/dynamics/setup.ts';
 import { DYNAMICS_TABLES } from '../../mappings/dynamics/schema.ts';
 import { startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
 import { clientFor } from '../sandbox/dynamics-helpers.ts';
+import { control } from '../../sandbox/dynamics/testing.ts';
 
 let sandbox: DynamicsSandbox;
 let crm: CrmConnector;
@@ -44,5 +45,15 @@ describe('the timeline on Dynamics meets closed tasks', () => {
     expect(results.map((result) => result.ok && result.crmId)).toEqual(Object.values(EVENTS).map((eventId) => guids.get(eventId)));
     expect(await subjects()).toEqual({ [EVENTS.completed]: ['Offer accepted', 1], [EVENTS.open]: ['Replayed', 0], [EVENTS.canceled]: ['Referral to answer', 2] });
     expect(await crm.findWhereIn('task', 'statecode', ['0', '1', '2'], ['ccs_commerceeventid'])).toHaveLength(3);
+  });
+
+  it('reads each task once a write: the closed-task check and the state handling share one read', async () => {
+    const fresh = ['ev-new-1', 'ev-new-2'];
+    await control(sandbox, 'DELETE', '/calls');
+    const made = await crm.upsert('task', fresh.map((eventId) => task(eventId, 'New event', 'Completed')));
+    expect(made.every((result) => result.ok && result.created)).toBe(true);
+    const calls = await control(sandbox, 'GET', '/calls');
+    // One read of the tasks by their key (they are new), then the $batch that makes them.
+    expect(Object.entries(calls).filter(([kind]) => kind.startsWith('GET tasks')).reduce((sum, [, count]) => sum + Number(count), 0)).toBe(1);
   });
 });
