@@ -5,7 +5,8 @@
 // The first run makes one CRM product per product dimension, with its prices in the currencies the CRM
 // org has (Salesforce: its one currency, standard price book then the named one; HubSpot: on the product;
 // Dynamics: a price list per currency setup made), the DELETED product's inactive; a second run writes
-// nothing; a repriced dimension (the commerce sandbox's change kind `product`) reaches the CRM.
+// nothing; a repriced dimension (the commerce sandbox's change kind `product`) reaches the CRM. Before
+// setup's ids are saved, what needs them waits as dead letters saying to run setup; the run after clears them.
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,10 +24,13 @@ import { control as hubspotControl } from '../../sandbox/hubspot/testing.ts';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
+import { createDeadLetterStore } from '../../store/dead-letters.ts';
+import { createConnectionStore } from '../../store/connections.ts';
+import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
 import { CRMS_UNDER_TEST, createCrmConnection, startSandboxesFor, type CrmUnderTest } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
-import { startProductionWorker } from '../support/sync-harness.ts';
+import { startProductionWorker, TEST_SECRET_BOX } from '../support/sync-harness.ts';
 
 const BOOK = 'Commerce Marketplace Products';
 // Quotes, a backslash, a pipe and non-Latin text in a product's name; quotes, a pipe and non-Latin text in
@@ -143,6 +147,7 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
   let worker: Awaited<ReturnType<typeof startProductionWorker>>;
   let connectionId: string;
   let journal: Awaited<ReturnType<typeof hostileCatalogueJournal>>;
+  let catalogueIds: Record<string, string> | undefined;
   const taskQueue = `catalogue-${kind}-${Date.now()}`;
 
   beforeAll(async () => {
@@ -151,8 +156,10 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
     sandboxes = await startSandboxesFor(kind, { ...COMMERCE, journalPath: journal.journalPath }, {
       sandbox: kind === 'hubspot' ? { additionalCurrencies: ['EUR'] } : kind === 'dynamics' ? { currencies: ['EUR'], keyActivationMs: 50 } : {},
     } as never);
-    const catalogueIds = await catalogueIdsFor(sandboxes.crm);
-    connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['catalogue'], ...(catalogueIds && { crmSettings: { catalogueIds } }) })).id;
+    // Setup's fields and keys are made in the CRM, but the connection is saved without its ids (a
+    // connection set up before the catalogue): the first test saves them.
+    catalogueIds = await catalogueIdsFor(sandboxes.crm);
+    connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['catalogue'] })).id;
     worker = await startProductionWorker(database, { taskQueue });
   });
   afterAll(async () => {
@@ -167,13 +174,38 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
   const commerceProducts = async (): Promise<any[]> => (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/records/products`)).json() as Promise<any[]>;
   const expectedCatalogue = (products: any[]): Map<string, ProductView> => new Map(products.flatMap((product) => product.info.dimensions.map((dimension: any): [string, ProductView] => [`${product.id}|${dimension.key}`, expectedView(kind, product, dimension)])));
 
-  it('makes one CRM product per product dimension with its prices, the DELETED product inactive; a second run writes nothing', async () => {
+  const openLetters = async () => createDeadLetterStore(database.pool).listOpen(connectionId);
+
+  it('without the ids setup keeps, what needs them waits as dead letters saying to run crm-sync setup', async () => {
+    const first = await runSync();
+    expect(first.finished).toBe(true);
+    const dimensions = expectedCatalogue(await commerceProducts()).size;
+    const letters = await openLetters();
+    // Salesforce's products need no ids (its prices need the price books'); Dynamics' products need the
+    // unit group; HubSpot needs none.
+    if (kind === 'salesforce') expect(first.entities.catalogue).toMatchObject({ created: dimensions, failed: 0 });
+    if (kind === 'dynamics') expect(first.entities.catalogue).toMatchObject({ created: 0, failed: dimensions });
+    if (kind === 'hubspot') expect(first.entities.catalogue).toMatchObject({ created: dimensions, failed: 0 });
+    expect(letters.length).toBe(Object.values(first.entities).reduce((sum, entity) => sum + entity!.failed, 0));
+    // Salesforce's prices wait for the price books; Dynamics has no price list, so no price to wait.
+    if (kind === 'salesforce') expect(letters.length).toBeGreaterThan(dimensions);
+    if (kind === 'dynamics') expect(letters.length).toBe(dimensions);
+    for (const letter of letters) expect(letter.reason, letter.sourceId).toMatch(/^the connection has no .* from setup: run `crm-sync setup` for this connection/);
+
+    // What `crm-sync setup` saves.
+    const connections = createConnectionStore(database.pool, TEST_SECRET_BOX);
+    const saved = (await connections.getWithSecrets(connectionId))!;
+    if (catalogueIds) await connections.update(connectionId, { settings: connectionSettingsSchema.parse({ ...saved.settings, crm: { ...saved.settings.crm, catalogueIds } }) });
+  });
+
+  it('makes one CRM product per product dimension with its prices, the DELETED product inactive, and closes the letters; a second run writes nothing', async () => {
     const first = await runSync();
     expect(first.finished).toBe(true);
     const products = await commerceProducts();
     expect(products.filter((product) => product.status === 'DELETED').map((product) => product.id)).toEqual(['prod-000009']);
     const expected = expectedCatalogue(products);
-    expect(first.entities.catalogue).toMatchObject({ failed: 0, created: expected.size });
+    expect((await openLetters()).map((letter) => [letter.sourceId, letter.reason])).toEqual([]);
+    for (const entity of Object.keys(first.entities)) expect(first.entities[entity as keyof typeof first.entities], entity).toMatchObject({ failed: 0 });
     const held = await catalogueIn(sandboxes.crm);
     expect(held).toEqual(expected);
     // Not an empty witness: many dimensions, some priced in the org's other currency, the DELETED product's among them.
