@@ -194,8 +194,8 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
 
     // What `crm-sync setup` saves.
     const connections = createConnectionStore(database.pool, TEST_SECRET_BOX);
-    const saved = (await connections.getWithSecrets(connectionId))!;
-    if (catalogueIds) await connections.update(connectionId, { settings: connectionSettingsSchema.parse({ ...saved.settings, crm: { ...saved.settings.crm, catalogueIds } }) });
+    const saved = connectionSettingsSchema.parse((await connections.getWithSecrets(connectionId))!.settings);
+    if (catalogueIds) await connections.update(connectionId, { settings: connectionSettingsSchema.parse({ ...saved, crm: { ...saved.crm, catalogueIds } }) });
   });
 
   it('makes one CRM product per product dimension with its prices, the DELETED product inactive, and closes the letters; a second run writes nothing', async () => {
