@@ -25,7 +25,11 @@ export type HubSpotSettings = Extract<CrmSettings, { kind: 'hubspot' }>;
 /** The objects a record may be associated to (the pseudo-fields describe() lists for references). */
 const ASSOCIABLE = ['companies', 'contacts', 'deals', 'marketplace_entitlement', 'line_items'];
 /** HubSpot's activities (notes, tasks): no unique-value property can be made on them (docs/crm-wire-behaviour.md). */
-const ACTIVITIES = new Set(['notes', 'tasks']);
+/**
+ * Objects that take no unique-value properties (activities; products, docs/crm-wire-behaviour.md "Products
+ * and line items"): their own text properties key a write all the same, found by a search before it.
+ */
+const NO_UNIQUE_VALUES = new Set(['notes', 'tasks', 'products']);
 /** Deal properties that are pipelines and stages: labels in the worker, ids in HubSpot. */
 const PIPELINE = 'pipeline';
 const STAGE = 'dealstage';
@@ -96,9 +100,9 @@ export function createHubSpotConnector(
         required: false,
         createable: !readOnly,
         updateable: !readOnly,
-        // Activities have no unique-value properties: their own text properties key a write all the same,
-        // found by a search before it (heldByPlainKey), and say they are not unique.
-        externalId: Boolean(property.hasUniqueValue) || (ACTIVITIES.has(object) && property.type === 'string' && !property.hubspotDefined),
+        // Activities and products have no unique-value properties: their own text properties key a write
+        // all the same, found by a search before it (heldByPlainKey), and say they are not unique.
+        externalId: Boolean(property.hasUniqueValue) || (NO_UNIQUE_VALUES.has(object) && property.type === 'string' && !property.hubspotDefined),
         unique: Boolean(property.hasUniqueValue),
         ...(property.options?.length ? { picklistValues: property.options.map((option) => option.value), restrictedPicklist: property.type === 'enumeration' } : {}),
       });
