@@ -105,8 +105,8 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
       counts.asking = asking.length;
       const known = await intents.get(input.connectionId, flow.name, asking.map(({ record }) => recordId(rt.crm, record)));
       const outcomes: Intent[] = [];
-      // Steps a target reports for the audit trail (a private offer approved, published), recorded in the transaction that records their intents.
-      const audits: Audited[] = [];
+      // Steps a target reports for the audit trail (a private offer approved, published): a create's with its
+      // intent, a next step's as soon as it is taken (its retry finds the step done and reports nothing again).
       const auditsOf = (crmId: string, made: { id: string }): Audited[] => (extrasOf(made).audit ?? []).map((audit) => ({ crmId, audit }));
       const recordAudits = async (client: pg.PoolClient, entries: Audited[]) => {
         const store = createAuditStore(client);
@@ -221,7 +221,8 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
             advanced.push({ crmId: candidate.crmId, state: 'created', commerceId: candidate.commerceId, payloadHash: 'made' in result ? madeHash(result.made, candidate.hash) : candidate.hash, message: 'refused' in result ? result.refused : null });
             if ('made' in result) {
               counts.advanced! += 1;
-              audits.push(...auditsOf(candidate.crmId, result.made));
+              const steps = auditsOf(candidate.crmId, result.made);
+              if (steps.length > 0) await withTransaction(deps.pool, (client) => recordAudits(client, steps));
               writeBack.set(candidate.crmId, side.made(result.made));
             } else if ('refused' in result) {
               counts.refused += 1;
@@ -260,7 +261,6 @@ export function createCrmToCommerceActivities(deps: CrmToCommerceDeps) {
         await deadLetters.record(input.connectionId, flow.name, failed, client);
         // An outcome written now answers an earlier refused write-back of the same record.
         await deadLetters.resolve(input.connectionId, flow.name, results.filter((result) => result.ok).map((result) => result.sourceId), client);
-        await recordAudits(client, audits);
         if (last) await cursors.advance(input.connectionId, flow.name, { time: new Date(nextCursor.time), id: nextCursor.afterId! }, client);
       });
       return { ...counts, nextCursor, done };

@@ -8,6 +8,7 @@ import { Client, Connection as TemporalConnection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
 import { createConnectionStore } from '../../store/connections.ts';
+import type { ConnectionSettings } from '../../sync/connection-settings.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -39,7 +40,8 @@ describe('a private offer draft update across a worker crash', () => {
     const made = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer'] });
     // Held until approved, so the draft stays a draft that takes updates.
     const rule = { field: 'Offer_Approval_Status__c', approvedValue: 'Approved' };
-    await createConnectionStore(database.pool, TEST_SECRET_BOX).update(made.id, { settings: { ...made.settings, cosell: { ...made.settings.cosell, offerApproval: rule } } });
+    const settings = made.settings as ConnectionSettings;
+    await createConnectionStore(database.pool, TEST_SECRET_BOX).update(made.id, { settings: { ...settings, cosell: { ...settings.cosell, offerApproval: rule } } });
     const taskQueue = `offer-kill-${Date.now()}`;
     const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), DATABASE_URL: database.url, TASK_QUEUE: taskQueue, SECRET_KEY_FILL: '5' };
     workers.push(await startWorkerProcess('w0', env));

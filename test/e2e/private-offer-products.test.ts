@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
 import { createAuditStore } from '../../store/audit.ts';
 import { createConnectionStore } from '../../store/connections.ts';
+import type { ConnectionSettings } from '../../sync/connection-settings.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -45,7 +46,8 @@ beforeAll(async () => {
   const made = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer'] });
   connectionId = made.id;
   const connections = createConnectionStore(database.pool, TEST_SECRET_BOX);
-  await connections.update(connectionId, { settings: { ...made.settings, cosell: { ...made.settings.cosell, offerApproval: RULE } } });
+  const settings = made.settings as ConnectionSettings;
+  await connections.update(connectionId, { settings: { ...settings, cosell: { ...settings.cosell, offerApproval: RULE } } });
   worker = await startProductionWorker(database, { taskQueue });
   await run(WORKFLOW_TYPES.incrementalSync);
   ({ conn } = await clientCredentialsConnection(sandboxes.crm.salesforce!));
