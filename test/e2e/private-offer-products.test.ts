@@ -4,7 +4,7 @@
 // rate), in euros; the connection's approval rule holds publication back until the Opportunity is
 // approved, then the offer is published once, with who and when on the record and in the audit trail; a
 // changed quantity updates the draft once; a new expiry and a cancel request reach an offer with the
-// buyer; the commerce side's refusals (409 naming the status, 400 naming the field) and a line outside the
+// buyer, and the offer's later states come back onto that same Opportunity; the commerce side's refusals (409 naming the status, 400 naming the field) and a line outside the
 // catalogue show on the record, and a refusal is not sent again until the record changes.
 import { Client } from '@temporalio/client';
 import type { Connection } from 'jsforce';
@@ -43,7 +43,7 @@ const entries = new Map<string, string>();
 beforeAll(async () => {
   database = await createTestDatabase();
   sandboxes = await startSandboxesFor('salesforce', { entitlements: 8, seed: 67 }, { sandbox: { multiCurrency: MULTI_CURRENCY } });
-  const made = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer'] });
+  const made = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer', 'contact', 'offer'] });
   connectionId = made.id;
   const connections = createConnectionStore(database.pool, TEST_SECRET_BOX);
   const settings = made.settings as ConnectionSettings;
@@ -175,6 +175,11 @@ describe('a private offer from a Salesforce Opportunity\'s products', () => {
     const actions = (await createAuditStore(database.pool).list({ connectionId, limit: 50 })).events.filter((event) => event.target === `Opportunity ${id}`).map((event) => event.action);
     // Approved when it was made (the rule held at once, with no approver named: the worker's row), newest first.
     expect(actions).toEqual(['offer-cancelled', 'offer-extended', 'offer-published', 'offer-approved']);
+
+    // Its later states come back as before: the offer sync updates this same Opportunity, and no other.
+    await run(WORKFLOW_TYPES.incrementalSync);
+    const holding = (await salesforceDump(sandboxes.crm.salesforce!, 'Opportunity')).filter((row) => row.Commerce_Offer_Id__c === offer.id);
+    expect(holding.map((row) => [row.Id, row.Offer_Status__c, row.CurrencyIsoCode])).toEqual([[id, 'PENDING_CANCEL', 'EUR']]);
   }, 120_000);
 
   it('the commerce side\'s refusals and a line outside the catalogue show on the record, and wait for its next change', async () => {
