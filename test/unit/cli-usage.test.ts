@@ -74,7 +74,7 @@ describe('usage error lines', () => {
       }
     })();
     expect(refused?.exitCode).toBe(EXIT.usage);
-    expect(refused?.message).toBe('--cosell: "enabeld" is not a co-sell setting; use enabled, share, submit, owners, stages, startHorizonDays');
+    expect(refused?.message).toBe('--cosell: "enabeld" is not a co-sell setting; use enabled, share, submit, owners, stages, startHorizonDays, offerApproval');
   });
 });
 
