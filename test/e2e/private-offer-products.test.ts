@@ -182,6 +182,25 @@ describe('a private offer from a Salesforce Opportunity\'s products', () => {
     expect(holding.map((row) => [row.Id, row.Offer_Status__c, row.CurrencyIsoCode])).toEqual([[id, 'PENDING_CANCEL', 'EUR']]);
   }, 120_000);
 
+  it('a publication refused after the held draft was made: the draft is kept, and published at the record\'s next read once it can be', async () => {
+    const faults = `${sandboxes.commerce.apiUrl}/_sandbox/faults`;
+    const refusePublish = { operation: 'POST /org/{orgId}/offer', status: 409, body: { code: 'FAILED_PRECONDITION', message: 'the marketplace is closed for maintenance' } };
+    expect((await fetch(faults, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(refusePublish) })).ok).toBe(true);
+    const id = await opportunityWith('Acme analytics, published later', [[product.commitKey, 3, 40]], { Offer_Approval_Status__c: 'Approved' });
+    try {
+      expect((await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer']).toMatchObject({ created: 1 });
+      expect((await offersOf(id)).map((offer) => offer.subStatus)).toEqual(['DRAFT']);
+    } finally {
+      await fetch(faults, { method: 'DELETE' });
+    }
+    // Our write-back of the offer id brings the record back: its publication is the next step.
+    expect((await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer']).toMatchObject({ advanced: 1, created: 0 });
+    const [offer, ...more] = await offersOf(id);
+    expect(more).toEqual([]);
+    expect(offer.subStatus).toBeUndefined();
+    expect((await opportunity(id)).Offer_Approved_At__c).toBeTruthy();
+  }, 120_000);
+
   it('the commerce side\'s refusals and a line outside the catalogue show on the record, and wait for its next change', async () => {
     // A cancel request on a draft the buyer has not got: 409 naming PENDING_CREATE (A19).
     const held = await opportunityWith('Acme analytics, cancelled too early', [[product.commitKey, 5, 40]]);
