@@ -19,6 +19,7 @@ import { fieldAccessFix, fieldAccessProblems } from './field-access.ts';
 import { SALESFORCE_CUSTOM_FIELDS } from '../../mappings/salesforce/schema.ts';
 import { readWindow } from './window-read.ts';
 import { inSlices } from './in-slices.ts';
+import { resendWithoutCreateOnly } from './create-only-retry.ts';
 
 /** sObject Collections take at most 200 records a call. */
 const COLLECTION_SIZE = 200;
@@ -176,8 +177,12 @@ export function createSalesforceConnector(settings: SalesforceSettings & Salesfo
   async function upsertByExternalId(object: string, items: UpsertItem[], options: UpsertOptions): Promise<UpsertResult[]> {
     if (items.length === 0) return [];
     const externalIdField = items[0]!.externalIdField;
-    if (items.length >= bulkThreshold || options.bulkJob?.resumeId) return bulkWrite(object, { operation: 'upsert', field: externalIdField }, items, options);
-    return collections(items, options.signal, upsertSend(object, externalIdField));
+    const results =
+      items.length >= bulkThreshold || options.bulkJob?.resumeId
+        ? await bulkWrite(object, { operation: 'upsert', field: externalIdField }, items, options)
+        : await collections(items, options.signal, upsertSend(object, externalIdField));
+    // A record Salesforce holds already, refused for its create-only fields (a lost link): once more without them (create-only-retry.ts).
+    return resendWithoutCreateOnly(items, results, () => describe(object), (again) => collections(again, options.signal, upsertSend(object, externalIdField)));
   }
 
   const upsertSend = (object: string, externalIdField: string) => (connection: Connection, records: CrmRecord[]) =>

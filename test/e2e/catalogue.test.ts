@@ -246,4 +246,20 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
     expect(counts.reduce((sum, entity) => sum + entity!.created + entity!.updated, 0)).toBe(changed);
     expect(counts.reduce((sum, entity) => sum + entity!.failed, 0)).toBe(0);
   });
+
+  it.runIf(kind === 'salesforce')('price entries whose links were lost (a worker killed after the upsert) are written again by their key, without their create-only fields', async () => {
+    const held = await catalogueIn(sandboxes.crm);
+    const lost = await database.pool.query(`DELETE FROM record_links WHERE connection_id = $1 AND entity IN ('catalogue-price', 'catalogue-standard-price')`, [connectionId]);
+    expect(lost.rowCount).toBeGreaterThan(10);
+    const run = await runSync();
+    expect(run.finished).toBe(true);
+    // Every entry is updated by its key (none made twice, none refused for Product2, Pricebook2Id or CurrencyIsoCode).
+    for (const entity of ['catalogue-price', 'catalogue-standard-price'] as const) expect(run.entities[entity], entity).toMatchObject({ created: 0, failed: 0 });
+    expect(run.entities['catalogue-price']!.updated + run.entities['catalogue-standard-price']!.updated).toBe(lost.rowCount);
+    expect(await openLetters()).toEqual([]);
+    expect(await catalogueIn(sandboxes.crm)).toEqual(held);
+    // The links are kept again: the next run writes nothing.
+    const quiet = await runSync();
+    for (const entity of Object.keys(quiet.entities)) expect(quiet.entities[entity as keyof typeof quiet.entities], entity).toMatchObject({ created: 0, updated: 0, failed: 0 });
+  });
 });
