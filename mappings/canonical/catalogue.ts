@@ -121,7 +121,13 @@ export const CATALOGUE_PRODUCT: CanonicalRecord<CatalogueItem, unknown, Canonica
   },
 };
 
-function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', book: string): CanonicalRecord<CataloguePriceItem, unknown, CanonicalCataloguePrice> {
+/**
+ * `standardAlwaysActive`: Salesforce takes a custom price book entry only while the product's standard
+ * price is active (docs/crm-wire-behaviour.md), so a DELETED product seen for the first time must get an
+ * active standard price before its (inactive) book entry: a standard price is always active, and what
+ * keeps a DELETED product off Opportunities is its inactive Product2 and its inactive book entries.
+ */
+function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', book: string, standardAlwaysActive = false): CanonicalRecord<CataloguePriceItem, unknown, CanonicalCataloguePrice> {
   return {
     entity,
     id: (record) => record.key,
@@ -130,7 +136,7 @@ function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', boo
       priceKey: 'productId|dimensionKey: the CRM product it prices',
       currency: "the price's ISO currency code (only currencies the CRM org has)",
       unitPrice: 'info.dimensions[].prices[].pricePerUnit in that currency',
-      active: 'product status: false when DELETED, else true',
+      active: standardAlwaysActive ? 'true (a custom price needs an active standard price)' : 'product status: false when DELETED, else true',
       priceBookId: `the ${book} setup found or made (crm.catalogueIds)`,
       baseUnitId: "the unit group's base unit (crm.catalogueIds.baseUnitId)",
     },
@@ -144,7 +150,7 @@ function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', boo
           priceKey: item.priceKey,
           currency: item.currency,
           unitPrice,
-          active: isActive(item.product),
+          active: standardAlwaysActive || isActive(item.product),
           priceBookId: item.crmIds?.[item.bookIdKey],
           baseUnitId: item.crmIds?.baseUnitId,
         },
@@ -154,7 +160,7 @@ function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', boo
 }
 
 /** Salesforce's standard price book entries: the standard price every other price needs first. */
-export const CATALOGUE_STANDARD_PRICE = priceRecord('catalogue-standard-price', 'standard price book');
+export const CATALOGUE_STANDARD_PRICE = priceRecord('catalogue-standard-price', 'standard price book', true);
 /** The connection's price book (Salesforce) or its price list per currency (Dynamics). */
 export const CATALOGUE_PRICE = priceRecord('catalogue-price', 'price book (price list)');
 

@@ -84,7 +84,9 @@ function pricebookEntryRules(store: Store, object: SandboxObject, existing: Stor
 
   if (isStandardBook && useStandard) return [catalogueErrors.standardEntryUsesStandardPrice()];
   const standard = isStandardBook ? undefined : standardEntry(store, product.Id, currency);
-  if (!existing && !isStandardBook && !standard) return [catalogueErrors.standardPriceNotDefined()];
+  // The standard price must be there and active: "You cannot add a product to a custom price book until it
+  // has an active entry in the standard price book first" [pages: salesforcedictionary.com, wire doc].
+  if (!existing && !isStandardBook && standard?.IsActive !== true) return [catalogueErrors.standardPriceNotDefined()];
   if (useStandard) {
     if ('UnitPrice' in changes && !blank(changes.UnitPrice)) return [catalogueErrors.priceWithStandardPrice()];
     changes.UnitPrice = standard?.UnitPrice ?? null;

@@ -112,7 +112,7 @@ function expectedView(kind: CrmUnderTest['kind'], product: any, dimension: any):
   const name = `${product.name} - ${dimension.name}`;
   if (kind === 'salesforce') {
     const suffix = listed ? '' : ':inactive';
-    return { key: `${product.id}|${dimension.key}`, name, active: listed, prices: Object.fromEntries(Object.entries(prices).flatMap(([code, value]) => [[`standard:${code}${suffix}`, value], [`${BOOK}:${code}${suffix}`, value]])) };
+    return { key: `${product.id}|${dimension.key}`, name, active: listed, prices: Object.fromEntries(Object.entries(prices).flatMap(([code, value]) => [[`standard:${code}`, value], [`${BOOK}:${code}${suffix}`, value]])) };
   }
   if (kind === 'dynamics') {
     return { key: `${product.id}|${dimension.key}`, name, active: listed, prices: Object.fromEntries(Object.entries(prices).map(([code, value]) => [`${BOOK} (${code})`, value])), ...(!listed && { retired: true }) } as ProductView;

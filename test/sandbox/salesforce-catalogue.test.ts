@@ -102,6 +102,12 @@ describe('Salesforce sandbox: products, price books and opportunity products', (
     const [noPrice] = await conn.sobject('PricebookEntry').create([{ Pricebook2Id: standard, Product2Id: product, IsActive: true }], { allOrNone: false });
     expect(errorsOf(noPrice)).toEqual([{ statusCode: 'REQUIRED_FIELD_MISSING', message: 'Required fields are missing: [UnitPrice]', fields: ['UnitPrice'] }]);
 
+    // An inactive standard price is no standard price for a custom one.
+    const dormant = idOf(await conn.sobject('Product2').create({ Name: 'Dormant', IsActive: false }));
+    await conn.sobject('PricebookEntry').create({ Pricebook2Id: standard, Product2Id: dormant, UnitPrice: 5, IsActive: false });
+    const [onInactive] = await conn.sobject('PricebookEntry').create([{ Pricebook2Id: book, Product2Id: dormant, UnitPrice: 4, IsActive: false }], { allOrNone: false });
+    expect(errorsOf(onInactive)).toEqual([{ statusCode: 'STANDARD_PRICE_NOT_DEFINED', message: 'Before creating a custom price, create a standard price.', fields: [] }]);
+
     const standardEntry = idOf(await conn.sobject('PricebookEntry').create({ Pricebook2Id: standard, Product2Id: product, UnitPrice: 100, IsActive: true }));
     const results = await conn.sobject('PricebookEntry').create(
       [
