@@ -7,7 +7,7 @@
 // Temporal retries it.
 import pLimit from 'p-limit';
 import { CommerceApiError, CommerceResponseError, type CommerceClient } from '../commerce/index.ts';
-import type { ReadOptions, RelatedRead, RelatedReader } from '../flows/types.ts';
+import type { ByIdContext, ReadOptions, RelatedRead, RelatedReader } from '../flows/types.ts';
 import type { Entity } from '../mappings/types.ts';
 import { readRecordsById, type ByIdRead } from '../sync/sources.ts';
 
@@ -18,7 +18,7 @@ export function isRefusalOfRecord(error: unknown): error is CommerceApiError | C
 }
 
 /** readRecordsById, one id per read: a refused read is that record's `unreadable` entry, with the refusal. */
-export async function readEachById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions = {}): Promise<ByIdRead> {
+export async function readEachById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions & { byIdContext?: ByIdContext } = {}): Promise<ByIdRead> {
   const limit = pLimit(options.concurrency ?? CONCURRENCY);
   const read: ByIdRead = { records: [], unreadable: [], missing: [], notOurs: [] };
   let finished = 0;
@@ -26,7 +26,7 @@ export async function readEachById(commerce: CommerceClient, orgId: string, enti
     ids.map((id) =>
       limit(async () => {
         try {
-          const one = await readRecordsById(commerce, orgId, entity, [id], { signal: options.signal });
+          const one = await readRecordsById(commerce, orgId, entity, [id], { signal: options.signal, byIdContext: options.byIdContext });
           for (const key of ['records', 'unreadable', 'missing', 'notOurs'] as const) (read[key] as unknown[]).push(...one[key]);
         } catch (error) {
           if (!isRefusalOfRecord(error)) throw error;

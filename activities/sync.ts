@@ -353,7 +353,8 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     const rd = recordDeps();
     if (ids.length === 0) return { records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, crmWriteCalls: 0, rejections: [] };
     // A record the commerce side refuses to serve waits as a dead letter; the others go on.
-    const read = await guard(() => readEachById(rt.commerce, rt.settings.commerce.organizationId, entity, ids, { signal: rd.signal, onProgress: rd.beat }));
+    // The connection goes with the read, so a record read alone (a dead letter's retry) maps as in a run.
+    const read = await guard(() => readEachById(rt.commerce, rt.settings.commerce.organizationId, entity, ids, { signal: rd.signal, onProgress: rd.beat, byIdContext: { settings: rt.settings, crm: rt.crm } }));
     const letters: DeadLetterInput[] = [...read.unreadable, ...read.missing.map((id) => ({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` }))];
     // A record that is no longer this flow's (an inbound referral now linked) closes its letter.
     if (read.notOurs.length) await deadLetters.resolve(connectionId, entity, read.notOurs);

@@ -4,11 +4,12 @@
 // product dimension is one item (one CRM product), each of its prices in a currency the CRM org has one
 // price item; the connection's crm.catalogueIds (kept by `crm-sync setup`) go with every item, so the
 // mappings can name the price book, unit group, unit and price lists. A read by id (a dead letter's
-// retry) parses the key and reads the product; it knows no connection, so an item that needs setup's ids
-// waits for the next full run.
+// retry) parses the key, reads the product, and takes the same from the connection it is read for
+// (ByIdContext), so a retried record maps as it does in a run.
 import { sort, type CommerceClient, type Page } from '../commerce/index.ts';
 import type { Product, ProductDimension } from '../commerce/models.ts';
 import type { CrmConnector, CrmKind } from '../crm/connector.ts';
+import type { ByIdContext } from './types.ts';
 import { KEY_SEPARATOR, priceEntryKeyOf, priceKeyOf, pricesOf, STANDARD_SUFFIX, type CatalogueItem, type CataloguePriceItem } from '../mappings/canonical/catalogue.ts';
 import type { EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
@@ -37,16 +38,23 @@ const itemOf = (product: Product, dimension: ProductDimension, extra: Partial<Ca
   ...extra,
 });
 
-/** The CRM products: one per product dimension, with the connection's ids (and HubSpot's company currency). */
-export async function dueCatalogue(commerce: CommerceClient, orgId: string, context: DueContext): Promise<CatalogueRead<CatalogueItem>> {
-  const read = await allProducts(commerce, orgId, context);
-  const crmIds = catalogueIdsOf(context.settings);
-  // HubSpot keeps a product's prices on the product: `price` in the company currency, hs_price_<code>
-  // for each other currency of the account (only those properties exist).
-  const hubspot = context.crm?.kind === 'hubspot' ? context.crm : undefined;
+/**
+ * What a catalogue item takes from the connection: setup's ids and, on HubSpot (which keeps a product's
+ * prices on the product: `price` in the company currency, hs_price_<code> for each other currency of the
+ * account; only those properties exist), the company currency and the account's other currencies.
+ */
+async function connectionExtras(settings: ConnectionSettings, crm: CrmConnector | undefined): Promise<Partial<CatalogueItem>> {
+  const crmIds = catalogueIdsOf(settings);
+  const hubspot = crm?.kind === 'hubspot' ? crm : undefined;
   const crmCurrency = await hubspot?.defaultCurrency?.();
   const crmCurrencies = hubspot ? [...(await hubspot.describe('products')).fields.keys()].flatMap((name) => (/^hs_price_[a-z]{3}$/.test(name) ? [name.slice(-3).toUpperCase()] : [])) : undefined;
-  const extra = { crmIds, ...(crmCurrency && { crmCurrency }), ...(crmCurrencies && { crmCurrencies }) };
+  return { crmIds, ...(crmCurrency && { crmCurrency }), ...(crmCurrencies && { crmCurrencies }) };
+}
+
+/** The CRM products: one per product dimension, with the connection's ids (and HubSpot's currencies). */
+export async function dueCatalogue(commerce: CommerceClient, orgId: string, context: DueContext): Promise<CatalogueRead<CatalogueItem>> {
+  const read = await allProducts(commerce, orgId, context);
+  const extra = await connectionExtras(context.settings, context.crm);
   return { records: read.records.flatMap((product) => (product.info?.dimensions ?? []).map((dimension) => itemOf(product, dimension, extra))), rejected: read.rejected };
 }
 
@@ -96,22 +104,22 @@ export function duePrices(book: 'standard' | 'named') {
 
 const notFound = (what: string) => Object.assign(new Error(`the commerce API has no ${what}`), { status: 404 });
 
-/** A product dimension by its price key ("productId|dimensionKey"): the product read, its dimension found. */
-export async function catalogueItemById(commerce: CommerceClient, orgId: string, key: string): Promise<CatalogueItem> {
+/** A product dimension by its price key ("productId|dimensionKey"): the product read, its dimension found, the connection's ids and currencies with it. */
+export async function catalogueItemById(commerce: CommerceClient, orgId: string, key: string, context?: ByIdContext): Promise<CatalogueItem> {
   const at = key.indexOf(KEY_SEPARATOR);
   if (at <= 0) throw notFound(`catalogue item ${key} (productId|dimensionKey)`);
   const product = await commerce.products.get(orgId, key.slice(0, at));
   const dimension = (product.info?.dimensions ?? []).find((candidate) => candidate.key === key.slice(at + 1));
   if (!dimension) throw notFound(`dimension ${key.slice(at + 1)} on product ${product.id}`);
-  return itemOf(product, dimension);
+  return itemOf(product, dimension, context ? await connectionExtras(context.settings, context.crm) : {});
 }
 
-/** A price by its entry key ("productId|dimensionKey|currency[|standard]"), without the connection's ids. */
-export async function cataloguePriceById(commerce: CommerceClient, orgId: string, key: string, book: 'standard' | 'named', kind?: CrmKind): Promise<CataloguePriceItem> {
+/** A price by its entry key ("productId|dimensionKey|currency[|standard]"), with the connection's ids when read for one. */
+export async function cataloguePriceById(commerce: CommerceClient, orgId: string, key: string, book: 'standard' | 'named', context?: ByIdContext): Promise<CataloguePriceItem> {
   const parts = key.split(KEY_SEPARATOR);
   if (book === 'standard' && parts.at(-1) === STANDARD_SUFFIX) parts.pop();
   const currency = parts.pop() ?? '';
   const priceKey = parts.join(KEY_SEPARATOR);
-  const item = await catalogueItemById(commerce, orgId, priceKey);
-  return { ...item, id: key, priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind ?? 'salesforce', currency) };
+  const item = await catalogueItemById(commerce, orgId, priceKey, context);
+  return { ...item, id: key, priceKey, currency, bookIdKey: BOOK_ID_KEY[book](context?.settings.crm.kind ?? 'salesforce', currency) };
 }

@@ -40,7 +40,7 @@ export const catalogueStandardPriceFlow = {
   direction: 'commerce-to-crm',
   source: {
     window: (commerce, orgId, query) => commerce.products.query(orgId, query),
-    byId: (commerce, orgId, id) => cataloguePriceById(commerce, orgId, id, 'standard'),
+    byId: (commerce, orgId, id, context) => cataloguePriceById(commerce, orgId, id, 'standard', context),
   },
   events: [],
   parents: ['catalogue'],
@@ -55,7 +55,7 @@ export const cataloguePriceFlow = {
   direction: 'commerce-to-crm',
   source: {
     window: (commerce, orgId, query) => commerce.products.query(orgId, query),
-    byId: (commerce, orgId, id) => cataloguePriceById(commerce, orgId, id, 'named'),
+    byId: (commerce, orgId, id, context) => cataloguePriceById(commerce, orgId, id, 'named', context),
   },
   events: [],
   // After the standard prices (a Salesforce price book entry needs its product's standard price first).

@@ -9,11 +9,15 @@ import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
 export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void; concurrency?: number };
 
+/** The connection a record is read by id for: its settings and its CRM. */
+export type ByIdContext = { settings: ConnectionSettings; crm?: CrmConnector };
+
 /** Commerce-side reads of one kind of record. */
 export type CommerceReader = {
   /** One page of a window query (q, s as §2.9; 1-based start page). */
   window(commerce: CommerceClient, orgId: string, query: { q: string; s: string; pageSize: number; startPage: number }): AsyncGenerator<Page<any>>;
-  byId(commerce: CommerceClient, orgId: string, id: string): Promise<any>;
+  /** `context`: the connection a read by id is for (a dead letter's retry): a source whose records carry its settings (the catalogue's setup ids) reads them as a run does. */
+  byId(commerce: CommerceClient, orgId: string, id: string, context?: ByIdContext): Promise<any>;
   /** Where CRM ids go back onto the record (§2.6), when the record takes them. */
   updateMetaInfo?(commerce: CommerceClient, orgId: string, id: string, patch: Record<string, string>): Promise<unknown>;
   /** Where the record holds the CRM ids written back (default: its metaInfo). */

@@ -5,6 +5,7 @@
 import pLimit from 'p-limit';
 import { changedSince, CommerceRecordError, q, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 import { FLOWS } from '../flows/index.ts';
+import type { ByIdContext } from '../flows/types.ts';
 import type { Entity } from '../mappings/types.ts';
 
 /**
@@ -75,7 +76,7 @@ export type ByIdRead = { records: any[]; unreadable: { sourceId: string; reason:
  * answer cannot be used (no readable lastUpdateTime, say) is `unreadable` with the reason: neither
  * stops the others.
  */
-export async function readRecordsById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions & { concurrency?: number } = {}): Promise<ByIdRead> {
+export async function readRecordsById(commerce: CommerceClient, orgId: string, entity: Entity, ids: string[], options: ReadOptions & { concurrency?: number; byIdContext?: ByIdContext } = {}): Promise<ByIdRead> {
   const limit = pLimit(options.concurrency ?? 8);
   const read: ByIdRead = { records: [], unreadable: [], missing: [], notOurs: [] };
   let finished = 0;
@@ -84,7 +85,7 @@ export async function readRecordsById(commerce: CommerceClient, orgId: string, e
       limit(async () => {
         options.signal?.throwIfAborted();
         try {
-          const record = await FLOWS[entity].source.byId(commerce, orgId, id);
+          const record = await FLOWS[entity].source.byId(commerce, orgId, id, options.byIdContext);
           // A record of the source that is not this flow's (an outbound referral, for the inbound flow) is no business of it.
           if (FLOWS[entity].source.filter?.accepts(record) === false) read.notOurs.push(id);
           else read.records.push(record);

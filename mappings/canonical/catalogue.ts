@@ -178,11 +178,8 @@ export function catalogueNeeds<S, R, C>(
     map(source, related) {
       const computed = canonical.compute(source, related);
       if (computed.ok) {
+        // A retry reads its record with the connection too (flows/catalogue-reads.ts): missing ids are missing.
         const missing = Object.entries(needs).filter(([value]) => !computed.value[value as keyof C]).map(([, what]) => what as string);
-        // A retry reads one record by its key, without the connection (flows/catalogue-reads.ts): the ids are not missing, only not read.
-        if (missing.length && !(source as { crmIds?: unknown }).crmIds) {
-          return fail(`read alone by its key (a retry), without the ids setup kept for the connection (${missing.join(', ')}): the next scheduled run reads the whole catalogue with them and writes it`);
-        }
         if (missing.length) {
           return fail(
             `the connection has no ${missing.join(' and ')} from setup: run \`crm-sync setup\` for this connection (it finds or makes them and keeps their ids), then the next sync writes this record`,

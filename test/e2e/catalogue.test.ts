@@ -22,6 +22,7 @@ import { startCommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { control as dynamicsControl } from '../../sandbox/dynamics/testing.ts';
 import { control as hubspotControl } from '../../sandbox/hubspot/testing.ts';
 import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { createActivities } from '../../activities/index.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
@@ -245,6 +246,25 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
     const counts = Object.values(run.entities);
     expect(counts.reduce((sum, entity) => sum + entity!.created + entity!.updated, 0)).toBe(changed);
     expect(counts.reduce((sum, entity) => sum + entity!.failed, 0)).toBe(0);
+  });
+
+  it("a dead letter retried alone by its key maps with the connection's setup ids, as in a run, and closes", async () => {
+    // Letters as the CRM left them (its own words), due now, for one product and, where prices are
+    // flows of their own, one of its prices: retried by the activity alone, without the run's pass.
+    const products = await commerceProducts();
+    const listed = products.find((product) => product.status !== 'DELETED' && product.info.dimensions[0].prices.some((price: any) => price.currency === 'USD'));
+    const priceKey = `${listed.id}|${listed.info.dimensions[0].key}`;
+    const letters = createDeadLetterStore(database.pool);
+    const entities = kind === 'salesforce' ? (['catalogue', 'catalogue-standard-price', 'catalogue-price'] as const) : kind === 'dynamics' ? (['catalogue', 'catalogue-price'] as const) : (['catalogue'] as const);
+    const keyOf = (entity: string) => (entity === 'catalogue' ? priceKey : entity === 'catalogue-price' ? `${priceKey}|USD` : `${priceKey}|USD|standard`);
+    for (const entity of entities) await letters.record(connectionId, entity, [{ sourceId: keyOf(entity), reason: 'UNABLE_TO_LOCK_ROW: unable to obtain exclusive access to this record' }]);
+    await letters.makeDue(connectionId);
+    const activities = createActivities({ pool: database.pool, secretBox: TEST_SECRET_BOX, workerIdentity: 'catalogue-e2e' });
+    for (const entity of entities) {
+      const retried = await activities.retryDeadLetters({ connectionId, entity });
+      expect(retried, entity).toMatchObject({ failed: 0 });
+    }
+    expect((await openLetters()).map((letter) => [letter.entity, letter.sourceId, letter.reason])).toEqual([]);
   });
 
   it.runIf(kind === 'salesforce')('price entries whose links were lost (a worker killed after the upsert) are written again by their key, without their create-only fields', async () => {
