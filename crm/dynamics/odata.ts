@@ -64,10 +64,13 @@ export function anyOf(field: string, values: unknown[], kind: LiteralKind): stri
 }
 
 /**
- * Characters Dataverse cannot take in an alternate key value sent in a URL, even encoded (Microsoft:
- * "Use alternate keys to reference records"): such a record can only be written by its GUID.
+ * Characters Dataverse cannot take in an alternate key value sent in a URL, even encoded: "If the data
+ * within a column that is used in an alternate key will contain one of the following characters /,<,>,
+ * *,%,&,:,\\,?,+,# then GET or PATCH actions will not work" (Microsoft, "Define alternate keys",
+ * https://learn.microsoft.com/power-apps/maker/data-platform/define-alternate-keys-portal). Such a
+ * record can only be written by its GUID, which a record never written has not got.
  */
-const UNUSABLE_IN_KEY = /[/<>*%&:\\?+]/;
+const UNUSABLE_IN_KEY = /[/<>*%&:\\?+#]/;
 
 /**
  * The key segment of a record's URL: `(guid)` or `(column='value')`, the value's quotes doubled and
@@ -81,7 +84,11 @@ export function keySegment(key: { guid: string } | { column: string; value: stri
   }
   if (key.value === '') throw new ODataValueError(`the alternate key ${key.column} is empty`);
   const unusable = UNUSABLE_IN_KEY.exec(key.value);
-  if (unusable) throw new ODataValueError(`the value ${JSON.stringify(key.value)} of the alternate key ${key.column} holds "${unusable[0]}", which Dataverse cannot take in a key sent in a URL`);
+  if (unusable) {
+    throw new ODataValueError(
+      `the value ${JSON.stringify(key.value)} of the alternate key ${key.column} holds "${unusable[0]}", which Dataverse cannot take in a key sent in a URL (its GET and PATCH by key do not work with / # < > * % & : \\ ? +): the record is skipped and waits here. The key is made from the commerce record's own ids, which cannot be changed, so nothing in revenue ops' hands makes it writable`,
+    );
+  }
   // The client splits a key on commas and turns double quotes into single ones: both are encoded too.
   const escaped = quoted(key.value).replace(/[^A-Za-z0-9\-._~!$'()*;=@]/g, (char) => encodeURIComponent(char));
   return `${key.column}=${escaped}`;
