@@ -5,7 +5,7 @@
 import type { OpportunityIdField } from '../../commerce/crm-ids.ts';
 import type { Ask } from '../../flows/crm-to-commerce.ts';
 import { crmText, currencyProblem, dateOnly, isCrmTrue, nonNegativeAmount, opportunityCurrency } from '../cosell-values.ts';
-import { durationAsk, offerLinesAsk, paymentScheduleAsk, type OfferLine, type OfferLineValues, type ScheduledCharge } from './offer-lines.ts';
+import { durationAsk, lineCurrencyProblem, offerLinesAsk, paymentScheduleAsk, type OfferLine, type OfferLineValues, type ScheduledCharge } from './offer-lines.ts';
 
 export type DraftOfferRequest<IdField extends OpportunityIdField> = {
   name: string;
@@ -94,10 +94,13 @@ export function draftOfferAsk<IdField extends OpportunityIdField>(idField: IdFie
   const priced = commitAmount !== undefined || fromLines !== undefined || ('charges' in schedule && schedule.charges !== undefined);
   const currency = priced ? currencyProblem(values.currency, values.defaultCurrency) : undefined;
   const newExpiry = dateOnly(values.newExpiry);
+  // A line in a currency of its own (HubSpot keeps one per line item) must be in the offer's.
+  const lineCurrency = fromLines && !currency ? lineCurrencyProblem(values.lines!, opportunityCurrency(values.currency, values.defaultCurrency)) : undefined;
   const problems = [
     ...(fromLines && 'refused' in fromLines ? [fromLines.refused] : productID ? [] : [NO_PRODUCT]),
     ...(buyerID ? [] : [noBuyer]),
     ...(currency ? [currency] : []),
+    ...(lineCurrency ? [lineCurrency] : []),
     ...('refused' in duration ? [duration.refused] : []),
     ...('refused' in schedule ? [schedule.refused] : []),
   ];

@@ -18,6 +18,8 @@ export type OfferLineValues = {
   quantity: unknown;
   /** The line's price per unit (Salesforce: Sales Price, UnitPrice), in the opportunity's currency. */
   unitPrice: unknown;
+  /** The line's own currency, where the CRM keeps one apart from the record's (HubSpot's hs_line_item_currency_code). */
+  currency?: unknown;
 };
 
 /** A line as the offer takes it: a dimension, how many units, at what price per unit. */
@@ -59,6 +61,16 @@ export function offerLinesAsk(lines: OfferLineValues[]): { productID: string; li
   if (problems.length > 0) return { refused: problems.join('\n') };
   const made = keyed.map((line) => ({ dimensionKey: crmText(line.dimensionKey), quantity: nonNegativeAmount(line.quantity)!, unitPrice: nonNegativeAmount(line.unitPrice)! }));
   return { productID: [...byProduct.keys()][0]!, lines: made.sort((a, b) => (a.dimensionKey < b.dimensionKey ? -1 : a.dimensionKey > b.dimensionKey ? 1 : 0)) };
+}
+
+/**
+ * The lines priced in another currency than the offer's (an offer has one currency, A9), named so the
+ * seller finds them; none when every line that names a currency names the offer's.
+ */
+export function lineCurrencyProblem(lines: OfferLineValues[], offerCurrency: string): string | undefined {
+  const other = lines.filter((line) => crmText(line.currency) && crmText(line.currency).toUpperCase() !== offerCurrency);
+  if (other.length === 0) return undefined;
+  return `products: ${other.map((line) => `"${nameOf(line)}" is priced in ${crmText(line.currency).toUpperCase()}`).join(', ')}, and the offer is in ${offerCurrency} (the record's currency); price every line in ${offerCurrency}`;
 }
 
 /**

@@ -10,13 +10,16 @@
 // fixes them in Dynamics.
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { Ask, CrmSide } from '../../flows/crm-to-commerce.ts';
-import type { ShareRule } from '../../sync/connection-settings.ts';
-import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import type { ConnectionSettings, ShareRule } from '../../sync/connection-settings.ts';
+import { draftOfferAsk, offerApproval, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import type { OfferLineValues } from '../canonical/offer-lines.ts';
+import { offerPublishedAt } from '../canonical/offer-published.ts';
 import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
 import { referralWriteBack } from '../canonical/referral-write-back.ts';
 import { crmText, fieldsReadByShareRule, fieldsReadBySubmitRule, isCrmTrue, isSharedUnder, orgDefaultCurrency, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
 import { dynamicsGuid } from '../values.ts';
+import { dynamicsApprovalRule, OPPORTUNITY_OFFER_COLUMNS, opportunityOfferLines } from './opportunity-offer-lines.ts';
 
 /** The Co-sell Errors column is a Memo of this many characters (schema.ts). */
 const ERRORS_LIMIT = 100_000;
@@ -28,7 +31,7 @@ export const DYNAMICS_DEFAULT_SHARE_RULE: ShareRule = { by: 'checkbox', field: '
  * What asking needs besides the opportunity: its account's id and buyer, its currency's ISO code, its
  * linked commerce contacts, and the organization's base currency for one without a transaction currency.
  */
-export type OpportunityRelations = { accountId?: string; buyerId?: string; currency?: string; defaultCurrency?: string; contactIds: string[] };
+export type OpportunityRelations = { accountId?: string; buyerId?: string; currency?: string; defaultCurrency?: string; contactIds: string[]; lines?: OfferLineValues[] };
 
 /** The referral create's request (A6), naming the opportunity by crmCOpportunityId. */
 export type DynamicsReferralRequest = ReferralRequest<'crmCOpportunityId'>;
@@ -85,8 +88,12 @@ export function opportunityToReferral(opportunity: CrmRecord, rule: ShareRule, r
   }, { partnerFix: 'enter one of Marketplace A to Marketplace F in Co-sell Partner', noBuyer: noBuyer(opportunity, relations) });
 }
 
-/** The opportunity's columns and relations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts). */
-export function opportunityToDraftOffer(opportunity: CrmRecord, relations: OpportunityRelations = { contactIds: [] }): Ask<DynamicsDraftOfferRequest> {
+/**
+ * The opportunity's columns and relations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts).
+ * With its opportunity products (issue #28) the offer is theirs; with the connection's settings it is held
+ * until the approval rule (cosell.offerApproval, on opportunity columns) holds.
+ */
+export function opportunityToDraftOffer(opportunity: CrmRecord, relations: OpportunityRelations = { contactIds: [] }, settings?: ConnectionSettings): Ask<DynamicsDraftOfferRequest> {
   return draftOfferAsk('crmCOpportunityId', {
     requested: opportunity.ccs_privateofferrequested,
     crmId: opportunityGuid(opportunity),
@@ -98,6 +105,13 @@ export function opportunityToDraftOffer(opportunity: CrmRecord, relations: Oppor
     currency: relations.currency,
     defaultCurrency: relations.defaultCurrency,
     contactIds: relations.contactIds,
+    lines: relations.lines ?? [],
+    durationMonths: opportunity[OPPORTUNITY_OFFER_COLUMNS.durationMonths],
+    paymentSchedule: opportunity[OPPORTUNITY_OFFER_COLUMNS.paymentSchedule],
+    newExpiry: opportunity[OPPORTUNITY_OFFER_COLUMNS.newExpiry],
+    cancel: opportunity[OPPORTUNITY_OFFER_COLUMNS.cancel],
+    // A connection with an approval rule holds the draft until the rule holds; without one it is sent at once, as before.
+    ...(settings?.cosell?.offerApproval && { approval: offerApproval(dynamicsApprovalRule(settings.cosell.offerApproval), (column) => opportunity[column]) }),
   }, noBuyer(opportunity, relations));
 }
 
@@ -176,17 +190,33 @@ export const opportunityReferralSide: CrmSide<DynamicsReferralRequest> = {
   ...referralWriteBack({ id: 'ccs_commercereferralid', status: 'ccs_cosellstatus', stage: 'ccs_cosellstage', errors: 'ccs_cosellerrors', reviewEnds: 'ccs_cosellreviewends' }, ERRORS_LIMIT),
 };
 
+/** The draft's relations: the opportunity's account, contacts and currency, and its opportunity products. */
+async function draftRelations(crm: CrmConnector, records: CrmRecord[]): Promise<Map<string, OpportunityRelations>> {
+  // Only the opportunities asking for a draft need their contacts and products read.
+  const asking = records.filter((record) => isCrmTrue(record.ccs_privateofferrequested));
+  const relations = await opportunityRelations(crm, asking, { contacts: true });
+  for (const [id, lines] of await opportunityOfferLines(crm, asking)) relations.get(id)!.lines = lines;
+  return relations;
+}
+
 /** The Dynamics side of the opportunity-draft-offer flow. */
 export const opportunityDraftOfferSide: CrmSide<DynamicsDraftOfferRequest> = {
   object: 'opportunity',
-  fields: () => DRAFT_FIELDS,
-  // Only environments set up since the column was added have ccs_coselldrafterrors; the currency is read where the environment shows it.
-  optionalFields: ['ccs_coselldrafterrors', CURRENCY],
-  // Only the opportunities asking for a draft need their contacts read.
-  related: (crm, records) => opportunityRelations(crm, records.filter((record) => isCrmTrue(record.ccs_privateofferrequested)), { contacts: true }),
-  ask: (record, _settings, related) => opportunityToDraftOffer(record, related as OpportunityRelations | undefined),
+  // The approval rule's columns are the connection's own: an environment without them is told before anything is written.
+  fields: (settings) => {
+    const rule = settings?.cosell?.offerApproval;
+    return [...new Set([...DRAFT_FIELDS, ...(rule ? [rule.field, ...(rule.approvedByField ? [rule.approvedByField] : [])] : [])])];
+  },
+  // Only environments set up since each column was added have ccs_coselldrafterrors and the offer's columns; the currency is read where the environment shows it.
+  optionalFields: ['ccs_coselldrafterrors', CURRENCY, ...Object.values(OPPORTUNITY_OFFER_COLUMNS)],
+  related: draftRelations,
+  ask: (record, settings, related) => opportunityToDraftOffer(record, related as OpportunityRelations | undefined, settings),
   madeField: 'ccs_commerceofferid',
-  made: (offer) => ({ ccs_commerceofferid: offer.id, ...DRAFT_ERRORS.cleared }),
+  // When the step published the offer after its approval, the opportunity shows when (who: the rule's approvedByField, set in the environment).
+  made: (offer) => {
+    const publishedAt = offerPublishedAt(offer);
+    return { ccs_commerceofferid: offer.id, ...DRAFT_ERRORS.cleared, ...(publishedAt && { [OPPORTUNITY_OFFER_COLUMNS.approvedAt]: publishedAt }) };
+  },
   refused: DRAFT_ERRORS.refused,
   fitWrite: DRAFT_ERRORS.fitWrite,
 };

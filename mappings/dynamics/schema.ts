@@ -4,6 +4,7 @@
 // write exactly these; test/unit/dynamics-mappings.test.ts holds them to it.
 import { USAGE_SUMMARY_COLUMNS, USAGE_TABLE } from './usage-schema.ts';
 
+import { OFFER_APPROVAL_OPTION, OPPORTUNITY_OFFER_COLUMNS } from './opportunity-offer-lines.ts';
 import { LIVE_AGREEMENT_ACCOUNT_COLUMNS, RENEWAL_ENTITLEMENT_LOOKUPS, RENEWAL_OPPORTUNITY_COLUMNS, RENEWAL_OPPORTUNITY_KEYS, RENEWAL_OPPORTUNITY_LOOKUPS } from './renewal-schema.ts';
 
 /** Choice: Dataverse's (local) choice column, a Picklist attribute holding one integer option value. */
@@ -136,6 +137,20 @@ export const DYNAMICS_TABLES: TableDeclaration[] = [
       { logicalName: 'ccs_cosellreviewends', label: 'Co-sell Review Ends', type: 'DateTime' },
       // Renewals (issue #25 section 3): mappings/dynamics/renewal-schema.ts.
       ...RENEWAL_OPPORTUNITY_COLUMNS,
+      // A private offer from the opportunity's products (issue #28 section 2): its own terms, a deal
+      // desk's approval (the connection's cosell.offerApproval may name these), a new expiry and a cancel request.
+      { logicalName: OPPORTUNITY_OFFER_COLUMNS.durationMonths, label: 'Offer Duration Months', type: 'Integer' },
+      { logicalName: OPPORTUNITY_OFFER_COLUMNS.paymentSchedule, label: 'Offer Payment Schedule', type: 'Memo', maxLength: INSTALLMENTS_LENGTH },
+      {
+        logicalName: OPPORTUNITY_OFFER_COLUMNS.approvalStatus,
+        label: 'Offer Approval Status',
+        type: 'Choice',
+        options: Object.entries(OFFER_APPROVAL_OPTION).map(([label, value]) => ({ value, label })),
+      },
+      text(OPPORTUNITY_OFFER_COLUMNS.approvedBy, 'Offer Approved By', NAME_LENGTH),
+      { logicalName: OPPORTUNITY_OFFER_COLUMNS.approvedAt, label: 'Offer Approved At', type: 'DateTime' },
+      { logicalName: OPPORTUNITY_OFFER_COLUMNS.newExpiry, label: 'Offer New Expiry Date', type: 'DateOnly' },
+      yesNo(OPPORTUNITY_OFFER_COLUMNS.cancel, 'Offer Cancel Requested'),
     ],
     lookups: [...RENEWAL_OPPORTUNITY_LOOKUPS],
     keys: [key('ccs_commerceofferid', 'Commerce Offer Id'), key('ccs_commercereferralid', 'Commerce Referral Id'), ...RENEWAL_OPPORTUNITY_KEYS],

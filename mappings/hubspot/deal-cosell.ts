@@ -4,18 +4,24 @@
 // `dealRelations`; the answers go back onto the deal in the co-sell properties.
 import type { CrmConnector, CrmRecord } from '../../crm/connector.ts';
 import type { Ask, CrmSide } from '../../flows/crm-to-commerce.ts';
-import type { ShareRule } from '../../sync/connection-settings.ts';
-import { draftOfferAsk, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import type { ConnectionSettings, ShareRule } from '../../sync/connection-settings.ts';
+import { draftOfferAsk, offerApproval, type DraftOfferRequest } from '../canonical/draft-offer-ask.ts';
+import type { OfferLineValues } from '../canonical/offer-lines.ts';
+import { offerPublishedAt } from '../canonical/offer-published.ts';
 import { referralAsk, type ReferralRequest } from '../canonical/referral-ask.ts';
 import { referralWriteBack } from '../canonical/referral-write-back.ts';
 import { fieldsReadByShareRule, fieldsReadBySubmitRule, isSharedUnder, orgDefaultCurrency, shareSignals } from '../cosell-values.ts';
 import { draftErrorsWriteBack } from '../draft-errors.ts';
+import { DEAL_OFFER_PROPERTIES, dealOfferLines } from './deal-offer-lines.ts';
 
 /** HubSpot text properties hold 65,536 characters. */
 const TEXT_LIMIT = 65_536;
 
-/** `defaultCurrency`: the account's company currency, for a deal without deal_currency_code (read once per connector). */
-export type DealRelations = { buyerId?: string; contactIds: string[]; defaultCurrency?: string };
+/**
+ * `defaultCurrency`: the account's company currency, for a deal without deal_currency_code (read once per
+ * connector); `lines`: a draft's line items (issue #28), read only for deals asking for a private offer.
+ */
+export type DealRelations = { buyerId?: string; contactIds: string[]; defaultCurrency?: string; lines?: OfferLineValues[] };
 
 /** The referral create's request (A6), naming the deal by crmBDealId. */
 export type HubSpotReferralRequest = ReferralRequest<'crmBDealId'>;
@@ -54,8 +60,12 @@ export function dealToReferral(deal: CrmRecord, rule: ShareRule, relations: Deal
   }, { partnerFix: 'choose Marketplace A to Marketplace F in Co-sell Partner', noBuyer: NOT_LINKED });
 }
 
-/** The deal's properties and associations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts). */
-export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }): Ask<HubSpotDraftOfferRequest> {
+/**
+ * The deal's properties and associations as the draft's neutral values (mappings/canonical/draft-offer-ask.ts).
+ * With its line items (issue #28) the offer is theirs; with the connection's settings it is held until the
+ * approval rule (cosell.offerApproval, on deal properties) holds.
+ */
+export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { contactIds: [] }, settings?: ConnectionSettings): Ask<HubSpotDraftOfferRequest> {
   return draftOfferAsk('crmBDealId', {
     requested: deal.private_offer_requested,
     crmId: String(deal.hs_object_id),
@@ -67,6 +77,13 @@ export function dealToDraftOffer(deal: CrmRecord, relations: DealRelations = { c
     currency: deal[CURRENCY],
     defaultCurrency: relations.defaultCurrency,
     contactIds: relations.contactIds,
+    lines: relations.lines ?? [],
+    durationMonths: deal[DEAL_OFFER_PROPERTIES.durationMonths],
+    paymentSchedule: deal[DEAL_OFFER_PROPERTIES.paymentSchedule],
+    newExpiry: deal[DEAL_OFFER_PROPERTIES.newExpiry],
+    cancel: deal[DEAL_OFFER_PROPERTIES.cancel],
+    // A connection with an approval rule holds the draft until the rule holds; without one it is sent at once, as before.
+    ...(settings?.cosell?.offerApproval && { approval: offerApproval(settings.cosell.offerApproval, (property) => deal[property]) }),
   }, NOT_LINKED);
 }
 
@@ -107,15 +124,31 @@ export const dealReferralSide: CrmSide<HubSpotReferralRequest> = {
   ...referralWriteBack({ id: 'commerce_referral_id', status: 'cosell_status', stage: 'cosell_stage', errors: 'cosell_errors', reviewEnds: 'cosell_review_ends' }, TEXT_LIMIT),
 };
 
+/** The draft's relations: the deal's company, contacts and currency, and its line items. */
+async function draftRelations(crm: CrmConnector, deals: CrmRecord[]): Promise<Map<string, DealRelations>> {
+  const relations = await dealRelations(crm, deals);
+  const linesOf = await dealOfferLines(crm, [...relations.keys()]);
+  for (const [id, lines] of linesOf) relations.get(id)!.lines = lines;
+  return relations;
+}
+
 export const dealDraftOfferSide: CrmSide<HubSpotDraftOfferRequest> = {
   object: 'deals',
-  fields: () => DRAFT_FIELDS,
-  // Only accounts set up since the property was added have cosell_draft_errors; the currency is read where the account shows it.
-  optionalFields: ['cosell_draft_errors', CURRENCY],
-  related: dealRelations,
-  ask: (record, _settings, related) => dealToDraftOffer(record, related as DealRelations | undefined),
+  // The approval rule's properties are the connection's own: an account without them is told before anything is written.
+  fields: (settings) => {
+    const rule = settings?.cosell?.offerApproval;
+    return [...new Set([...DRAFT_FIELDS, ...(rule ? [rule.field, ...(rule.approvedByField ? [rule.approvedByField] : [])] : [])])];
+  },
+  // Only accounts set up since each property was added have cosell_draft_errors and the offer's properties; the currency is read where the account shows it.
+  optionalFields: ['cosell_draft_errors', CURRENCY, ...Object.values(DEAL_OFFER_PROPERTIES)],
+  related: draftRelations,
+  ask: (record, settings, related) => dealToDraftOffer(record, related as DealRelations | undefined, settings),
   madeField: 'commerce_offer_id',
-  made: (offer) => ({ commerce_offer_id: offer.id, ...DRAFT_ERRORS.cleared }),
+  // When the step published the offer after its approval, the deal shows when (who: the rule's approvedByField, set in the account).
+  made: (offer) => {
+    const publishedAt = offerPublishedAt(offer);
+    return { commerce_offer_id: offer.id, ...DRAFT_ERRORS.cleared, ...(publishedAt && { [DEAL_OFFER_PROPERTIES.approvedAt]: publishedAt }) };
+  },
   refused: DRAFT_ERRORS.refused,
   fitWrite: DRAFT_ERRORS.fitWrite,
 };

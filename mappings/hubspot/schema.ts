@@ -2,6 +2,7 @@
 // properties the sync upserts by, the commerce fields, the co-sell fields) and the two deal pipelines.
 // `crm-sync setup` creates what is missing (crm/hubspot/setup.ts); the mappings write exactly these.
 import { MARKETPLACE_NAMES } from '../values.ts';
+import { DEAL_OFFER_APPROVAL_OPTIONS, DEAL_OFFER_PROPERTIES } from './deal-offer-lines.ts';
 import { LIVE_AGREEMENT_COMPANY_PROPERTIES, RENEWAL_DEAL_PROPERTIES, RENEWAL_ENTITLEMENT_PROPERTIES, RENEWAL_PIPELINE_DECLARATION, RENEWAL_PIPELINE_LABEL } from './renewal-schema.ts';
 
 export type PropertyDeclaration = {
@@ -84,6 +85,15 @@ export const HUBSPOT_PROPERTIES: Record<string, PropertyDeclaration[]> = {
     datetime('cosell_review_ends', 'Co-sell Review Ends'),
     // Renewals (issue #25 section 3): mappings/hubspot/renewal-schema.ts.
     ...RENEWAL_DEAL_PROPERTIES,
+    // A private offer from the deal's line items (issue #28 section 2): its own terms, a deal desk's
+    // approval (the connection's cosell.offerApproval may name these), a new expiry and a cancel request.
+    { name: DEAL_OFFER_PROPERTIES.durationMonths, label: 'Offer Duration Months', type: 'number', fieldType: 'number' },
+    text(DEAL_OFFER_PROPERTIES.paymentSchedule, 'Offer Payment Schedule', { fieldType: 'textarea', description: 'One charge a line: YYYY-MM-DD amount, in the deal currency' }),
+    { name: DEAL_OFFER_PROPERTIES.approvalStatus, label: 'Offer Approval Status', type: 'enumeration', fieldType: 'select', options: DEAL_OFFER_APPROVAL_OPTIONS.map((value) => ({ label: value, value })) },
+    text(DEAL_OFFER_PROPERTIES.approvedBy, 'Offer Approved By'),
+    datetime(DEAL_OFFER_PROPERTIES.approvedAt, 'Offer Approved At'),
+    { name: DEAL_OFFER_PROPERTIES.newExpiry, label: 'Offer New Expiry Date', type: 'date', fieldType: 'date' },
+    checkbox(DEAL_OFFER_PROPERTIES.cancel, 'Offer Cancel Requested'),
   ],
   [ENTITLEMENT_OBJECT]: [
     text('status', 'Status'),

@@ -99,7 +99,7 @@ describe('each CRM side reads its own fields, its currency included', () => {
   it('HubSpot: deal_currency_code', () => {
     const deal = { hs_object_id: '301', dealname: 'Analytics, 3 years', amount: '120000', closedate: '2027-06-30T00:00:00.000Z', private_offer_requested: 'true', commerce_product_id: 'prod-9', deal_currency_code: 'GBP' };
     expect(dealDraftOfferSide.ask(deal, settings, { buyerId: 'buyer-1', contactIds: ['contact-1'] })).toEqual({ asks: true, request: { ...draft, metaInfo: { crmBDealId: '301' } } });
-    expect(dealDraftOfferSide.optionalFields).toEqual(['cosell_draft_errors', 'deal_currency_code']);
+    expect(dealDraftOfferSide.optionalFields).toEqual(['cosell_draft_errors', 'deal_currency_code', 'offer_duration_months', 'offer_payment_schedule', 'offer_approval_status', 'offer_approved_by', 'offer_approved_at', 'offer_new_expiry_date', 'offer_cancel_requested']);
   });
 
   it('Dynamics: the transaction currency\'s ISO code, read through transactioncurrency for the page', async () => {
@@ -123,7 +123,7 @@ describe('each CRM side reads its own fields, its currency included', () => {
     expect(related.get(asking.id)).toEqual({ accountId: 'aaaa0000-0000-0000-0000-000000000001', buyerId: 'buyer-1', currency: 'GBP', contactIds: ['contact-1'] });
     expect(dynamicsSide.ask(asking, settings, related.get(asking.id))).toEqual({ asks: true, request: { ...draft, metaInfo: { crmCOpportunityId: 'bbbb0000-0000-0000-0000-000000000001' } } });
     expect(dynamicsSide.ask(noCurrency, settings, related.get(noCurrency.id))).toMatchObject({ request: { info: { commitAmount: 120000, currency: 'USD' } } });
-    expect(dynamicsSide.optionalFields).toEqual(['ccs_coselldrafterrors', '_transactioncurrencyid_value']);
+    expect(dynamicsSide.optionalFields).toEqual(['ccs_coselldrafterrors', '_transactioncurrencyid_value', 'ccs_offerdurationmonths', 'ccs_offerpaymentschedule', 'ccs_offerapprovalstatus', 'ccs_offerapprovedby', 'ccs_offerapprovedat', 'ccs_offernewexpirydate', 'ccs_offercancelrequested']);
   });
 
   it('Dynamics: a page naming no currency reads no transactioncurrency row', async () => {

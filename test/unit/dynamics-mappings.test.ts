@@ -497,7 +497,7 @@ describe("reading a page's accounts and contacts (a fake connector)", () => {
 
     const draft = fake(tables);
     const byDraft = await opportunityDraftOfferSide.related!(draft.crm, page);
-    expect(draft.calls.map((call) => call.object)).toEqual(['account', 'ccs_opportunitycontact', 'contact']);
+    expect(draft.calls.map((call) => call.object)).toEqual(['account', 'ccs_opportunitycontact', 'contact', 'opportunityproduct']);
     expect(draft.calls[1]!.values).toEqual(['bbbb0000-0000-0000-0000-000000000001', 'bbbb0000-0000-0000-0000-000000000002']);
     expect([...byDraft.keys()]).toEqual(['BBBB0000-0000-0000-0000-000000000001', 'bbbb0000-0000-0000-0000-000000000002']);
 
