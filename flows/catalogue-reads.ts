@@ -10,7 +10,7 @@ import { sort, type CommerceClient, type Page } from '../commerce/index.ts';
 import type { Product, ProductDimension } from '../commerce/models.ts';
 import type { CrmConnector, CrmKind } from '../crm/connector.ts';
 import type { ByIdContext } from './types.ts';
-import { KEY_SEPARATOR, priceEntryKeyOf, priceKeyOf, pricesOf, STANDARD_SUFFIX, type CatalogueItem, type CataloguePriceItem } from '../mappings/canonical/catalogue.ts';
+import { catalogueCaseTwins, KEY_SEPARATOR, priceEntryKeyOf, priceKeyOf, pricesOf, STANDARD_SUFFIX, type CatalogueItem, type CataloguePriceItem } from '../mappings/canonical/catalogue.ts';
 import type { EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
@@ -30,13 +30,14 @@ export async function allProducts(commerce: CommerceClient, orgId: string, conte
 
 const catalogueIdsOf = (settings: ConnectionSettings): Record<string, string> => ('catalogueIds' in settings.crm && settings.crm.catalogueIds) || {};
 
-const itemOf = (product: Product, dimension: ProductDimension, extra: Partial<CatalogueItem> = {}): CatalogueItem => ({
-  id: priceKeyOf(product.id, dimension.key),
-  lastUpdateTime: product.lastUpdateTime,
-  product,
-  dimension,
-  ...extra,
-});
+const itemOf = (product: Product, dimension: ProductDimension, extra: Partial<CatalogueItem> = {}, twins?: Map<string, string>): CatalogueItem => {
+  const id = priceKeyOf(product.id, dimension.key);
+  const twin = twins?.get(id);
+  return { id, lastUpdateTime: product.lastUpdateTime, product, dimension, ...extra, ...(twin !== undefined && { caseTwinOf: twin }) };
+};
+
+/** The price keys of these products that differ from another only in letter case (mappings/canonical/catalogue.ts catalogueCaseTwins). */
+const caseTwinsOf = (products: Product[]) => catalogueCaseTwins(products.flatMap((product) => (product.info?.dimensions ?? []).map((dimension) => priceKeyOf(product.id, dimension.key))));
 
 /**
  * What a catalogue item takes from the connection: setup's ids and, on HubSpot (which keeps a product's
@@ -55,7 +56,8 @@ async function connectionExtras(settings: ConnectionSettings, crm: CrmConnector 
 export async function dueCatalogue(commerce: CommerceClient, orgId: string, context: DueContext): Promise<CatalogueRead<CatalogueItem>> {
   const read = await allProducts(commerce, orgId, context);
   const extra = await connectionExtras(context.settings, context.crm);
-  return { records: read.records.flatMap((product) => (product.info?.dimensions ?? []).map((dimension) => itemOf(product, dimension, extra))), rejected: read.rejected };
+  const twins = caseTwinsOf(read.records);
+  return { records: read.records.flatMap((product) => (product.info?.dimensions ?? []).map((dimension) => itemOf(product, dimension, extra, twins))), rejected: read.rejected };
 }
 
 /**
@@ -90,11 +92,12 @@ export function duePrices(book: 'standard' | 'named') {
     const kind = context.settings.crm.kind;
     const currencies = new Set(await crmPriceCurrencies(kind, context.crm, crmIds, context.mappings?.[context.entity]?.object));
     const records: CataloguePriceItem[] = [];
+    const twins = caseTwinsOf(read.records);
     for (const product of read.records) {
       for (const dimension of product.info?.dimensions ?? []) {
         const priceKey = priceKeyOf(product.id, dimension.key);
         for (const currency of Object.keys(pricesOf(dimension)).filter((code) => currencies.has(code))) {
-          records.push({ ...itemOf(product, dimension, { crmIds }), id: priceEntryKeyOf(priceKey, currency, book === 'standard'), priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency) });
+          records.push({ ...itemOf(product, dimension, { crmIds }, twins), id: priceEntryKeyOf(priceKey, currency, book === 'standard'), priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency) });
         }
       }
     }
@@ -111,7 +114,8 @@ export async function catalogueItemById(commerce: CommerceClient, orgId: string,
   const product = await commerce.products.get(orgId, key.slice(0, at));
   const dimension = (product.info?.dimensions ?? []).find((candidate) => candidate.key === key.slice(at + 1));
   if (!dimension) throw notFound(`dimension ${key.slice(at + 1)} on product ${product.id}`);
-  return itemOf(product, dimension, context ? await connectionExtras(context.settings, context.crm) : {});
+  // Read alone, a key's case twins are found among its own product's dimensions.
+  return itemOf(product, dimension, context ? await connectionExtras(context.settings, context.crm) : {}, caseTwinsOf([product]));
 }
 
 /** A price by its entry key ("productId|dimensionKey|currency[|standard]"), with the connection's ids when read for one. */

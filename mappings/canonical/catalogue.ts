@@ -31,6 +31,12 @@ export type CatalogueItem = {
   crmCurrency?: string;
   /** The other currencies the CRM keeps a product's price in (HubSpot: those with an hs_price_<code> property). */
   crmCurrencies?: string[];
+  /**
+   * Another price key of the catalogue that differs from this one only in letter case, kept in its
+   * place (catalogueCaseTwins): Salesforce's unique external ids and Dataverse's keys ignore case, so
+   * the CRM would take the two for one record and each would overwrite the other.
+   */
+  caseTwinOf?: string;
 };
 
 /** One price of one dimension in one price book (price list) and currency: the source of a price entry. */
@@ -57,6 +63,8 @@ export type CanonicalCatalogueProduct = {
   prices: Record<string, number>;
   /** The price in the CRM's own currency (crmCurrency), when the product has one there. */
   crmCurrencyPrice?: number;
+  /** The prices in the CRM's other currencies (crmCurrencies) the product is priced in, by ISO code (HubSpot's hs_price_<code>). */
+  otherCurrencyPrices: Record<string, number>;
   unitGroupId?: string;
   baseUnitId?: string;
 };
@@ -77,6 +85,30 @@ const dimensionName = (dimension: ProductDimension) => (typeof dimension.name ==
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value : undefined);
 const isActive = (product: Product) => product.status !== 'DELETED';
 
+/** The refusal of a price key that differs from one kept only in letter case. */
+function caseTwinRefusal(key: string, kept: string): { ok: false; reason: string } {
+  return {
+    ok: false,
+    reason: `the price key ${JSON.stringify(key)} differs from ${JSON.stringify(kept)} only in letter case, and Salesforce's unique external ids and Dataverse's keys ignore case: the CRM would take both for one record. ${JSON.stringify(kept)} is written; this one is skipped until one of the two dimension keys changes on the commerce side`,
+  };
+}
+
+/**
+ * Price keys that differ only in letter case from another of the same catalogue: each to the key kept
+ * in its place, the first in code point order (so every run keeps the same one).
+ */
+export function catalogueCaseTwins(keys: Iterable<string>): Map<string, string> {
+  const kept = new Map<string, string>();
+  const twins = new Map<string, string>();
+  for (const key of [...new Set(keys)].sort()) {
+    const folded = key.toLowerCase();
+    const first = kept.get(folded);
+    if (first === undefined) kept.set(folded, key);
+    else twins.set(key, first);
+  }
+  return twins;
+}
+
 /** The dimension's prices by currency (validated numbers, commerce/models.ts). */
 export function pricesOf(dimension: ProductDimension): Record<string, number> {
   return Object.fromEntries((dimension.prices ?? []).map((price) => [price.currency, price.pricePerUnit]));
@@ -96,11 +128,14 @@ export const CATALOGUE_PRODUCT: CanonicalRecord<CatalogueItem, unknown, Canonica
     active: 'product status: false when DELETED, else true',
     prices: 'info.dimensions[].prices: pricePerUnit by currency',
     crmCurrencyPrice: "info.dimensions[].prices: pricePerUnit in the CRM's own currency (left out when the product has no price in it)",
+    otherCurrencyPrices: "info.dimensions[].prices: pricePerUnit in each of the CRM's other currencies the product is priced in",
     unitGroupId: 'the unit group setup made (crm.catalogueIds.unitGroupId)',
     baseUnitId: "the unit group's base unit (crm.catalogueIds.baseUnitId)",
   },
   compute(item) {
+    if (item.caseTwinOf !== undefined) return caseTwinRefusal(item.id, item.caseTwinOf);
     const prices = pricesOf(item.dimension);
+    const others = new Set((item.crmCurrencies ?? []).filter((currency) => currency !== item.crmCurrency));
     return {
       ok: true,
       value: {
@@ -114,6 +149,7 @@ export const CATALOGUE_PRODUCT: CanonicalRecord<CatalogueItem, unknown, Canonica
         active: isActive(item.product),
         prices,
         crmCurrencyPrice: item.crmCurrency === undefined ? undefined : prices[item.crmCurrency],
+        otherCurrencyPrices: Object.fromEntries(Object.entries(prices).filter(([currency]) => others.has(currency))),
         unitGroupId: item.crmIds?.unitGroupId,
         baseUnitId: item.crmIds?.baseUnitId,
       },
@@ -141,6 +177,7 @@ function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', boo
       baseUnitId: "the unit group's base unit (crm.catalogueIds.baseUnitId)",
     },
     compute(item) {
+      if (item.caseTwinOf !== undefined) return caseTwinRefusal(item.priceKey, item.caseTwinOf);
       const unitPrice = pricesOf(item.dimension)[item.currency];
       if (unitPrice === undefined) return { ok: false, reason: `product ${item.product.id} has no ${item.currency} price for its dimension ${item.dimension.key}` };
       return {

@@ -9,9 +9,9 @@
 // is to archive it ("Move an Object identified by {productId} to the recycling bin", the products API's
 // archive), which the sync never does: nothing is deleted, and a seller may still need the product to
 // read old deals. The values are the canonical ones (mappings/canonical/catalogue.ts).
-import { CATALOGUE_PRODUCT, type CanonicalCatalogueProduct, type CatalogueItem } from '../canonical/catalogue.ts';
-import { canonicalMapping } from '../canonical/record.ts';
-import type { EntityMapping } from '../types.ts';
+import { CATALOGUE_PRODUCT, type CatalogueItem } from '../canonical/catalogue.ts';
+import { canonicalMapping, fieldsOf } from '../canonical/record.ts';
+import { fail, ok, type EntityMapping } from '../types.ts';
 
 /** HubSpot's per-currency price property of a product (lower-case code). */
 export const currencyPriceProperty = (currency: string) => `hs_price_${currency.toLowerCase()}`;
@@ -29,25 +29,16 @@ const base = canonicalMapping(CATALOGUE_PRODUCT, {
   },
 });
 
-/**
- * The product's prices in the account's other currencies: hs_price_<code> for each of its prices in a
- * currency the account has (the read found its property), but the company currency's (that is `price`).
- */
-function otherCurrencyPrices(product: CanonicalCatalogueProduct, item: CatalogueItem): Record<string, number> {
-  const taken = new Set(item.crmCurrencies ?? []);
-  return Object.fromEntries(Object.entries(product.prices).filter(([currency]) => currency !== item.crmCurrency && taken.has(currency)).map(([currency, price]) => [currencyPriceProperty(currency), price]));
-}
-
 export const catalogueToHubSpotProduct: EntityMapping<CatalogueItem> = {
   ...base,
-  // Not in `describe` (whose fields every account must have): hs_price_<code> exists only for the
+  // The table's fields, and hs_price_<code> for each of the canonical otherCurrencyPrices: not in
+  // `describe` (whose fields every account must have), since hs_price_<code> exists only for the
   // account's currencies, and is written only for those (docs/catalogue.md).
   map(item, related) {
-    const mapped = base.map(item, related);
-    if (!mapped.ok) return mapped;
     const computed = CATALOGUE_PRODUCT.compute(item, related);
-    if (!computed.ok) return mapped;
-    return { ...mapped, record: { ...mapped.record, fields: { ...mapped.record.fields, ...otherCurrencyPrices(computed.value, item) } } };
+    if (!computed.ok) return fail(computed.reason);
+    const perCurrency = Object.fromEntries(Object.entries(computed.value.otherCurrencyPrices).map(([currency, price]) => [currencyPriceProperty(currency), price]));
+    return ok({ object: base.object, externalIdField: base.externalIdField, externalId: CATALOGUE_PRODUCT.id(computed.value), fields: { ...fieldsOf(computed.value, base.table), ...perCurrency } });
   },
   keyNeedNotBeUnique: true,
 };

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { FLOWS } from '../../flows/index.ts';
 import type { CatalogueItem, CataloguePriceItem } from '../../mappings/canonical/catalogue.ts';
-import { CATALOGUE_PRICE, CATALOGUE_PRODUCT, CATALOGUE_STANDARD_PRICE } from '../../mappings/canonical/catalogue.ts';
-import { catalogueToDynamicsProduct, priceToDynamicsPriceListItem } from '../../mappings/dynamics/catalogue.ts';
+import { CATALOGUE_PRICE, CATALOGUE_PRODUCT, CATALOGUE_STANDARD_PRICE, catalogueCaseTwins } from '../../mappings/canonical/catalogue.ts';
+import { catalogueToDynamicsProduct, priceToDynamicsPriceListItem, productNumberOf } from '../../mappings/dynamics/catalogue.ts';
 import { catalogueToHubSpotProduct } from '../../mappings/hubspot/catalogue.ts';
 import { catalogueToProduct2, priceToPricebookEntry, standardPriceToPricebookEntry } from '../../mappings/salesforce/catalogue.ts';
 import { CATALOGUE_PRICE_FLOWS_BY_KIND } from '../../mappings/types.ts';
@@ -46,7 +46,7 @@ const deleted = { ...product, status: 'DELETED', lastUpdateTime: '2026-02-03T00:
 
 describe('the canonical catalogue product', () => {
   it('is one dimension of a product: its key, names, unit, type, prices and whether it is listed', () => {
-    expect(CATALOGUE_PRODUCT.compute(item(0, { crmIds: DYNAMICS_IDS, crmCurrency: 'EUR' }), undefined)).toEqual({
+    expect(CATALOGUE_PRODUCT.compute(item(0, { crmIds: DYNAMICS_IDS, crmCurrency: 'EUR', crmCurrencies: ['USD', 'GBP'] }), undefined)).toEqual({
       ok: true,
       value: {
         key: 'prod-000001|seats',
@@ -59,6 +59,8 @@ describe('the canonical catalogue product', () => {
         active: true,
         prices: { USD: 12.5, EUR: 11 },
         crmCurrencyPrice: 11,
+        // The CRM's other currencies the dimension is priced in (GBP: not priced; EUR: the CRM's own).
+        otherCurrencyPrices: { USD: 12.5 },
         unitGroupId: '11111111-1111-4111-8111-111111111111',
         baseUnitId: '22222222-2222-4222-8222-222222222222',
       },
@@ -78,11 +80,12 @@ describe('the canonical catalogue prices', () => {
       value: { key: 'prod-000001|seats|EUR', priceKey: 'prod-000001|seats', currency: 'EUR', unitPrice: 11, active: true, priceBookId: '01s000000000002AAA', baseUnitId: undefined },
     });
   });
-  it('a standard price book entry, inactive once the product is DELETED', () => {
+  it('a standard price book entry stays active once the product is DELETED (a book entry needs an active standard price); the book entry does not', () => {
     expect(CATALOGUE_STANDARD_PRICE.compute(priceItem('USD', true, SALESFORCE_IDS, 'standardPriceBookId', deleted), undefined)).toEqual({
       ok: true,
-      value: { key: 'prod-000001|seats|USD|standard', priceKey: 'prod-000001|seats', currency: 'USD', unitPrice: 12.5, active: false, priceBookId: '01s000000000001AAA', baseUnitId: undefined },
+      value: { key: 'prod-000001|seats|USD|standard', priceKey: 'prod-000001|seats', currency: 'USD', unitPrice: 12.5, active: true, priceBookId: '01s000000000001AAA', baseUnitId: undefined },
     });
+    expect(CATALOGUE_PRICE.compute(priceItem('USD', false, SALESFORCE_IDS, 'priceBookId', deleted), undefined)).toMatchObject({ ok: true, value: { active: false } });
   });
   it('a currency the dimension is not priced in is refused', () => {
     expect(CATALOGUE_PRICE.compute(priceItem('JPY', false, SALESFORCE_IDS, 'priceBookId'), undefined)).toEqual({ ok: false, reason: 'product prod-000001 has no JPY price for its dimension seats' });
@@ -125,11 +128,23 @@ describe('each CRM table takes the canonical values', () => {
     });
   });
 
-  it('a price read alone by its key (a dead letter retried) is refused until the next full run, which reads it with the ids', () => {
+  it('a price with no setup ids at all is refused the same way (a retry reads the ids with its record)', () => {
     expect(priceToPricebookEntry.map(priceItem('USD', false, undefined, 'priceBookId'), undefined)).toEqual({
       ok: false,
-      reason: "read alone by its key (a retry), without the ids setup kept for the connection (price book's id (catalogueIds.priceBookId)): the next scheduled run reads the whole catalogue with them and writes it",
+      reason: "the connection has no price book's id (catalogueIds.priceBookId) from setup: run `crm-sync setup` for this connection (it finds or makes them and keeps their ids), then the next sync writes this record",
     });
+  });
+
+  it('keys differing only in letter case: the first in code point order is kept, the others refused naming both', () => {
+    expect(catalogueCaseTwins(['prod-1|seats', 'prod-1|Seats', 'prod-1|SEATS', 'prod-1|gb', 'prod-2|seats'])).toEqual(
+      new Map([
+        ['prod-1|seats', 'prod-1|SEATS'],
+        ['prod-1|Seats', 'prod-1|SEATS'],
+      ]),
+    );
+    const refused = `the price key "prod-000001|seats" differs from "prod-000001|Seats" only in letter case, and Salesforce's unique external ids and Dataverse's keys ignore case: the CRM would take both for one record. "prod-000001|Seats" is written; this one is skipped until one of the two dimension keys changes on the commerce side`;
+    expect(catalogueToProduct2.map(item(0, { caseTwinOf: 'prod-000001|Seats' }), undefined)).toEqual({ ok: false, reason: refused });
+    expect(priceToPricebookEntry.map({ ...priceItem('USD', false, SALESFORCE_IDS, 'priceBookId'), caseTwinOf: 'prod-000001|Seats' }, undefined)).toEqual({ ok: false, reason: refused });
   });
 
   it('HubSpot product by commerce_price_key: price in the company currency, hs_price_<code> for the account\'s other currencies', () => {
@@ -171,6 +186,16 @@ describe('each CRM table takes the canonical values', () => {
       ok: false,
       reason: "the connection has no base unit's id (catalogueIds.baseUnitId) from setup: run `crm-sync setup` for this connection (it finds or makes them and keeps their ids), then the next sync writes this record",
     });
+  });
+
+  it('Dynamics product numbers stay unique for keys longer than the column (100): the start, "~" and 8 hex digits of the SHA-256', () => {
+    const common = `prod-000001|${'d'.repeat(120)}`;
+    // SHA-256 digests of the two keys, computed apart (printf '%s' <key> | sha256sum): 8 first hex digits.
+    expect(productNumberOf(`${common}-a`)).toBe(`${common.slice(0, 91)}~c5f37b91`);
+    expect(productNumberOf(`${common}-b`)).toBe(`${common.slice(0, 91)}~15bc7bcd`);
+    expect(productNumberOf(`${common}-a`)).toHaveLength(100);
+    expect(productNumberOf('prod-000001|seats')).toBe('prod-000001|seats');
+    expect(productNumberOf('x'.repeat(100))).toBe('x'.repeat(100));
   });
 
   it('Dynamics price list item by ccs_priceentrykey: price list, product by its key, base unit, amount, Currency Amount', () => {
