@@ -130,6 +130,10 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
         ? await planWriteBacks(rt.crm.kind, entity, await withAccounts(client, [...written.succeeded, ...unchangedLinked].map((item) => ({ ...item, current: current.get(item.sourceId) }))), (id) => rt.crm.recordUrl(id))
         : [];
     const awaitingBack = new Set(pendingBack.map((item) => item.sourceId));
+    // What afterWrite must look at again: this batch's writes, and unchanged records an earlier attempt left a letter for (read before they are resolved below).
+    const unsettled = FLOWS[entity].afterWrite
+      ? new Set([...written.succeeded.map((item) => item.sourceId), ...(plan.unchanged.length ? (await deadLetters.openFor(connectionId, entity, plan.unchanged, client)).keys() : [])])
+      : new Set<string>();
 
     // The links first: once the CRM holds a record, a crash must not make the retry write it again.
     await inTransaction(client, async () => {
@@ -145,7 +149,7 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
     const afterWrite = FLOWS[entity].afterWrite;
     if (afterWrite) {
       const linkedNow = [...written.succeeded, ...unchangedLinked];
-      const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, related: (sourceId) => related?.byRecord.get(sourceId), signal: deps.signal })) : [];
+      const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, unsettled, related: (sourceId) => related?.byRecord.get(sourceId), signal: deps.signal })) : [];
       if (problems.length) {
         counts.failed += problems.length;
         await deadLetters.record(connectionId, entity, uniqueBySource(problems), client);

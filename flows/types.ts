@@ -53,6 +53,12 @@ export type AfterWriteContext = {
   records: any[];
   /** The records the CRM now holds, by source id and CRM id (written now or linked before). */
   linked: { sourceId: string; crmId: string }[];
+  /**
+   * Of `linked`, the source ids whose CRM record may not be as the flow wants it: written in this batch,
+   * or unchanged but with an open dead letter from an earlier attempt (an afterWrite that failed). The
+   * others were settled by an earlier run, so a quiet run need not look at them. Absent: all of `linked`.
+   */
+  unsettled?: ReadonlySet<string>;
   /** What the flow's related reader read for a record (the renewal's renewing entitlement), by source id. */
   related?: (sourceId: string) => unknown;
   signal?: AbortSignal;

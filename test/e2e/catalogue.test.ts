@@ -21,7 +21,7 @@ import { setUpSalesforceCatalogue } from '../../crm/salesforce/catalogue-setup.t
 import { startCommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { control as dynamicsControl } from '../../sandbox/dynamics/testing.ts';
 import { control as hubspotControl } from '../../sandbox/hubspot/testing.ts';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { clientCredentialsConnection, control as salesforceControl } from '../../sandbox/salesforce/testing.ts';
 import { createActivities } from '../../activities/index.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
@@ -136,6 +136,18 @@ function expectedView(kind: CrmUnderTest['kind'], product: any, dimension: any):
     return { key: `${product.id}|${dimension.key}`, name, active: listed, prices: Object.fromEntries(Object.entries(prices).map(([code, value]) => [`${BOOK} (${code})`, value])), ...(!listed && { retired: true }) } as ProductView;
   }
   return { key: `${product.id}|${dimension.key}`, name, active: true, prices };
+}
+
+/** The CRM sandbox's count of API calls by kind (each sandbox's own counter), and its reset. */
+async function callsOf(crm: CrmUnderTest): Promise<Record<string, number>> {
+  if (crm.kind === 'salesforce') return salesforceControl(crm.salesforce!, 'GET', '/calls');
+  if (crm.kind === 'dynamics') return dynamicsControl(crm.dynamics!, 'GET', '/calls');
+  return hubspotControl(crm.hubspot!, 'GET', '/calls');
+}
+async function resetCalls(crm: CrmUnderTest): Promise<void> {
+  if (crm.kind === 'salesforce') await salesforceControl(crm.salesforce!, 'POST', '/calls/reset');
+  else if (crm.kind === 'dynamics') await dynamicsControl(crm.dynamics!, 'DELETE', '/calls');
+  else await hubspotControl(crm.hubspot!, 'DELETE', '/calls');
 }
 
 /** The connection's catalogueIds as setup finds or makes them in the CRM sandbox. */
@@ -260,7 +272,12 @@ describe.each(CRMS_UNDER_TEST)('the product catalogue, commerce sandbox -> %s sa
     expect(held.get(`prod-000002|${HOSTILE_KEY}`)?.name).toBe(`${HOSTILE_NAME} - Seats "named" \\ 席`);
     expect(held.get(`prod-000002|${TWIN_KEPT}`)?.name).toBe(`${HOSTILE_NAME} - Twin`);
 
+    await resetCalls(sandboxes.crm);
     const second = await runSync();
+    // A quiet run makes no CRM call at all: no write, and no read (the describe and currency reads the
+    // catalogue needs were made by the run before, on this worker's connector; a Dynamics product's
+    // state is read only when it was written, or a letter says its state change failed).
+    expect(await callsOf(sandboxes.crm)).toEqual({ total: 0 });
     // The skipped records wait for their retry time (counted as failed, not sent).
     for (const entity of Object.keys(second.entities)) expect(second.entities[entity as keyof typeof second.entities], entity).toMatchObject({ created: 0, updated: 0, failed: failedBy(skipped, entity) });
   });
