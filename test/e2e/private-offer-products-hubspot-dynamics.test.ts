@@ -4,7 +4,7 @@
 // two products of one marketplace product becomes one held draft with both (COMMIT as a commit, METERED
 // as a rate), in euros; the connection's approval rule (cosell.offerApproval on the deal property /
 // opportunity column setup made) holds publication back until approved, then the offer is published once,
-// with who and when on the record and in the audit trail; a new expiry and a cancel request reach an offer
+// with who and when on the record and in the audit trail; a changed quantity updates the held draft once; a new expiry and a cancel request reach an offer
 // with the buyer; the commerce side's refusal and a line outside the catalogue show on the record.
 // The catalogue's CRM products are made here as the catalogue sync leaves them (mappings/*/catalogue.ts),
 // with setup's catalogue properties (HubSpot) and unit group (Dynamics). HubSpot's account has EUR beside
@@ -42,6 +42,11 @@ type Seller = {
   product(name: string, keys?: { productId: string; dimensionKey: string }): Promise<string>;
   /** A record in euros asking for a private offer, not approved yet, with lines [product, quantity, unit price]. */
   opportunity(name: string, lines: [string, number, number][], approved?: boolean): Promise<string>;
+  /**
+   * A line's quantity changed, and the record with it: HubSpot's line item editor updates the deal's amount;
+   * on Dynamics the seller saves the opportunity (its estimated revenue), which the worker sees (docs/cosell.md).
+   */
+  changeQuantity(id: string, product: string, quantity: number, amount: number): Promise<void>;
   approve(id: string, by: string): Promise<void>;
   newExpiry(id: string, day: string): Promise<void>;
   cancel(id: string): Promise<void>;
@@ -65,6 +70,8 @@ async function hubspotSeller(sandbox: HubSpotSandbox, companyId: string): Promis
   const pipelines = await client.crm.pipelines.pipelinesApi.getAll('deals');
   const seller = pipelines.results.find((pipeline) => pipeline.label === 'Sales Pipeline')!;
   const stored = async (id: string) => list(await hubspotControl(sandbox, 'GET', '/records/deals')).find((deal) => String(deal.id) === id)!.properties;
+  /** Each deal's line item of each product. */
+  const lineOf = new Map<string, string>();
   return {
     async product(name, keys) {
       const properties: Record<string, string> = { name, price: '1' };
@@ -80,8 +87,13 @@ async function hubspotSeller(sandbox: HubSpotSandbox, companyId: string): Promis
       for (const [product, quantity, price] of lines) {
         const line = await client.crm.lineItems.basicApi.create({ properties: { hs_product_id: product, quantity: String(quantity), price: String(price), hs_line_item_currency_code: 'EUR' }, associations: [] });
         await client.crm.associations.v4.batchApi.createDefault('line_items', 'deals', { inputs: [{ _from: { id: line.id }, to: { id: deal.id } }] });
+        lineOf.set(`${deal.id}:${product}`, line.id);
       }
       return deal.id;
+    },
+    async changeQuantity(id, product, quantity, amount) {
+      await client.crm.lineItems.basicApi.update(lineOf.get(`${id}:${product}`)!, { properties: { quantity: String(quantity) } });
+      await client.crm.deals.basicApi.update(id, { properties: { amount: String(amount) } });
     },
     approve: async (id, by) => void (await client.crm.deals.basicApi.update(id, { properties: { offer_approval_status: 'Approved', offer_approved_by: by } })),
     newExpiry: async (id, day) => void (await client.crm.deals.basicApi.update(id, { properties: { offer_new_expiry_date: day } })),
@@ -106,6 +118,8 @@ async function dynamicsSeller(sandbox: DynamicsSandbox, accountId: string): Prom
   const api = new DynamicsWebApi({ serverUrl: sandbox.orgUrl, onTokenRefresh: token, propagateErrors: true });
   const update = (id: string, data: Record<string, unknown>) => api.update({ collection: 'opportunities', key: id, data });
   let numbers = 0;
+  /** Each opportunity's product line of each product. */
+  const lineOf = new Map<string, string>();
   return {
     async product(name, keys) {
       const data: Record<string, unknown> = {
@@ -126,16 +140,21 @@ async function dynamicsSeller(sandbox: DynamicsSandbox, accountId: string): Prom
         }),
       ).toLowerCase();
       for (const [product, quantity, price] of lines) {
-        await api.create({
+        const line = await api.create({
           collection: 'opportunityproducts',
           data: { 'opportunityid@odata.bind': `/opportunities(${id})`, 'productid@odata.bind': `/products(${product})`, 'uomid@odata.bind': `/uoms(${catalogue.baseUnitId})`, quantity, priceperunit: price, ispriceoverridden: true },
         });
+        lineOf.set(`${id}:${product}`, String(line));
       }
       return id;
     },
-    approve: (id, by) => update(id, { ccs_offerapprovalstatus: 100_000_001, ccs_offerapprovedby: by }),
-    newExpiry: (id, day) => update(id, { ccs_offernewexpirydate: day }),
-    cancel: (id) => update(id, { ccs_offercancelrequested: true }),
+    async changeQuantity(id, product, quantity, amount) {
+      await api.update({ collection: 'opportunityproducts', key: lineOf.get(`${id}:${product}`)!, data: { quantity } });
+      await update(id, { estimatedvalue: amount });
+    },
+    approve: async (id, by) => void (await update(id, { ccs_offerapprovalstatus: 100_000_001, ccs_offerapprovedby: by })),
+    newExpiry: async (id, day) => void (await update(id, { ccs_offernewexpirydate: day })),
+    cancel: async (id) => void (await update(id, { ccs_offercancelrequested: true })),
     async record(id) {
       const row = list(await dynamicsControl(sandbox, 'GET', '/records/opportunity')).find((opportunity) => opportunity.opportunityid === id)!;
       return { offerId: row.ccs_commerceofferid || undefined, approvedAt: row.ccs_offerapprovedat || undefined, errors: row.ccs_coselldrafterrors || undefined };
@@ -160,7 +179,7 @@ describe.each(['hubspot', 'dynamics'] as const)('a private offer from a %s recor
   const offersOf = async (id: string) => (await commerceDump(sandboxes.commerce, 'offers')).filter((offer) => offer.metaInfo?.[META_FIELD[kind]] === id);
   const calls = async () => ((await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/calls`)).json()) as { operations: Record<string, number> }).operations;
   const cosell = async () => (await run(WORKFLOW_TYPES.cosell)).flows['opportunity-draft-offer'];
-  const auditOf = async (id: string) => (await createAuditStore(database.pool).list({ connectionId, limit: 50 })).events.filter((event) => event.target.endsWith(` ${id}`));
+  const auditOf = async (id: string) => (await createAuditStore(database.pool).list({ connectionId, limit: 50 })).events.filter((event) => event.target?.endsWith(` ${id}`));
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -225,6 +244,21 @@ describe.each(['hubspot', 'dynamics'] as const)('a private offer from a %s recor
     const publishes = (await calls())['POST /org/{orgId}/offer'];
     await cosell();
     expect((await calls())['POST /org/{orgId}/offer']).toBe(publishes);
+  }, 60_000);
+
+  it('a changed quantity updates the held draft once, never a second offer', async () => {
+    const id = await seller.opportunity('Acme analytics, more seats', [[crmProducts.commit, 10, 36]]);
+    await cosell();
+    const [draft] = await offersOf(id);
+    await seller.changeQuantity(id, crmProducts.commit, 40, 1440);
+    expect(await cosell()).toMatchObject({ advanced: 1, created: 0 });
+    const offers = await offersOf(id);
+    expect(offers.map((offer) => offer.id)).toEqual([draft.id]);
+    expect(offers[0].info.commits).toEqual([{ key: product.commitKey, quantity: 40, price: 36 }]);
+    expect(offers[0].subStatus).toBe('DRAFT');
+    const updates = (await calls())['POST /org/{orgId}/draftOffer'];
+    await cosell();
+    expect((await calls())['POST /org/{orgId}/draftOffer']).toBe(updates);
   }, 60_000);
 
   it('a new expiry extends an offer with the buyer, a cancel request cancels it', async () => {
