@@ -15,7 +15,22 @@ import type { EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
 
 export type CatalogueRead<T> = { records: T[]; rejected: Page<any>['rejected'] };
-type DueContext = { settings: ConnectionSettings; pageSize: number; signal?: AbortSignal; crm?: CrmConnector; mappings?: Partial<Record<string, EntityMapping<any, any>>> };
+type DueContext = {
+  settings: ConnectionSettings;
+  pageSize: number;
+  signal?: AbortSignal;
+  crm?: CrmConnector;
+  mappings?: Partial<Record<string, EntityMapping<any, any>>>;
+  /** Which of these price entry keys the CRM holds (record links). */
+  linked?(ids: string[]): Promise<Set<string>>;
+};
+
+/**
+ * Whether a price no longer offered is made inactive: Salesforce's connection price book entries
+ * (IsActive). The standard price stays active (a book entry needs it, docs/catalogue.md); a Dynamics
+ * price list item has no state and the sync deletes nothing.
+ */
+const withdrawsPrices = (kind: CrmKind, book: 'standard' | 'named') => kind === 'salesforce' && book === 'named';
 
 /** Every product of the organization (DELETED ones too: their CRM products become inactive). */
 export async function allProducts(commerce: CommerceClient, orgId: string, context: { pageSize: number; signal?: AbortSignal }): Promise<CatalogueRead<Product>> {
@@ -93,14 +108,22 @@ export function duePrices(book: 'standard' | 'named') {
     const currencies = new Set(await crmPriceCurrencies(kind, context.crm, crmIds, context.mappings?.[context.entity]?.object));
     const records: CataloguePriceItem[] = [];
     const twins = caseTwinsOf(read.records);
+    // Entries of currencies a dimension is no longer priced in, which the CRM may still hold active.
+    const unpriced: CataloguePriceItem[] = [];
     for (const product of read.records) {
       for (const dimension of product.info?.dimensions ?? []) {
         const priceKey = priceKeyOf(product.id, dimension.key);
-        for (const currency of Object.keys(pricesOf(dimension)).filter((code) => currencies.has(code))) {
-          records.push({ ...itemOf(product, dimension, { crmIds }, twins), id: priceEntryKeyOf(priceKey, currency, book === 'standard'), priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency) });
+        const priced = pricesOf(dimension);
+        for (const currency of currencies) {
+          const price = { ...itemOf(product, dimension, { crmIds }, twins), id: priceEntryKeyOf(priceKey, currency, book === 'standard'), priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency) };
+          if (currency in priced) records.push(price);
+          else if (withdrawsPrices(kind, book)) unpriced.push({ ...price, withdrawn: true });
         }
       }
     }
+    // Only those the CRM holds are made inactive (the others were never written).
+    const held = unpriced.length && context.linked ? await context.linked(unpriced.map((price) => price.id)) : new Set<string>();
+    records.push(...unpriced.filter((price) => held.has(price.id)));
     return { records, rejected: read.rejected };
   };
 }
@@ -125,5 +148,8 @@ export async function cataloguePriceById(commerce: CommerceClient, orgId: string
   const currency = parts.pop() ?? '';
   const priceKey = parts.join(KEY_SEPARATOR);
   const item = await catalogueItemById(commerce, orgId, priceKey, context);
-  return { ...item, id: key, priceKey, currency, bookIdKey: BOOK_ID_KEY[book](context?.settings.crm.kind ?? 'salesforce', currency) };
+  const kind = context?.settings.crm.kind ?? 'salesforce';
+  // A retried entry of a currency no longer priced: what the run would do, make it inactive.
+  const withdrawn = !(currency in pricesOf(item.dimension)) && withdrawsPrices(kind, book);
+  return { ...item, id: key, priceKey, currency, bookIdKey: BOOK_ID_KEY[book](kind, currency), ...(withdrawn && { withdrawn }) };
 }

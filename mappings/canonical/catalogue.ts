@@ -47,6 +47,11 @@ export type CataloguePriceItem = CatalogueItem & {
   currency: string;
   /** Which of crm.catalogueIds names the price book (price list) this price goes in. */
   bookIdKey: string;
+  /**
+   * The dimension is no longer priced in this currency, and the CRM holds its entry (Salesforce's
+   * connection price book): the entry is made inactive, its price left as it was.
+   */
+  withdrawn?: boolean;
 };
 
 export type CanonicalCatalogueProduct = {
@@ -73,7 +78,8 @@ export type CanonicalCataloguePrice = {
   key: string;
   priceKey: string;
   currency: string;
-  unitPrice: number;
+  /** Absent for a withdrawn price (its entry keeps the price it had). */
+  unitPrice?: number;
   active: boolean;
   /** The price book (Salesforce) or price list (Dynamics) id setup kept. */
   priceBookId?: string;
@@ -171,14 +177,17 @@ function priceRecord(entity: 'catalogue-standard-price' | 'catalogue-price', boo
       key: `productId|dimensionKey|currency${entity === 'catalogue-standard-price' ? '|standard' : ''} (one price per ${book} and currency)`,
       priceKey: 'productId|dimensionKey: the CRM product it prices',
       currency: "the price's ISO currency code (only currencies the CRM org has)",
-      unitPrice: 'info.dimensions[].prices[].pricePerUnit in that currency',
-      active: standardAlwaysActive ? 'true (a custom price needs an active standard price)' : 'product status: false when DELETED, else true',
+      unitPrice: 'info.dimensions[].prices[].pricePerUnit in that currency (left out once the currency is no longer priced)',
+      active: standardAlwaysActive ? 'true (a custom price needs an active standard price)' : 'product status: false when DELETED or when the dimension is no longer priced in the currency, else true',
       priceBookId: `the ${book} setup found or made (crm.catalogueIds)`,
       baseUnitId: "the unit group's base unit (crm.catalogueIds.baseUnitId)",
     },
     compute(item) {
       if (item.caseTwinOf !== undefined) return caseTwinRefusal(item.priceKey, item.caseTwinOf);
       const unitPrice = pricesOf(item.dimension)[item.currency];
+      if (item.withdrawn && unitPrice === undefined) {
+        return { ok: true, value: { key: item.id, priceKey: item.priceKey, currency: item.currency, active: false, priceBookId: item.crmIds?.[item.bookIdKey], baseUnitId: item.crmIds?.baseUnitId } };
+      }
       if (unitPrice === undefined) return { ok: false, reason: `product ${item.product.id} has no ${item.currency} price for its dimension ${item.dimension.key}` };
       return {
         ok: true,
