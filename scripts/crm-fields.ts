@@ -71,7 +71,11 @@ function crmToCommerceRows(kind: CrmKind): Row[] {
     const written = new Set([...Object.keys(side.made({ id: 'id', status: 'status', stage: 'stage' })), ...Object.keys(side.refused('reason'))]);
     const back = [...written].map((field): Row => ({ flow: flow.name, object: side.object, field, value: '', how: field === side.madeField ? 'written back: the commerce id once made' : 'written back when made or refused' }));
     const readOnly = read.filter((row) => !written.has(row.field));
-    return [...readOnly, ...back];
+    // Fields not every org has (set up before they were added): read, and written back, only where they exist.
+    const listed = new Set([...read, ...back].map((row) => row.field));
+    const optional = (side.optionalFields ?? []).filter((field) => !listed.has(field)).map((field): Row => ({ flow: flow.name, object: side.object, field, value: '', how: 'read, and written back, only where the CRM has the field' }));
+    const marked = [...readOnly, ...back].map((row) => (side.optionalFields?.includes(row.field) ? { ...row, how: `${row.how} (only where the CRM has the field)` } : row));
+    return [...marked, ...optional];
   });
 }
 
