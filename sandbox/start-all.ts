@@ -33,6 +33,12 @@ export type SandboxesOptions = {
    */
   catalogueCurrencies?: boolean;
   /**
+   * A durable commerce journal of data an older version generated (a demo data directory kept across an
+   * upgrade that changed the generated data) is renamed aside and a fresh one started; this is told where
+   * it went (default: a line on stderr). Nothing of it could be replayed over today's data.
+   */
+  onJournalSetAside?: (renamedTo: string, why: string) => void;
+  /**
    * Makes the sandboxes durable: their journals are <dataDir>/sandboxes/commerce.jsonl,
    * salesforce.jsonl, hubspot.jsonl and dynamics.jsonl, and the ports they chose are remembered in ports.json and taken again next
    * time when free. Started again on the same dataDir (even after SIGKILL) they hold the data they
@@ -71,6 +77,8 @@ export async function startAllSandboxes(options: SandboxesOptions = {}): Promise
       entitlements: options.entitlements,
       changesPerSecond: options.changesPerSecond,
       journalPath: dir && path.join(dir, 'commerce.jsonl'),
+      setAsideStaleJournal: true,
+      onJournalSetAside: options.onJournalSetAside ?? ((renamedTo, why) => process.stderr.write(`${why}; it was moved to ${renamedTo} and the commerce sandbox starts from fresh data\n`)),
     }),
   );
   let salesforce: SalesforceSandbox;
