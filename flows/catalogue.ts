@@ -7,7 +7,8 @@
 // without a mapping for a CRM kind does not run there). A connection chooses `catalogue`; the price flows
 // come with it (mappings/types.ts withCatalogueFlows). All three are `due` flows: every run reads every
 // product (flows/catalogue-reads.ts) and content hashes keep a quiet run from writing. A DELETED product's
-// CRM products become inactive, never deleted (Dynamics: retired, flows/catalogue-states.ts).
+// CRM products become inactive, never deleted (Dynamics: retired, flows/catalogue-states.ts). A record
+// read by id (a dead letter's retry) is read with the connection's settings (ByIdContext), as in a run.
 import { catalogueToDynamicsProduct, priceToDynamicsPriceListItem } from '../mappings/dynamics/catalogue.ts';
 import { catalogueToHubSpotProduct } from '../mappings/hubspot/catalogue.ts';
 import { catalogueToProduct2, priceToPricebookEntry, standardPriceToPricebookEntry } from '../mappings/salesforce/catalogue.ts';

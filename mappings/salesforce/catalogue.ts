@@ -3,8 +3,10 @@
 // by Commerce_Price_Entry_Key__c: first the standard price book's entry (Salesforce refuses any other
 // price of a product before its standard price: STANDARD_PRICE_NOT_DEFINED), then the connection's price
 // book's, one per currency the org has. An entry's product, price book and currency are set when it is
-// made and never changed (Salesforce refuses changing them: createOnly). A DELETED commerce product makes
-// its Product2 and entries inactive, never deleted. Wire facts: docs/crm-wire-behaviour.md, "Products,
+// made and never changed (Salesforce refuses changing them: createOnly; an entry whose link was lost is
+// sent again without them by the connector, crm/salesforce/create-only-retry.ts). A DELETED commerce
+// product makes its Product2 and its book entries inactive, never deleted; its standard price stays
+// active, since a book entry needs an active standard price (mappings/canonical/catalogue.ts). Wire facts: docs/crm-wire-behaviour.md, "Products,
 // price books and opportunity products". The values are the canonical ones (mappings/canonical/catalogue.ts).
 import { CATALOGUE_PRICE, CATALOGUE_PRODUCT, CATALOGUE_STANDARD_PRICE, catalogueNeeds, type CatalogueItem, type CataloguePriceItem } from '../canonical/catalogue.ts';
 import { canonicalMapping, lookup, type CanonicalRecord } from '../canonical/record.ts';
