@@ -1,7 +1,10 @@
 // CRM opportunities asking for a private offer -> commerce draft offers (POST {O}/draftOffer, A9), exactly
 // once: the draft carries metaInfo.crmAOpportunityId (crmBDealId, ...), by which an earlier create whose answer was lost is found.
-// Where the CRM side reads product lines and an approval (Salesforce, issue #28), the draft is built from
-// the lines, held until approved, and a later change of the record is the offer's next step (flows/offer-changes.ts).
+// Every CRM side reads the record's product lines (issue #28: Salesforce OpportunityLineItem, HubSpot line
+// items, Dynamics opportunity products) and, with the connection's approval rule, its approval: the draft
+// is built from the lines, held until approved, and a later change of the record is the offer's next step
+// (flows/offer-changes.ts). Without a rule Salesforce holds and publishes in one step; HubSpot and Dynamics
+// send the draft at once, as they always did (docs/cosell.md).
 import { OPPORTUNITY_ID_FIELD } from '../commerce/crm-ids.ts';
 import { opportunityDraftOfferSide as dynamicsOpportunityDraftOfferSide, type DynamicsDraftOfferRequest } from '../mappings/dynamics/opportunity-cosell.ts';
 import { dealDraftOfferSide, type HubSpotDraftOfferRequest } from '../mappings/hubspot/deal-cosell.ts';
@@ -39,7 +42,9 @@ export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
       }
       return found;
     },
-    // A request with no step after the draft (HubSpot and Dynamics read none yet) leaves the offer as it is.
+    // A request that neither holds for approval (publish undefined: a HubSpot or Dynamics connection without
+    // an approval rule, whose draft went to the marketplace at once) nor asks to extend or cancel has no step
+    // after the draft: the offer is left as it is.
     advance: (commerce, orgId, id, request) => (request.publish === undefined && !request.cancel && !request.extendTo ? Promise.resolve({ unchanged: true }) : advanceDraftOffer(commerce, orgId, id, request)),
   },
 };
