@@ -22,6 +22,8 @@ import { createRow, updateRow } from './writes.ts';
 import { requirePrivilege } from './privileges.ts';
 
 const CATALOGUE = new Set(['uomschedule', 'uom', 'product', 'pricelevel', 'productpricelevel', 'opportunityproduct']);
+/** The tables whose rows take a transaction currency bind: the catalogue's, and the opportunity (its own currency). */
+const CURRENCY_BOUND = new Set([...CATALOGUE, 'opportunity']);
 
 const refused = (code: string, message: string) => new DataverseError(400, code, message);
 const id = (value: unknown) => (value && typeof value === 'object' ? (value as Lookup).id : undefined);
@@ -42,7 +44,7 @@ export const PRICING_ERROR = { none: 0, missingPriceLevel: 2, missingQuantity: 4
  */
 export function takeCurrencyBind(state: SandboxState, entity: EntityDef, body: Record<string, unknown>): { body: Record<string, unknown>; columns: Row } {
   const name = 'transactioncurrencyid@odata.bind';
-  if (!CATALOGUE.has(entity.LogicalName) || !(name in body)) return { body, columns: {} };
+  if (!CURRENCY_BOUND.has(entity.LogicalName) || !(name in body)) return { body, columns: {} };
   const { [name]: bind, ...rest } = body;
   if (bind === null) return { body: rest, columns: { transactioncurrencyid: null } };
   const match = typeof bind === 'string' ? /transactioncurrencies\(([0-9a-fA-F-]{36})\)$/.exec(bind) : null;
@@ -54,6 +56,7 @@ export function takeCurrencyBind(state: SandboxState, entity: EntityDef, body: R
 
 /** The columns a create (no `existing`) or update writes, checked and completed as Dataverse does. */
 export function catalogueColumns(state: SandboxState, entity: EntityDef, columns: Row, existing: Row | undefined): Row {
+  if (entity.LogicalName === 'opportunity') return opportunityCurrencyColumns(state, columns, existing);
   if (!CATALOGUE.has(entity.LogicalName)) return columns;
   const merged: Row = { ...(existing ?? {}), ...columns };
   const given = (column: string) => merged[column] !== null && merged[column] !== undefined;
@@ -220,6 +223,54 @@ function opportunityProductColumns(state: SandboxState, columns: Row, merged: Ro
     extendedamount: round2(base - discount),
     pricingerrorcode: pricingError,
   };
+}
+
+/**
+ * [sandbox] The exchange rates the organisation's administrator set on its currencies, as units of each
+ * currency per US dollar (fixed, illustrative): a currency's exchange rate is its units per one unit of the
+ * base currency ("The exchange rate is the value of a transaction currency equal to one base currency"), so
+ * the base currency's is 1. A currency missing here counts as worth a dollar.
+ */
+const UNITS_PER_US_DOLLAR: Record<string, number> = { USD: 1, EUR: 0.9, GBP: 0.8, JPY: 150, CHF: 0.9, SEK: 10 };
+const round12 = (n: number) => Math.round(n * 1e12) / 1e12;
+
+/** The exchange rate of a currency (by its GUID) against the organisation's base currency. */
+export function exchangeRateOf(state: SandboxState, currencyId: string): number {
+  const base = state.currencies.base();
+  if (base.transactioncurrencyid === currencyId) return 1;
+  const code = state.currencies.byId(currencyId)?.isocurrencycode ?? base.isocurrencycode;
+  return round12((UNITS_PER_US_DOLLAR[code] ?? 1) / (UNITS_PER_US_DOLLAR[base.isocurrencycode] ?? 1));
+}
+
+/** The opportunity's money columns: with any of them set, its currency cannot be cleared. */
+const OPPORTUNITY_MONEY = ['estimatedvalue', 'actualvalue'];
+const CURRENCY_CHANGE_REFUSED = 'The currency cannot be changed because the opportunity has opportunity products, quotes, orders, or invoices associated with it. Remove the associated records and then change the currency.';
+
+/**
+ * An opportunity's own currency, as Dataverse keeps it (docs/crm-wire-behaviour.md, Dynamics "the
+ * opportunity's transaction currency"): bound by `transactioncurrencyid` on create or update, with its
+ * exchange rate (read-only) set from the currency; not changed once the opportunity has opportunity
+ * products; not cleared while a money column holds a value (CurrencyCannotBeNullDueToNonNullMoneyFields);
+ * and, with a price list, the price list's currency (RecordAndPricelistCurrencyNotEqual). An opportunity
+ * created without one keeps none (its amounts are then in the base currency).
+ */
+function opportunityCurrencyColumns(state: SandboxState, columns: Row, existing: Row | undefined): Row {
+  const merged: Row = { ...(existing ?? {}), ...columns };
+  const currency = id(merged.transactioncurrencyid);
+  if ('transactioncurrencyid' in columns) {
+    const before = id(existing?.transactioncurrencyid);
+    if (existing && before !== currency) {
+      const products = state.store.candidates('opportunityproduct', 'opportunityid', lookup('opportunity', String(existing.opportunityid)));
+      if (products.some((row) => id(row.opportunityid) === existing.opportunityid)) throw refused('0x80040203', CURRENCY_CHANGE_REFUSED);
+    }
+    if (!currency && OPPORTUNITY_MONEY.some((column) => merged[column] !== null && merged[column] !== undefined)) throw refused('0x80048cfb', 'The currency cannot be null.');
+  }
+  const priceList = id(merged.pricelevelid) ? state.store.get('pricelevel', id(merged.pricelevelid)!) : undefined;
+  if (currency && priceList && id(priceList.transactioncurrencyid) !== currency && ('transactioncurrencyid' in columns || 'pricelevelid' in columns)) {
+    throw refused('0x80048cf6', 'The currency of the record does not match the currency of the price list.');
+  }
+  if (!('transactioncurrencyid' in columns)) return columns;
+  return { ...columns, exchangerate: currency ? exchangeRateOf(state, currency) : null };
 }
 
 /** What a write sets off: a unit group's base unit; a product's default price list from its first price. */

@@ -184,11 +184,17 @@ export function standardEntities(): EntityDef[] {
       // Set by WinOpportunity / LoseOpportunity from the opportunityclose activity (opportunity-states.ts).
       attr('opportunity', 'actualvalue', 'Money', { Precision: 2, MinValue: -922337203685477, MaxValue: 922337203685477 }),
       attr('opportunity', 'actualclosedate', 'DateTime', { Format: 'DateOnly', DateTimeBehavior: 'DateOnly' }),
+      // Its own currency (Microsoft's opportunity table reference: TransactionCurrencyId, "Choose the local
+      // currency for the record", ApplicationRequired; bound and checked by catalogue.ts) and the exchange rate
+      // Dataverse sets from it (ExchangeRate, Decimal of precision 12, read-only).
+      attr('opportunity', 'transactioncurrencyid', 'Lookup', { Targets: ['transactioncurrency'], RequiredLevel: 'ApplicationRequired' }),
+      attr('opportunity', 'exchangerate', 'Decimal', { Precision: 12, MinValue: 0.000000000001, MaxValue: 100_000_000_000, IsValidForCreate: false, IsValidForUpdate: false }),
       ownerAttribute('opportunity'),
     ],
     Keys: [],
     ManyToOneRelationships: [
       relationship('opportunity', 'parentaccountid', 'account', 'parentaccountid', 'accountid'),
+      relationship('opportunity', 'transactioncurrencyid', 'transactioncurrency', 'transactioncurrencyid', 'transactioncurrencyid'),
       relationship('opportunity', 'parentcontactid', 'contact', 'parentcontactid', 'contactid'),
       relationship('opportunity', 'customerid', 'account', 'customerid_account', 'accountid'),
       relationship('opportunity', 'customerid', 'contact', 'customerid_contact', 'contactid'),
