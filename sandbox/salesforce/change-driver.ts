@@ -1,7 +1,9 @@
 // Makes the org move like sellers at work on co-sell: an Opportunity's stage moves, a new shared
 // Opportunity is opened on a buyer's Account, a private-offer draft is requested, an existing
 // Opportunity is shared, an inbound referral's Opportunity gets the seller's decision (Accept, or Reject
-// with a reason), a shared deal is closed won or lost. Every change is a save through the same engine as API writes (validation,
+// with a reason), a shared deal is closed won or lost; and, only when asked for by name (issue #28), the
+// seller adds catalogue products to an Opportunity that asks for a private offer and the deal desk
+// approves the offer built from them. Every change is a save through the same engine as API writes (validation,
 // SystemModstamp, the journal). Picks come from the driver's seeded PRNG, so a seed and the same
 // org give the same changes. Runs on demand (POST /_sandbox/changes) and on a timer (change-timer.ts).
 import { createRandom, type Random } from '../commerce/prng.ts';
@@ -10,15 +12,17 @@ import type { Store, StoredRecord } from './store.ts';
 import { coerceJson } from './values.ts';
 import { emptyInput, saveRecords, type WriteMode } from './writes.ts';
 
-export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal', 'addProducts'] as const;
+export const CHANGE_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal', 'addProducts', 'approveOffer'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /**
  * The kinds drawn when none are named (the timer, POST /_sandbox/changes without kinds). Sellers adding
- * Opportunity Products (issue #28) happen only when asked for by name, so orgs and tests that do not know
- * the catalogue see the changes they always saw.
+ * Opportunity Products and the deal desk approving the offer built from them (issue #28) happen only when
+ * asked for by name, so orgs and tests that do not know the catalogue see the changes they always saw.
  */
-export type DefaultChangeKind = Exclude<ChangeKind, 'addProducts'>;
-export const DEFAULT_CHANGE_KINDS: readonly ChangeKind[] = CHANGE_KINDS.filter((kind) => kind !== 'addProducts');
+export const OFFER_DESK_KINDS = ['addProducts', 'approveOffer'] as const;
+export type OfferDeskKind = (typeof OFFER_DESK_KINDS)[number];
+export type DefaultChangeKind = Exclude<ChangeKind, OfferDeskKind>;
+export const DEFAULT_CHANGE_KINDS: readonly ChangeKind[] = CHANGE_KINDS.filter((kind) => !(OFFER_DESK_KINDS as readonly string[]).includes(kind));
 
 /** What one change did, to which record, and the SystemModstamp it left. */
 export type Change = { object: string; id: string; kind: ChangeKind; summary: string; systemModstamp: string };
@@ -32,8 +36,18 @@ export const WEIGHTS: readonly (readonly [DefaultChangeKind, number])[] = [
   ['inboundDecision', 15],
   ['closeDeal', 8],
 ];
-/** The weights of the kinds drawn only when named, beside the mix. */
-const NAMED_ONLY_WEIGHTS: readonly (readonly [ChangeKind, number])[] = [['addProducts', 15]];
+/** The weights of the kinds drawn only when named, beside the mix (the demo's sellers draw them too: cli/demo-sellers.ts). */
+export const OFFER_DESK_WEIGHTS: readonly (readonly [OfferDeskKind, number])[] = [
+  ['addProducts', 15],
+  ['approveOffer', 15],
+];
+
+/**
+ * Who approves private offers at the deal desk (Offer_Approved_By__c): an org's approval process writes
+ * the approver's name there with a final field update (docs/cosell.md). Quotes and non-Latin letters, as
+ * people's names have them.
+ */
+export const DEAL_DESK_APPROVERS: readonly string[] = ['Zoë O\'Brien (Deal Desk)', 'Kenji Satō', 'Amara "Mara" Okafor', 'Łukasz Nowak', 'Inés García-Márquez'];
 
 /** How often a seller accepts a partner's referral; the rest are rejected with one of SELLER_REJECT_REASONS. */
 export const SELLER_ACCEPTS = 0.8;
@@ -230,7 +244,12 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
       if (!opportunity) return undefined;
       const entries = entriesFor(opportunity);
       const book = opportunity.Pricebook2Id ?? random.pick([...new Set(entries.map((entry) => String(entry.Pricebook2Id)))]);
-      const inBook = entries.filter((entry) => entry.Pricebook2Id === book);
+      // An offer is for one marketplace product: the lines are dimensions of one (Product2's Commerce_Product_Id__c).
+      const products = live(store, findObject('Product2')!);
+      const marketplaceProduct = (entry: StoredRecord) => String(products.find((product) => product.Id === entry.Product2Id)?.Commerce_Product_Id__c ?? entry.Product2Id);
+      const bookEntries = entries.filter((entry) => entry.Pricebook2Id === book);
+      const product = random.pick([...new Set(bookEntries.map(marketplaceProduct))]);
+      const inBook = bookEntries.filter((entry) => marketplaceProduct(entry) === product);
       const chosen = inBook.length > 1 && random.chance(0.5) ? [inBook.splice(random.int(0, inBook.length - 1), 1)[0]!, random.pick(inBook)] : [random.pick(inBook)];
       for (const entry of chosen) {
         // Now and then the seller discounts the list price by a tenth.
@@ -239,6 +258,18 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
       }
       const saved = store.table(OPPORTUNITY).get(opportunity.Id)!;
       return changeOf(kind, saved, `products added: ${chosen.map((entry) => String(entry.Name)).join(', ')}`);
+    }
+    case 'approveOffer': {
+      // The deal desk approves a private offer the seller built from products, once its draft is made
+      // (Commerce_Offer_Id__c written back): the approval process's final field updates set the status
+      // and the approver's name. An Opportunity without products is left for the seller to finish.
+      const withLines = new Set(live(store, findObject('OpportunityLineItem')!).map((line) => String(line.OpportunityId)));
+      const waiting = opportunities.filter((o) => o.Private_Offer_Requested__c === true && withLines.has(o.Id) && hasText(o.Commerce_Offer_Id__c) && o.Offer_Approval_Status__c !== 'Approved');
+      const opportunity = pickFromTiers(random, [waiting.filter(isOpen), waiting]);
+      if (!opportunity) return undefined;
+      const approver = random.pick(DEAL_DESK_APPROVERS);
+      const saved = save(env, OPPORTUNITY, { Offer_Approval_Status__c: 'Approved', Offer_Approved_By__c: approver }, { kind: 'update', id: opportunity.Id });
+      return changeOf(kind, saved, `private offer ${String(opportunity.Commerce_Offer_Id__c)} approved by ${approver}`);
     }
     case 'closeDeal': {
       // A shared deal the partner took on (ACCEPTED) is the likeliest to close; then any shared open one.
@@ -260,7 +291,7 @@ function applyOne(env: DriverEnv, kind: ChangeKind): Change | undefined {
  */
 export function applyChanges(env: DriverEnv, count: number, kinds: readonly ChangeKind[] = DEFAULT_CHANGE_KINDS): Change[] {
   const changes: Change[] = [];
-  let open = [...WEIGHTS, ...NAMED_ONLY_WEIGHTS].filter(([kind]) => kinds.includes(kind));
+  let open = [...WEIGHTS, ...OFFER_DESK_WEIGHTS].filter(([kind]) => kinds.includes(kind));
   while (changes.length < count && open.length > 0) {
     const kind = open.length === 1 ? open[0]![0] : env.driver.random.weighted(open);
     const change = applyOne(env, kind);

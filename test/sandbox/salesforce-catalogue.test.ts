@@ -313,6 +313,49 @@ describe('Salesforce sandbox: products, price books and opportunity products', (
       expect(await conn.sobject('Opportunity').retrieve(id)).toMatchObject({ Amount: lines.records[0]!.TotalPrice });
     }
   });
+
+  it("the change driver's addProducts puts dimensions of one marketplace product on an Opportunity, never two products'", async () => {
+    const { standard, book, opportunity, account } = await catalogue(conn);
+    // The book's other entries: a second dimension of prod-000001 and two of another marketplace product.
+    for (const [name, productId, key] of [['Harbor Containers: seats', 'prod-000001', 'seats'], ['Atlas Search: queries', 'prod-000002', 'queries'], ['Atlas Search: seats', 'prod-000002', 'seats']]) {
+      const product = idOf(await conn.sobject('Product2').create({ Name: name, IsActive: true, Commerce_Product_Id__c: productId, Commerce_Dimension_Key__c: key, Commerce_Price_Key__c: `${productId}|${key}` }));
+      await conn.sobject('PricebookEntry').create({ Pricebook2Id: standard, Product2Id: product, UnitPrice: 50, IsActive: true });
+      await conn.sobject('PricebookEntry').create({ Pricebook2Id: book, Product2Id: product, UnitPrice: 40, IsActive: true });
+    }
+    const asking = [opportunity];
+    for (let i = 0; i < 24; i++) asking.push(idOf(await conn.sobject('Opportunity').create({ Name: `Offer ${i}`, StageName: 'Prospecting', CloseDate: '2026-06-30', AccountId: account })));
+    for (const id of asking) await conn.sobject('Opportunity').update({ Id: id, Private_Offer_Requested__c: true });
+
+    const { changes } = await control(sandbox, 'POST', '/changes', { count: 50, kinds: ['addProducts'] });
+    expect(changes).toHaveLength(asking.length);
+    const lines = await conn.query<any>('SELECT OpportunityId, PricebookEntry.Product2.Commerce_Product_Id__c, PricebookEntry.Product2.Commerce_Dimension_Key__c FROM OpportunityLineItem');
+    const productsOf = Map.groupBy(lines.records, (line) => line.OpportunityId as string);
+    expect([...productsOf.keys()].sort()).toEqual([...asking].sort());
+    for (const [, own] of productsOf) expect(new Set(own.map((line) => line.PricebookEntry.Product2.Commerce_Product_Id__c)).size).toBe(1);
+    // Both marketplace products and two-line offers were drawn (the seed's picks over 25 Opportunities).
+    expect(new Set(lines.records.map((line) => line.PricebookEntry.Product2.Commerce_Product_Id__c))).toEqual(new Set(['prod-000001', 'prod-000002']));
+    expect([...productsOf.values()].some((own) => own.length === 2)).toBe(true);
+  });
+
+  it("the change driver's approveOffer (named only) approves, once each, the drafts built from products, naming the approver", async () => {
+    const { entry, opportunity, account } = await catalogue(conn);
+    const noProducts = idOf(await conn.sobject('Opportunity').create({ Name: 'Typed product', StageName: 'Prospecting', CloseDate: '2026-06-30', AccountId: account, Private_Offer_Requested__c: true, Commerce_Product_Id__c: 'prod-000001', Commerce_Offer_Id__c: 'offer-typed' }));
+    await conn.sobject('Opportunity').update({ Id: opportunity, Private_Offer_Requested__c: true });
+    await conn.sobject('OpportunityLineItem').create({ OpportunityId: opportunity, PricebookEntryId: entry, Quantity: 3, UnitPrice: 80 });
+    // Without kinds the mix never approves; named, nothing waits while the draft is not made.
+    await control(sandbox, 'POST', '/changes', { count: 30 });
+    expect((await control(sandbox, 'POST', '/changes', { count: 5, kinds: ['approveOffer'] })).changes).toEqual([]);
+
+    await conn.sobject('Opportunity').update({ Id: opportunity, Commerce_Offer_Id__c: "offer-'quoted'-日本" });
+    const { changes } = await control(sandbox, 'POST', '/changes', { count: 5, kinds: ['approveOffer'] });
+    expect(changes).toHaveLength(1);
+    const approved = await conn.sobject('Opportunity').retrieve(opportunity);
+    expect(approved).toMatchObject({ Offer_Approval_Status__c: 'Approved' });
+    expect(['Zoë O\'Brien (Deal Desk)', 'Kenji Satō', 'Amara "Mara" Okafor', 'Łukasz Nowak', 'Inés García-Márquez']).toContain(approved.Offer_Approved_By__c);
+    expect(changes[0]).toMatchObject({ object: 'Opportunity', id: opportunity, kind: 'approveOffer', summary: `private offer offer-'quoted'-日本 approved by ${approved.Offer_Approved_By__c}` });
+    expect((await conn.sobject('Opportunity').retrieve(noProducts)).Offer_Approval_Status__c ?? null).toBeNull();
+    expect((await control(sandbox, 'POST', '/changes', { count: 5, kinds: ['approveOffer'] })).changes).toEqual([]);
+  });
 });
 
 describe('Salesforce sandbox: the catalogue in a multi-currency org', () => {
