@@ -95,17 +95,22 @@ it.runIf(CHAOS_FULL)('puts marketplace events on the HubSpot and Dynamics record
   expect(onDynamics.task._ownerid_value).toBeTruthy();
   expect(onDynamics.task._ownerid_value).toBe(onDynamics.record._ownerid_value);
 
-  // Each connection's alerts: a delivery it sent, printed by the receiver as "[alert → kind] <title>: <record>".
+  // Each connection's alerts: a delivery it sent one by one (not in a digest), printed by the receiver as
+  // "[alert → kind] <title> · <facts>". The record is named once: a title that names it already (the
+  // marketplace's titles do: "Offer accepted: <name>") is printed as it is, any other gets ": <name>".
   const pool = demo.openPool(env);
   try {
     for (const name of ['demo-hubspot', 'demo-dynamics']) {
       const line = await waitFor(
         `an alert of ${name} printed by the demo receiver`,
         async () => {
-          const sent = (await pool.query("SELECT r.destination_kind AS kind, d.event FROM alert_deliveries d JOIN alert_routes r ON r.id = d.route_id JOIN connections c ON c.id = d.connection_id WHERE c.name = $1 AND d.status = 'sent'", [name])).rows;
+          const sent = (await pool.query("SELECT r.destination_kind AS kind, d.event FROM alert_deliveries d JOIN alert_routes r ON r.id = d.route_id JOIN connections c ON c.id = d.connection_id WHERE c.name = $1 AND d.status = 'sent' AND d.digest IS NULL", [name])).rows;
           const printed = job.stdout.slice(1).filter((candidate) => ALERT_LINE.test(candidate));
           for (const { kind, event } of sent) {
-            const found = printed.find((candidate) => candidate.startsWith(`[alert → ${kind}] ${String(event.title ?? '').trim().replace(/\s+/g, ' ')}: ${event.entityName ?? event.entityID}`));
+            const title = String(event.title ?? '').trim().replace(/\s+/g, ' ');
+            const record = String(event.entityName ?? event.entityID);
+            const head = `[alert → ${kind}] ${title.toLowerCase().includes(record.toLowerCase()) ? title : `${title}: ${record}`}`;
+            const found = printed.find((candidate) => candidate === head || candidate.startsWith(`${head} · `));
             if (found) return found;
           }
           return undefined;
