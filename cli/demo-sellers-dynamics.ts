@@ -5,13 +5,19 @@
 // closed only through the WinOpportunity / LoseOpportunity actions (Dataverse refuses a PATCH of a closed
 // statecode), a loss as Out-Sold (5) when a competitor won it, else Canceled (4), the reason in the close
 // activity's description. The stage (stepname) moves by PATCH; a close leaves it as it was.
+// A private offer's products (issue #28) are opportunity products of the catalogue's products, priced
+// from the opportunity's price list (pricelevelid: the catalogue's price list in the opportunity's
+// currency, set first; a discounted line overrides its price, ispriceoverridden), after which the seller
+// saves the opportunity's estimated revenue (the worker sees a line change through its opportunity); the
+// deal desk approves with ccs_offerapprovalstatus Approved (100000001) and ccs_offerapprovedby.
 import { COSELL_DECISION_OPTION } from '../mappings/dynamics/schema.ts';
 import { DYNAMICS_STEPS } from '../mappings/dynamics/stages.ts';
-import type { Decision, NewSharedDeal, Outcome, SellerAccount, SellerBook, SellerCrm } from './demo-sellers.ts';
+import { OFFER_APPROVAL_OPTION } from '../mappings/dynamics/opportunity-offer-lines.ts';
+import type { CatalogueProduct, Decision, NewLine, NewSharedDeal, Outcome, SellerAccount, SellerBook, SellerCrm, SellerDeal } from './demo-sellers.ts';
 
 /** The open phases of the co-sell stage table, in order (Won and Lost are states, reached by the close actions). */
 const OPEN_STEPS = DYNAMICS_STEPS.filter((step) => step !== 'Won' && step !== 'Lost');
-const OPPORTUNITY_COLUMNS = ['opportunityid', 'name', 'stepname', 'statecode', 'estimatedvalue', '_parentaccountid_value', 'ccs_cosellshare', 'ccs_cosellpartner', 'ccs_commercereferralid', 'ccs_referraldirection', 'ccs_cosellstatus', 'ccs_coselldecision', 'ccs_privateofferrequested', 'ccs_commerceofferid'];
+const OPPORTUNITY_COLUMNS = ['opportunityid', 'name', 'stepname', 'statecode', 'estimatedvalue', '_parentaccountid_value', 'ccs_cosellshare', 'ccs_cosellpartner', 'ccs_commercereferralid', 'ccs_referraldirection', 'ccs_cosellstatus', 'ccs_coselldecision', 'ccs_privateofferrequested', 'ccs_commerceofferid', '_transactioncurrencyid_value', 'ccs_offerapprovalstatus'];
 const ACCOUNT_COLUMNS = ['accountid', 'name', 'ccs_commercebuyerid', 'ccs_marketplace', 'ccs_marketplacestatus'];
 const STATUS = { won: 3, canceled: 4, outSold: 5 } as const;
 
@@ -64,11 +70,20 @@ export function dynamicsSeller(options: DynamicsSellerOptions): SellerCrm {
     return rows;
   };
   const patch = (id: string, columns: Record<string, unknown>) => call('PATCH', `opportunities(${id})`, columns);
+  /** Currencies by id (isocurrencycode) and the organisation's base currency's code. */
+  const currencies = async () => {
+    const codes = new Map((await readAll('transactioncurrencies?$select=transactioncurrencyid,isocurrencycode')).map((row) => [String(row.transactioncurrencyid).toLowerCase(), String(row.isocurrencycode)]));
+    const [organization] = await readAll('organizations?$select=_basecurrencyid_value');
+    return { codes, base: codes.get(String(organization?._basecurrencyid_value ?? '').toLowerCase()) };
+  };
+  /** Per catalogue product and currency, the price list item the last offer desk read found (its price list and unit). */
+  const priceListItems = new Map<string, { priceList: string; unit: string; amount: number }>();
   const closeActivity = (id: string, subject: string, extra: Record<string, unknown> = {}) => ({ 'opportunityid@odata.bind': `/opportunities(${id})`, subject: subject.slice(0, 200), ...extra });
 
   return {
     crm: 'dynamics',
     async read(): Promise<SellerBook> {
+      const { codes, base } = await currencies();
       const opportunities = await readAll(`opportunities?$select=${OPPORTUNITY_COLUMNS.join(',')}`);
       const accounts = await readAll(`accounts?$select=${ACCOUNT_COLUMNS.join(',')}`);
       return {
@@ -88,6 +103,8 @@ export function dynamicsSeller(options: DynamicsSellerOptions): SellerCrm {
             draftRequested: row.ccs_privateofferrequested === true,
             hasOffer: text(row.ccs_commerceofferid) !== undefined,
             accountIds: row._parentaccountid_value ? [row._parentaccountid_value] : [],
+            currency: (row._transactioncurrencyid_value && codes.get(String(row._transactioncurrencyid_value).toLowerCase())) || base,
+            approved: row.ccs_offerapprovalstatus === OFFER_APPROVAL_OPTION.Approved,
           };
         }),
         accounts: accounts
@@ -127,6 +144,50 @@ export function dynamicsSeller(options: DynamicsSellerOptions): SellerCrm {
     },
     async requestDraft(deal, productId) {
       await patch(deal.id, { ccs_privateofferrequested: true, ccs_commerceproductid: productId });
+    },
+    async readOfferDesk() {
+      const { codes } = await currencies();
+      const withLines = new Set((await readAll('opportunityproducts?$select=_opportunityid_value')).map((row) => String(row._opportunityid_value).toLowerCase()));
+      const priceLists = new Map((await readAll('pricelevels?$select=pricelevelid,_transactioncurrencyid_value')).map((row) => [String(row.pricelevelid).toLowerCase(), codes.get(String(row._transactioncurrencyid_value).toLowerCase())]));
+      const items = await readAll('productpricelevels?$select=_productid_value,_pricelevelid_value,_uomid_value,amount');
+      priceListItems.clear();
+      const products = (await readAll('products?$select=productid,name,ccs_commerceproductid,ccs_dimensionkey')).flatMap((row): CatalogueProduct[] => {
+        if (!text(row.ccs_commerceproductid) || !text(row.ccs_dimensionkey)) return []; // not the catalogue's
+        const id = String(row.productid).toLowerCase();
+        const prices: Record<string, number> = {};
+        for (const item of items.filter((candidate) => String(candidate._productid_value).toLowerCase() === id && typeof candidate.amount === 'number')) {
+          const priceList = String(item._pricelevelid_value).toLowerCase();
+          const currency = priceLists.get(priceList);
+          if (!currency || currency in prices) continue;
+          prices[currency] = item.amount;
+          priceListItems.set(`${id}|${currency}`, { priceList, unit: String(item._uomid_value).toLowerCase(), amount: item.amount });
+        }
+        return [{ id, name: row.name ?? id, productId: row.ccs_commerceproductid, dimensionKey: row.ccs_dimensionkey, prices }];
+      });
+      return { withLines, products };
+    },
+    async addLines(deal: SellerDeal, lines: NewLine[]) {
+      const items = lines.map((line) => {
+        const item = priceListItems.get(`${line.product.id}|${deal.currency}`);
+        if (!item) throw new Error(`the demo seller found no price of ${line.product.name} in ${deal.currency} to add to opportunity ${deal.id}`);
+        return { line, item };
+      });
+      // The opportunity's price list first: Dataverse prices each line from it.
+      await patch(deal.id, { 'pricelevelid@odata.bind': `/pricelevels(${items[0]!.item.priceList})` });
+      for (const { line, item } of items) {
+        await call('POST', 'opportunityproducts', {
+          'opportunityid@odata.bind': `/opportunities(${deal.id})`,
+          'productid@odata.bind': `/products(${line.product.id})`,
+          'uomid@odata.bind': `/uoms(${item.unit})`,
+          quantity: line.quantity,
+          ...(line.unitPrice !== item.amount && { ispriceoverridden: true, priceperunit: line.unitPrice }),
+        });
+      }
+      const total = lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);
+      await patch(deal.id, { estimatedvalue: Math.round(total * 100) / 100 });
+    },
+    async approve(deal, by) {
+      await patch(deal.id, { ccs_offerapprovalstatus: OFFER_APPROVAL_OPTION.Approved, ccs_offerapprovedby: by });
     },
   };
 }

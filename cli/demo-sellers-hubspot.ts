@@ -3,8 +3,14 @@
 // cosell_share and cosell_partner ("Marketplace A".."F", mappings/hubspot/deal-cosell.ts); a partner's
 // referral is decided with cosell_decision (accept / reject) and cosell_decision_reason; a deal closes by
 // moving to its pipeline's Closed Won or Closed Lost stage, a loss with HubSpot's closed_lost_reason.
+// A private offer's products (issue #28) are line items made from the catalogue's products (hs_product_id,
+// in the deal's currency: deal_currency_code, else the account's company currency), associated to the
+// deal, whose amount the seller then sets to the lines' total as HubSpot's line item editor does (an API
+// write of line items moves no deal property: docs/crm-wire-behaviour.md); the deal desk approves with
+// offer_approval_status Approved and offer_approved_by.
 import { COSELL_DECISION, OFFER_PIPELINE } from '../mappings/hubspot/schema.ts';
-import type { Decision, NewSharedDeal, Outcome, SellerAccount, SellerBook, SellerCrm, SellerDeal } from './demo-sellers.ts';
+import { currencyPriceProperty } from '../mappings/hubspot/catalogue.ts';
+import type { CatalogueProduct, Decision, NewLine, NewSharedDeal, Outcome, SellerAccount, SellerBook, SellerCrm, SellerDeal } from './demo-sellers.ts';
 
 type Stage = { id: string; label: string; displayOrder: number; metadata?: { isClosed?: string | boolean; probability?: string | number } };
 type Pipeline = { id: string; label: string; stages: Stage[] };
@@ -12,7 +18,9 @@ type HubRecord = { id: string; properties: Record<string, string | null | undefi
 
 /** The pipeline a seller's own new deal goes in: the account's default "Sales Pipeline". */
 const SELLER_PIPELINE = 'default';
-const DEAL_PROPERTIES = ['dealname', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'referral_direction', 'cosell_status', 'cosell_decision', 'private_offer_requested', 'commerce_offer_id'];
+const DEAL_PROPERTIES = ['dealname', 'dealstage', 'pipeline', 'cosell_share', 'cosell_partner', 'commerce_referral_id', 'referral_direction', 'cosell_status', 'cosell_decision', 'private_offer_requested', 'commerce_offer_id', 'deal_currency_code', 'offer_approval_status'];
+/** The catalogue's product properties (crm/hubspot/catalogue-setup.ts); the per-currency prices are added for the account's currencies. */
+const PRODUCT_PROPERTIES = ['name', 'price', 'commerce_product_id', 'commerce_dimension_key'];
 const COMPANY_PROPERTIES = ['name', 'commerce_buyer_id', 'marketplace', 'marketplace_status'];
 
 const isClosed = (stage: Stage) => String(stage.metadata?.isClosed) === 'true';
@@ -50,11 +58,17 @@ export function hubSpotSeller(options: { baseUrl: string; accessToken: string })
     return stage.id;
   };
   const patch = (id: string, properties: Record<string, string>) => call('PATCH', `/crm/v3/objects/deals/${id}`, { properties });
+  /** The account's company currency and its other currencies (GET /account-info/v3/details). */
+  const currencies = async (): Promise<{ company: string; others: string[] }> => {
+    const details = await call('GET', '/account-info/v3/details');
+    return { company: String(details.companyCurrency ?? 'USD'), others: Array.isArray(details.additionalCurrencies) ? details.additionalCurrencies.map(String) : [] };
+  };
 
   return {
     crm: 'hubspot',
     async read(): Promise<SellerBook> {
       pipelines.clear();
+      const { company } = await currencies();
       for (const pipeline of (await call('GET', '/crm/v3/pipelines/deals')).results as Pipeline[]) pipelines.set(pipeline.id, pipeline);
       const [deals, companies] = [await listAll('deals', DEAL_PROPERTIES), await listAll('companies', COMPANY_PROPERTIES)];
       const companiesOf = new Map<string, string[]>();
@@ -86,6 +100,8 @@ export function hubSpotSeller(options: { baseUrl: string; accessToken: string })
             accountIds: companiesOf.get(deal.id) ?? [],
             offerDeal: pipeline?.label === OFFER_PIPELINE,
             pipeline: pipeline?.id,
+            currency: text(p.deal_currency_code) ?? company,
+            approved: p.offer_approval_status === 'Approved',
           };
         }),
         accounts: companies
@@ -118,6 +134,39 @@ export function hubSpotSeller(options: { baseUrl: string; accessToken: string })
     },
     async requestDraft(deal, productId) {
       await patch(deal.id, { private_offer_requested: 'true', commerce_product_id: productId });
+    },
+    async readOfferDesk() {
+      const { company, others } = await currencies();
+      const deals = await listAll('deals', ['dealname']);
+      const withLines = new Set<string>();
+      for (let i = 0; i < deals.length; i += 1000) {
+        const read = await call('POST', '/crm/v4/associations/deals/line_items/batch/read', { inputs: deals.slice(i, i + 1000).map((deal) => ({ id: deal.id })) });
+        for (const result of read.results as { from: { id: string }; to: unknown[] }[]) if (result.to.length > 0) withLines.add(String(result.from.id));
+      }
+      const priceProperty = (currency: string) => (currency === company ? 'price' : currencyPriceProperty(currency));
+      const products = (await listAll('products', [...PRODUCT_PROPERTIES, ...others.map(currencyPriceProperty)])).flatMap((product): CatalogueProduct[] => {
+        const p = product.properties;
+        if (!text(p.commerce_product_id) || !text(p.commerce_dimension_key)) return []; // not the catalogue's
+        // A price left empty is no price in that currency (HubSpot leaves an unset property out).
+        const prices = Object.fromEntries([company, ...others].flatMap((currency) => (text(p[priceProperty(currency)]) && Number.isFinite(Number(p[priceProperty(currency)])) ? [[currency, Number(p[priceProperty(currency)])]] : [])));
+        return [{ id: product.id, name: p.name ?? product.id, productId: p.commerce_product_id!, dimensionKey: p.commerce_dimension_key!, prices }];
+      });
+      return { withLines, products };
+    },
+    async addLines(deal: SellerDeal, lines: NewLine[]) {
+      const { others } = await currencies();
+      for (const line of lines) {
+        const properties: Record<string, string> = { hs_product_id: line.product.id, quantity: String(line.quantity), price: String(line.unitPrice) };
+        // The line item's currency exists only in an account with several currencies.
+        if (others.length > 0 && deal.currency) properties.hs_line_item_currency_code = deal.currency;
+        const made = await call('POST', '/crm/v3/objects/line_items', { properties });
+        await call('PUT', `/crm/v4/objects/line_items/${made.id}/associations/default/deals/${deal.id}`);
+      }
+      const total = lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0);
+      await patch(deal.id, { amount: String(Math.round(total * 100) / 100) });
+    },
+    async approve(deal, by) {
+      await patch(deal.id, { offer_approval_status: 'Approved', offer_approved_by: by });
     },
   };
 }

@@ -2,21 +2,27 @@
 // Salesforce one (sandbox/salesforce/change-driver.ts, the same kinds and weights): a deal's stage moves,
 // a new shared deal is opened on a marketplace buyer's company/account, a private-offer draft is asked
 // for, an existing deal is shared, a partner's (inbound) referral is accepted or rejected with a reason,
-// a shared deal is closed won or lost. Unlike the Salesforce driver these sellers work from outside,
+// a shared deal is closed won or lost; and (issue #28) catalogue products are added to a deal that asks
+// for a private offer, whose offer the deal desk approves once its draft is made. Unlike the Salesforce driver these sellers work from outside,
 // through each CRM's public API (demo-sellers-hubspot.ts, demo-sellers-dynamics.ts), as a person's edits
 // reach the CRM; picks are drawn from a seeded PRNG so a seed and the same records give the same moves.
 // They work while the Salesforce sandbox's driver runs (as the demo partner does), so
 // `POST <salesforce controlUrl>/changes/rate {"changesPerSecond": 0}` quiets every seller of the demo.
+// Salesforce's own timer draws only the co-sell mix; the offer desk's moves there (addProducts,
+// approveOffer, drawn only when named) are asked of its change driver from here, as often as the other
+// CRMs' sellers draw them from the whole mix.
 import type { Logger } from '../config/logger.ts';
 import { createRandom, type Random } from '../sandbox/commerce/prng.ts';
-import { DEFAULT_PRODUCT_IDS, SELLER_ACCEPTS, SELLER_REJECT_REASONS, WEIGHTS as SALESFORCE_SELLER_WEIGHTS } from '../sandbox/salesforce/change-driver.ts';
+import { DEAL_DESK_APPROVERS, DEFAULT_PRODUCT_IDS, OFFER_DESK_KINDS, OFFER_DESK_WEIGHTS, SELLER_ACCEPTS, SELLER_REJECT_REASONS, WEIGHTS as SALESFORCE_SELLER_WEIGHTS } from '../sandbox/salesforce/change-driver.ts';
 import { MARKETPLACE_NAMES } from '../mappings/values.ts';
 
-export const SELLER_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal'] as const;
+export const SELLER_KINDS = ['stageMove', 'newShared', 'draftRequest', 'shareExisting', 'inboundDecision', 'closeDeal', 'addProducts', 'approveOffer'] as const;
 export type SellerKind = (typeof SELLER_KINDS)[number];
 
-/** The mix: the Salesforce sellers' (its README "Change driver"), so every demo CRM moves alike. */
-const WEIGHTS: readonly (readonly [SellerKind, number])[] = SALESFORCE_SELLER_WEIGHTS;
+/** The mix: the Salesforce sellers' (its README "Change driver") and its offer desk's, so every demo CRM moves alike. */
+const WEIGHTS: readonly (readonly [SellerKind, number])[] = [...SALESFORCE_SELLER_WEIGHTS, ...OFFER_DESK_WEIGHTS];
+/** How often a move is the offer desk's: Salesforce's are asked of its change driver at this chance a tick. */
+export const OFFER_DESK_SHARE = OFFER_DESK_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0) / WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
 
 const PARTNERS = Object.values(MARKETPLACE_NAMES);
 const DAY_MS = 86_400_000;
@@ -51,7 +57,18 @@ export type SellerDeal = {
   offerDeal?: boolean;
   /** HubSpot: the deal's pipeline (its stages are that pipeline's). */
   pipeline?: string;
+  /** The deal's currency (ISO code): its own, else the CRM's default one. */
+  currency?: string;
+  /** The deal desk approved its private offer (the approval status field holds Approved). */
+  approved?: boolean;
 };
+
+/** A catalogue product of the CRM (one dimension of a marketplace product) and its list price in each currency. */
+export type CatalogueProduct = { id: string; name: string; productId: string; dimensionKey: string; prices: Record<string, number> };
+/** What the offer desk reads besides the deals: which deals have product lines, and the catalogue. */
+export type OfferDesk = { withLines: ReadonlySet<string>; products: CatalogueProduct[] };
+/** A line a seller adds: a catalogue product, a whole quantity and the unit price (the list price, or a discount of it). */
+export type NewLine = { product: CatalogueProduct; quantity: number; unitPrice: number };
 
 /** A company/account of a marketplace buyer (it carries a commerce buyer id, and the buyer is not deleted). */
 export type SellerAccount = { id: string; name: string; buyerId: string; marketplace?: string };
@@ -73,6 +90,12 @@ export interface SellerCrm {
   decide(deal: SellerDeal, decision: Decision): Promise<void>;
   close(deal: SellerDeal, outcome: Outcome): Promise<void>;
   requestDraft(deal: SellerDeal, productId: string): Promise<void>;
+  /** Read only by the offer desk's moves (an account set up without the catalogue never reads it). */
+  readOfferDesk(): Promise<OfferDesk>;
+  /** Adds the lines to the deal in its currency, and saves the deal as the CRM's line editor does. */
+  addLines(deal: SellerDeal, lines: NewLine[]): Promise<void>;
+  /** The deal desk's approval: the approval status Approved and who approved. */
+  approve(deal: SellerDeal, by: string): Promise<void>;
 }
 
 export type SellerChange = { crm: string; kind: SellerKind; id: string; summary: string };
@@ -156,6 +179,39 @@ async function applyOne(seller: SellerCrm, book: SellerBook, kind: SellerKind, r
       await seller.decide(deal, decision);
       return change(deal, decision.accept ? 'inbound referral accepted' : `inbound referral rejected: ${decision.reason}`);
     }
+    case 'addProducts': {
+      // As the Salesforce driver's addProducts: one or two dimensions of one marketplace product priced in
+      // the deal's currency, on a deal that asks for a private offer and has no products yet.
+      const requested = book.deals.filter((deal) => deal.draftRequested && !deal.offerDeal && deal.currency);
+      if (requested.length === 0) return undefined;
+      const desk = await seller.readOfferDesk();
+      const priced = (deal: SellerDeal) => desk.products.filter((product) => product.prices[deal.currency!] !== undefined);
+      const suited = requested.filter((deal) => !desk.withLines.has(deal.id) && priced(deal).length > 0);
+      const deal = pickFromTiers(random, [suited.filter((d) => d.open), suited]);
+      if (!deal) return undefined;
+      const offered = priced(deal);
+      const productId = random.pick([...new Set(offered.map((product) => product.productId))]);
+      const dimensions = offered.filter((product) => product.productId === productId);
+      const chosen = dimensions.length > 1 && random.chance(0.5) ? [dimensions.splice(random.int(0, dimensions.length - 1), 1)[0]!, random.pick(dimensions)] : [random.pick(dimensions)];
+      const lines = chosen.map((product): NewLine => {
+        const list = product.prices[deal.currency!]!;
+        // Now and then the seller discounts the list price by a tenth.
+        return { product, quantity: random.int(1, 12), unitPrice: random.chance(0.3) ? Math.round(list * 90) / 100 : list };
+      });
+      await seller.addLines(deal, lines);
+      return change(deal, `products added: ${chosen.map((product) => product.name).join(', ')}`);
+    }
+    case 'approveOffer': {
+      const waiting = book.deals.filter((deal) => deal.draftRequested && deal.hasOffer && !deal.approved);
+      if (waiting.length === 0) return undefined;
+      const desk = await seller.readOfferDesk();
+      const built = waiting.filter((deal) => desk.withLines.has(deal.id));
+      const deal = pickFromTiers(random, [built.filter((d) => d.open), built]);
+      if (!deal) return undefined;
+      const approver = random.pick(DEAL_DESK_APPROVERS);
+      await seller.approve(deal, approver);
+      return change(deal, `private offer approved by ${approver}`);
+    }
     case 'closeDeal': {
       const sharedOpen = open.filter((deal) => deal.shared);
       const deal = pickFromTiers(random, [sharedOpen.filter((d) => d.cosellStatus === 'ACCEPTED'), sharedOpen]);
@@ -193,6 +249,8 @@ export type DemoSellersOptions = {
   seed: number;
   /** The Salesforce sandbox's control: the sellers move only while its change driver runs. */
   salesforceControlUrl: string;
+  /** The demo works a Salesforce org: its offer desk's moves are asked of its change driver (by name). */
+  salesforceOfferDesk?: boolean;
   logger: Logger;
 };
 
@@ -205,8 +263,9 @@ export type DemoSellers = {
 /** Starts the sellers' moves (one per set-up CRM a tick, at `changesPerSecond`); `stop` ends them. */
 export function startDemoSellers(options: DemoSellersOptions): DemoSellers {
   const ready = new Set<string>();
-  if (options.sellers.length === 0 || options.changesPerSecond <= 0) return { setUp: () => {}, stop: () => {} };
+  if ((options.sellers.length === 0 && !options.salesforceOfferDesk) || options.changesPerSecond <= 0) return { setUp: () => {}, stop: () => {} };
   const randoms = new Map(options.sellers.map((seller) => [seller.crm, sellerRandom(options.seed, seller.crm)]));
+  const salesforceDesk = sellerRandom(options.seed, 'salesforce offer desk');
   const lastProblem = new Map<string, string>();
   let busy = false;
   const tick = async () => {
@@ -214,7 +273,16 @@ export function startDemoSellers(options: DemoSellersOptions): DemoSellers {
     busy = true;
     try {
       const sellers = options.sellers.filter((seller) => ready.has(seller.crm));
-      if (sellers.length === 0 || !(await salesforceDriverRunning(options.salesforceControlUrl))) return;
+      const deskMove = Boolean(options.salesforceOfferDesk) && ready.has('salesforce') && salesforceDesk.chance(OFFER_DESK_SHARE);
+      if ((sellers.length === 0 && !deskMove) || !(await salesforceDriverRunning(options.salesforceControlUrl))) return;
+      if (deskMove) {
+        try {
+          for (const change of await salesforceOfferDeskMove(options.salesforceControlUrl)) options.logger.debug({ crm: 'salesforce', kind: change.kind, record: change.id, summary: change.summary }, 'Demo seller moved');
+          lastProblem.delete('salesforce');
+        } catch (error) {
+          sayOnce(options.logger, lastProblem, 'salesforce', (error as Error).message);
+        }
+      }
       for (const seller of sellers) {
         try {
           const change = await applySellerChange(seller, randoms.get(seller.crm)!);
@@ -239,6 +307,13 @@ export function startDemoSellers(options: DemoSellersOptions): DemoSellers {
 function sayOnce(logger: Logger, last: Map<string, string>, where: string, problem: string) {
   if (last.get(where) !== problem) logger.warn({ crm: where, problem }, 'Demo sellers could not move');
   last.set(where, problem);
+}
+
+/** One move of the Salesforce org's offer desk: its change driver's addProducts or approveOffer (whichever suits). */
+async function salesforceOfferDeskMove(controlUrl: string): Promise<{ id: string; kind: string; summary: string }[]> {
+  const response = await fetch(`${controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 1, kinds: OFFER_DESK_KINDS }), signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`POST ${controlUrl}/changes answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { changes: { id: string; kind: string; summary: string }[] }).changes;
 }
 
 async function salesforceDriverRunning(controlUrl: string): Promise<boolean> {

@@ -14,6 +14,10 @@
 // The product catalogue (issue #28): the demo connections sync the `catalogue` into the default price book
 // (price lists), whose ids the catalogue part of setup finds and the connection keeps (crm.catalogueIds),
 // as `crm-sync setup` does; the Dynamics and HubSpot sandboxes hold every currency the catalogue prices in.
+// Private offers from products (issue #28 acceptance): the sellers add catalogue products to deals that ask
+// for an offer, and each demo connection has a deal desk's approval rule (cosell.offerApproval on the CRM's
+// own approval status field, docs/cosell.md), so a draft is held until the sellers' deal desk approves it,
+// then published to the buyer.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppConfig } from '../config/config.ts';
@@ -53,6 +57,12 @@ const PARTNER_MOVE_EVERY_SECONDS = 15;
 export const DEMO_ENTITIES = [...ENTITIES, 'timeline', 'catalogue'] as const;
 /** The demo connections' catalogue: the default price book (price lists "<it> (<ISO code>)" on Dynamics). */
 const DEMO_CATALOGUE = { priceBook: DEFAULT_CATALOGUE_PRICE_BOOK };
+/** Each demo connection's approval rule: the approval status field setup makes, Approved, and who approved (docs/cosell.md). */
+export const DEMO_OFFER_APPROVAL: Record<DemoCrm, { field: string; approvedValue: string; approvedByField: string }> = {
+  salesforce: { field: 'Offer_Approval_Status__c', approvedValue: 'Approved', approvedByField: 'Offer_Approved_By__c' },
+  hubspot: { field: 'offer_approval_status', approvedValue: 'Approved', approvedByField: 'offer_approved_by' },
+  dynamics: { field: 'ccs_offerapprovalstatus', approvedValue: 'Approved', approvedByField: 'ccs_offerapprovedby' },
+};
 
 /**
  * `resumed`: per CRM, whether it and the commerce sandbox start on saved data (else that connection starts afresh).
@@ -82,7 +92,14 @@ export async function startDemoSandboxes(config: AppConfig, logger: Logger): Pro
   });
   // Salesforce's sellers are its sandbox's change driver; the other CRMs' work through their APIs.
   const sellers = config.demoCrms.flatMap((crm) => (crm === 'salesforce' ? [] : [DEMO_SELLERS[crm](sandboxes)]));
-  const demoSellers = startDemoSellers({ sellers, changesPerSecond: SELLER_CHANGES_PER_SECOND, seed: 1, salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!, logger });
+  const demoSellers = startDemoSellers({
+    sellers,
+    changesPerSecond: SELLER_CHANGES_PER_SECOND,
+    seed: 1,
+    salesforceControlUrl: sandboxes.description.salesforce!.controlUrl!,
+    salesforceOfferDesk: config.demoCrms.includes('salesforce'),
+    logger,
+  });
   return {
     ...sandboxes,
     resumed,
@@ -167,6 +184,7 @@ async function ensureDemoConnection(pool: pg.Pool, connections: ConnectionStore,
     crm,
     entities: DEMO_ENTITIES,
     catalogue: DEMO_CATALOGUE,
+    cosell: { offerApproval: DEMO_OFFER_APPROVAL[kind] },
     schedule: { every: '1m', realtimeEvery: '15s', lookbackSeconds: 0, pageSize: 500, cosellEvery: '30s' },
   });
   const secrets: ConnectionSecrets = { commerceClientSecret: sandboxes.commerce.clientSecret, ...demo.secrets(sandboxes) };

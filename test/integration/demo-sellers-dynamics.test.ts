@@ -31,7 +31,7 @@ let acme: string;
 let noBuyer: string;
 
 beforeAll(async () => {
-  dynamics = await startDynamicsSandbox({ requestsPer300s: 1_000_000, now });
+  dynamics = await startDynamicsSandbox({ requestsPer300s: 1_000_000, now, keyActivationMs: 50 }); // the catalogue's alternate keys active at once
   const setup = await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials: { authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } });
   expect(setup.problems).toEqual([]);
   const tokenAnswer = await fetch(dynamics.tokenUrl, {
@@ -123,5 +123,72 @@ describe('demo sellers in Dynamics', () => {
     const asked = await row(change.id);
     expect(asked).toMatchObject({ ccs_privateofferrequested: true, _parentaccountid_value: acme, statecode: 0 });
     expect(asked.ccs_commerceproductid).toMatch(/^prod-00000[1-8]$/);
+  });
+});
+
+describe('demo sellers in Dynamics: a private offer from products (issue #28 acceptance)', () => {
+  /** The catalogue's products (ccs_commerceproductid, ccs_dimensionkey) and their list price on the price list. */
+  const catalogue: Record<string, { productId: string; key: string; price: number }> = {};
+  let priceList: string;
+  let asking: string;
+
+  beforeAll(async () => {
+    const setup = await setUpDynamics({ orgUrl: dynamics.orgUrl, credentials: { authority: dynamics.authority, tenantId: dynamics.tenantId, clientId: dynamics.clientId, clientSecret: dynamics.clientSecret, scope: `${new URL(dynamics.orgUrl).origin}/.default` } }, undefined, { catalogue: { priceBook: 'Demo products' }, keyWaitMs: 10_000 });
+    expect(setup.problems).toEqual([]);
+    const ids = setup.catalogueIds!;
+    priceList = Object.entries(ids).find(([name]) => name.startsWith('priceList:'))![1];
+    let number = 0;
+    const product = async (name: string, keys?: { productId: string; key: string; price: number }) => {
+      const id = (await api('POST', 'products', { name, productnumber: `demo-${++number}`, quantitydecimal: 0, 'defaultuomscheduleid@odata.bind': `/uomschedules(${ids.unitGroupId})`, 'defaultuomid@odata.bind': `/uoms(${ids.baseUnitId})`, ...(keys && { ccs_commerceproductid: keys.productId, ccs_dimensionkey: keys.key }) }))!;
+      await api('POST', 'productpricelevels', { 'pricelevelid@odata.bind': `/pricelevels(${priceList})`, 'productid@odata.bind': `/products(${id})`, 'uomid@odata.bind': `/uoms(${ids.baseUnitId})`, amount: keys?.price ?? 5000 });
+      if (keys) catalogue[id] = keys;
+    };
+    await product(`Seats "annual" \\ 日本`, { productId: 'prod-000001', key: 'seats', price: 120 });
+    await product("O'Brien's CPU hours", { productId: 'prod-000001', key: 'cpu_hours', price: 0.5 });
+    await product('Atlas Search: queries', { productId: 'prod-000002', key: 'queries', price: 2 });
+    await product('Onboarding workshop'); // the seller's own product, outside the catalogue
+    asking = await makeOpportunity({ name: 'Acme offer', stepname: '1-Qualify', ccs_privateofferrequested: true, ccs_commerceproductid: 'prod-000001' }, acme);
+  });
+
+  it('addProducts adds opportunity products of one marketplace product, priced from the price list, to each opportunity asking for an offer, once, and saves its estimated revenue', async () => {
+    const random = sellerRandom(21, 'dynamics');
+    const requested = (await rows('opportunity')).filter((r) => r.ccs_privateofferrequested === true).map((r) => r.opportunityid);
+    expect(requested).toContain(asking);
+    const changed: string[] = [];
+    for (let change = await move('addProducts', random); change; change = await move('addProducts', random)) changed.push(change.id);
+    expect(changed.sort()).toEqual([...requested].sort());
+    const lines = await rows('opportunityproduct');
+    for (const id of requested) {
+      const own = lines.filter((line) => line._opportunityid_value === id);
+      expect(own.length).toBeGreaterThanOrEqual(1);
+      expect(own.length).toBeLessThanOrEqual(2);
+      const products = own.map((line) => catalogue[line._productid_value]!);
+      expect(products.every(Boolean)).toBe(true); // never the workshop outside the catalogue
+      expect(new Set(products.map((product) => product.productId)).size).toBe(1);
+      let total = 0;
+      own.forEach((line, i) => {
+        expect(line.pricingerrorcode).toBe(0);
+        expect(Number.isInteger(line.quantity) && line.quantity >= 1 && line.quantity <= 12).toBe(true);
+        // The list price from the price list, or a tenth off it, overridden.
+        if (line.ispriceoverridden) expect(line.priceperunit).toBe(Math.round(products[i]!.price * 90) / 100);
+        else expect(line.priceperunit).toBe(products[i]!.price);
+        total += line.quantity * line.priceperunit;
+      });
+      const opportunity = await row(id);
+      expect(opportunity._pricelevelid_value).toBe(priceList);
+      expect(Number(opportunity.estimatedvalue)).toBeCloseTo(total, 2);
+    }
+  });
+
+  it('approveOffer approves, once, an opportunity whose offer was built from products and drafted, naming the approver', async () => {
+    expect(await move('approveOffer')).toBeUndefined(); // no draft made yet
+    await api('PATCH', `opportunities(${asking})`, { ccs_commerceofferid: "offer-'1' \\ 日本" });
+    const change = (await move('approveOffer'))!;
+    expect(change).toMatchObject({ crm: 'dynamics', kind: 'approveOffer', id: asking });
+    const approved = await row(asking);
+    expect(approved.ccs_offerapprovalstatus).toBe(100_000_001);
+    expect(['Zoë O\'Brien (Deal Desk)', 'Kenji Satō', 'Amara "Mara" Okafor', 'Łukasz Nowak', 'Inés García-Márquez']).toContain(approved.ccs_offerapprovedby);
+    expect(change.summary).toBe(`private offer approved by ${approved.ccs_offerapprovedby}`);
+    expect(await move('approveOffer')).toBeUndefined();
   });
 });

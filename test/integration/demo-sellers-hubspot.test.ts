@@ -132,3 +132,62 @@ describe('demo sellers in HubSpot', () => {
     expect(await companiesOf(change.id)).toEqual([acme]);
   });
 });
+
+describe('demo sellers in HubSpot: a private offer from products (issue #28 acceptance)', () => {
+  /** The catalogue's products as the catalogue sync leaves them (commerce_price_key "productId|dimensionKey"), and one of the seller's own. */
+  const catalogue: Record<string, { productId: string; key: string; price: number }> = {};
+  let asking: string;
+
+  beforeAll(async () => {
+    const report = await setUpHubSpot({ baseUrl: hubspot.baseUrl, accessToken: hubspot.accessToken }, { catalogue: true });
+    expect(report.problems).toEqual([]);
+    for (const [name, productId, key, price] of [[`Seats "annual" \\ 日本`, 'prod-000001', 'seats', 120], ["O'Brien's CPU hours", 'prod-000001', 'cpu_hours', 0.5], ['Atlas Search: queries', 'prod-000002', 'queries', 2]] as const) {
+      const made = await api('POST', '/crm/v3/objects/products', { properties: { name, price: String(price), commerce_product_id: productId, commerce_dimension_key: key, commerce_price_key: `${productId}|${key}` } });
+      catalogue[made.id] = { productId, key, price };
+    }
+    await api('POST', '/crm/v3/objects/products', { properties: { name: 'Onboarding workshop', price: '5000' } });
+    asking = await makeDeal({ dealname: 'Acme offer', pipeline: 'default', dealstage: 'qualifiedtobuy', private_offer_requested: 'true', commerce_product_id: 'prod-000001' }, acme);
+  });
+
+  const lineItemsOf = async (dealId: string) => {
+    const ids = (await api('GET', `/crm/v4/objects/deals/${dealId}/associations/line_items`)).results.map((r: any) => String(r.toObjectId));
+    return Promise.all(ids.map(async (id: string) => (await api('GET', `/crm/v3/objects/line_items/${id}?properties=hs_product_id,quantity,price`)).properties));
+  };
+
+  it('addProducts adds line items of one marketplace product from the catalogue to each deal asking for an offer, once, and sets the deal amount to their total', async () => {
+    const random = sellerRandom(21, 'hubspot');
+    const requested = (await api('POST', '/crm/v3/objects/deals/search', { filterGroups: [{ filters: [{ propertyName: 'private_offer_requested', operator: 'EQ', value: 'true' }] }], limit: 100 })).results.map((d: any) => String(d.id));
+    expect(requested).toContain(asking);
+    const changed: string[] = [];
+    for (let change = await move('addProducts', random); change; change = await move('addProducts', random)) changed.push(change.id);
+    expect(changed.sort()).toEqual([...requested].sort());
+    for (const id of requested) {
+      const lines = await lineItemsOf(id);
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines.length).toBeLessThanOrEqual(2);
+      const products = lines.map((line) => catalogue[line.hs_product_id]!);
+      expect(products.every(Boolean)).toBe(true); // never the workshop outside the catalogue
+      expect(new Set(products.map((product) => product.productId)).size).toBe(1);
+      let total = 0;
+      lines.forEach((line, i) => {
+        const quantity = Number(line.quantity);
+        expect(Number.isInteger(quantity) && quantity >= 1 && quantity <= 12).toBe(true);
+        expect([products[i]!.price, Math.round(products[i]!.price * 90) / 100]).toContain(Number(line.price));
+        total += quantity * Number(line.price);
+      });
+      expect(Number((await api('GET', `/crm/v3/objects/deals/${id}?properties=amount`)).properties.amount)).toBeCloseTo(total, 2);
+    }
+  });
+
+  it('approveOffer approves, once, a deal whose offer was built from products and drafted, naming the approver', async () => {
+    expect(await move('approveOffer')).toBeUndefined(); // no draft made yet
+    await api('PATCH', `/crm/v3/objects/deals/${asking}`, { properties: { commerce_offer_id: "offer-'1' \\ 日本" } });
+    const change = (await move('approveOffer'))!;
+    expect(change).toMatchObject({ crm: 'hubspot', kind: 'approveOffer', id: asking });
+    const approved = (await api('GET', `/crm/v3/objects/deals/${asking}?properties=offer_approval_status,offer_approved_by`)).properties;
+    expect(approved.offer_approval_status).toBe('Approved');
+    expect(['Zoë O\'Brien (Deal Desk)', 'Kenji Satō', 'Amara "Mara" Okafor', 'Łukasz Nowak', 'Inés García-Márquez']).toContain(approved.offer_approved_by);
+    expect(change.summary).toBe(`private offer approved by ${approved.offer_approved_by}`);
+    expect(await move('approveOffer')).toBeUndefined();
+  });
+});
