@@ -247,9 +247,24 @@ export function standardEntities(): EntityDef[] {
     Keys: [],
     ManyToOneRelationships: [taskRegarding('account', 'accountid'), taskRegarding('opportunity', 'opportunityid'), ownerRelationship('task')],
   };
+  // The currency rows an opportunity's (and a price list's) transactioncurrencyid names: their definition,
+  // so a client reads the table as any other (Microsoft's TransactionCurrency table reference: entity set
+  // transactioncurrencies, primary id transactioncurrencyid, primary name currencyname); its rows are
+  // currencies.ts's, read-only.
+  const transactioncurrency: EntityDef = {
+    LogicalName: 'transactioncurrency', SchemaName: 'TransactionCurrency', EntitySetName: 'transactioncurrencies', PrimaryIdAttribute: 'transactioncurrencyid', PrimaryNameAttribute: 'currencyname',
+    IsCustomEntity: false, MetadataId: nameGuid('entity:transactioncurrency'), DisplayName: 'Currency',
+    Attributes: [
+      ...SYSTEM('transactioncurrency', 'transactioncurrencyid'),
+      attr('transactioncurrency', 'currencyname', 'String', { MaxLength: 100, IsPrimaryName: true, RequiredLevel: 'SystemRequired' }),
+      attr('transactioncurrency', 'isocurrencycode', 'String', { MaxLength: 5, RequiredLevel: 'SystemRequired' }),
+      attr('transactioncurrency', 'currencysymbol', 'String', { MaxLength: 13, RequiredLevel: 'SystemRequired' }),
+    ],
+    Keys: [], ManyToOneRelationships: [],
+  };
   // The sales catalogue (issue #28): products, unit groups and units, price lists and their items, and
   // opportunity products, with the opportunity's price list (catalogue-schema.ts).
-  return withSalesCatalogue([account, contact, opportunity, opportunityclose, systemuser, task]);
+  return withSalesCatalogue([account, contact, opportunity, opportunityclose, systemuser, task, transactioncurrency]);
 }
 
 export const isLookup = (a: AttributeDef) => a.AttributeType === 'Lookup' || a.AttributeType === 'Customer' || a.AttributeType === 'Owner';

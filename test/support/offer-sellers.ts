@@ -26,10 +26,11 @@ export type OfferSeller = {
   product(name: string, keys?: { productId: string; dimensionKey: string }): Promise<string>;
   /**
    * A record asking for a private offer, approved or not yet, with lines [product, quantity, unit price], in
-   * the seller's currency (HubSpot's deal currency when one is named, else the company currency; a Dynamics
-   * transaction currency when one is named, else the base currency; the Salesforce org's currency).
+   * `currency` or else the seller's (HubSpot's deal currency when one is named, else the company currency; a
+   * Dynamics transaction currency when one is named, else the base currency; Salesforce's CurrencyIsoCode in
+   * a multi-currency org, else the org's currency).
    */
-  opportunity(name: string, lines: [string, number, number][], approved?: boolean): Promise<string>;
+  opportunity(name: string, lines: [string, number, number][], options?: { approved?: boolean; currency?: string }): Promise<string>;
   /**
    * A line's quantity changed, and the record with it: Salesforce rolls the line up into the Amount itself;
    * HubSpot's line item editor updates the deal's amount; on Dynamics the seller saves the opportunity (its
@@ -79,8 +80,9 @@ async function salesforceSeller(sandbox: SalesforceSandbox, accountId: string): 
       const product = idOf(await conn.sobject('Product2').create(fields));
       return idOf(await conn.sobject('PricebookEntry').create({ Pricebook2Id: standard, Product2Id: product, UnitPrice: 1, IsActive: true }));
     },
-    async opportunity(name, lines, approved = false) {
-      const id = idOf(await conn.sobject('Opportunity').create({ Name: name, AccountId: accountId, StageName: 'Prospecting', CloseDate: CLOSE_DATE, Private_Offer_Requested__c: true, Offer_Approval_Status__c: approved ? 'Approved' : 'Pending' }));
+    async opportunity(name, lines, { approved = false, currency } = {}) {
+      const fields = { Name: name, AccountId: accountId, StageName: 'Prospecting', CloseDate: CLOSE_DATE, Private_Offer_Requested__c: true, Offer_Approval_Status__c: approved ? 'Approved' : 'Pending', ...(currency && { CurrencyIsoCode: currency }) };
+      const id = idOf(await conn.sobject('Opportunity').create(fields));
       for (const [entry, quantity, price] of lines) lineOf.set(`${id}:${entry}`, idOf(await conn.sobject('OpportunityLineItem').create({ OpportunityId: id, PricebookEntryId: entry, Quantity: quantity, UnitPrice: price })));
       return id;
     },
@@ -97,7 +99,7 @@ async function salesforceSeller(sandbox: SalesforceSandbox, accountId: string): 
 }
 
 /** `currency`: the deal's and its line items' in an account with several currencies; none: the company currency (the properties exist only with several). */
-async function hubspotSeller(sandbox: HubSpotSandbox, companyId: string, currency: string | undefined): Promise<OfferSeller> {
+async function hubspotSeller(sandbox: HubSpotSandbox, companyId: string, defaultCurrency: string | undefined): Promise<OfferSeller> {
   const client = new HubSpotClient({ accessToken: sandbox.accessToken, basePath: sandbox.baseUrl });
   const report = { created: [] as string[], present: [] as string[], problems: [] as string[] };
   await setUpHubSpotCatalogue(createHubSpotTransport({ baseUrl: sandbox.baseUrl, credentials: { auth: 'private-app', accessToken: sandbox.accessToken } }), report);
@@ -113,7 +115,7 @@ async function hubspotSeller(sandbox: HubSpotSandbox, companyId: string, currenc
       if (keys) Object.assign(properties, { commerce_product_id: keys.productId, commerce_dimension_key: keys.dimensionKey, commerce_price_key: `${keys.productId}|${keys.dimensionKey}` });
       return (await client.crm.products.basicApi.create({ properties, associations: [] })).id;
     },
-    async opportunity(name, lines, approved = false) {
+    async opportunity(name, lines, { approved = false, currency = defaultCurrency } = {}) {
       const deal = await client.crm.deals.basicApi.create({
         properties: { dealname: name, pipeline: seller.id, dealstage: seller.stages[0]!.id, closedate: `${CLOSE_DATE}T00:00:00.000Z`, ...(currency && { deal_currency_code: currency }), private_offer_requested: 'true', offer_approval_status: approved ? 'Approved' : 'Pending' },
         associations: [],
@@ -152,14 +154,14 @@ async function dynamicsSeller(sandbox: DynamicsSandbox, accountId: string, optio
   };
   const api = new DynamicsWebApi({ serverUrl: sandbox.orgUrl, onTokenRefresh: token, propagateErrors: true });
   const update = (id: string, data: Record<string, unknown>) => api.update({ collection: 'opportunities', key: id, data });
-  // The transaction currency a seller picks in the opportunity's Currency field, by its ISO code.
-  let currencyBind: Record<string, string> = {};
-  if (options.currency) {
+  // The transaction currency a seller picks in the opportunity's Currency field, by its ISO code (none: left empty).
+  const currencyBind = async (code: string | undefined): Promise<Record<string, string>> => {
+    if (!code) return {};
     const currencies = (await api.retrieveMultiple({ collection: 'transactioncurrencies', select: ['isocurrencycode'] })).value as { transactioncurrencyid: string; isocurrencycode: string }[];
-    const chosen = currencies.find((row) => row.isocurrencycode === options.currency);
-    if (!chosen) throw new Error(`the Dynamics sandbox has no transaction currency ${options.currency}`);
-    currencyBind = { 'transactioncurrencyid@odata.bind': `/transactioncurrencies(${chosen.transactioncurrencyid})` };
-  }
+    const chosen = currencies.find((row) => row.isocurrencycode === code);
+    if (!chosen) throw new Error(`the Dynamics organization has no transaction currency ${code}`);
+    return { 'transactioncurrencyid@odata.bind': `/transactioncurrencies(${chosen.transactioncurrencyid})` };
+  };
   let numbers = 0;
   /** Each opportunity's product line of each product. */
   const lineOf = new Map<string, string>();
@@ -175,11 +177,11 @@ async function dynamicsSeller(sandbox: DynamicsSandbox, accountId: string, optio
       };
       return String(await api.create({ collection: 'products', data })).toLowerCase();
     },
-    async opportunity(name, lines, approved = false) {
+    async opportunity(name, lines, { approved = false, currency = options.currency } = {}) {
       const id = String(
         await api.create({
           collection: 'opportunities',
-          data: { name, 'parentaccountid@odata.bind': `/accounts(${accountId})`, estimatedclosedate: CLOSE_DATE, ccs_privateofferrequested: true, ccs_offerapprovalstatus: approved ? 100_000_001 : 100_000_000, ...currencyBind },
+          data: { name, 'parentaccountid@odata.bind': `/accounts(${accountId})`, estimatedclosedate: CLOSE_DATE, ccs_privateofferrequested: true, ccs_offerapprovalstatus: approved ? 100_000_001 : 100_000_000, ...(await currencyBind(currency)) },
         }),
       ).toLowerCase();
       for (const [product, quantity, price] of lines) {
