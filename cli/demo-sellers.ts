@@ -21,8 +21,12 @@ export type SellerKind = (typeof SELLER_KINDS)[number];
 
 /** The mix: the Salesforce sellers' (its README "Change driver") and its offer desk's, so every demo CRM moves alike. */
 const WEIGHTS: readonly (readonly [SellerKind, number])[] = [...SALESFORCE_SELLER_WEIGHTS, ...OFFER_DESK_WEIGHTS];
-/** How often a move is the offer desk's: Salesforce's are asked of its change driver at this chance a tick. */
-export const OFFER_DESK_SHARE = OFFER_DESK_WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0) / WEIGHTS.reduce((sum, [, weight]) => sum + weight, 0);
+const weightOf = (weights: readonly (readonly [string, number])[]) => weights.reduce((sum, [, weight]) => sum + weight, 0);
+/**
+ * Salesforce's offer desk moves beside its timer's co-sell moves (one a tick): asked at this chance a tick,
+ * they are as many per co-sell move as in the other CRMs' mix (about one move in five is the desk's).
+ */
+export const OFFER_DESK_PER_COSELL_MOVE = weightOf(OFFER_DESK_WEIGHTS) / weightOf(SALESFORCE_SELLER_WEIGHTS);
 
 const PARTNERS = Object.values(MARKETPLACE_NAMES);
 const DAY_MS = 86_400_000;
@@ -273,7 +277,7 @@ export function startDemoSellers(options: DemoSellersOptions): DemoSellers {
     busy = true;
     try {
       const sellers = options.sellers.filter((seller) => ready.has(seller.crm));
-      const deskMove = Boolean(options.salesforceOfferDesk) && ready.has('salesforce') && salesforceDesk.chance(OFFER_DESK_SHARE);
+      const deskMove = Boolean(options.salesforceOfferDesk) && ready.has('salesforce') && salesforceDesk.chance(OFFER_DESK_PER_COSELL_MOVE);
       if ((sellers.length === 0 && !deskMove) || !(await salesforceDriverRunning(options.salesforceControlUrl))) return;
       if (deskMove) {
         try {

@@ -3,6 +3,9 @@
 // connection's co-sell schedule turns them into referrals and draft offers whose ids come back onto the
 // Opportunities; the partner sends referrals of its own, which reach the org; submitted referrals get the
 // partner's decision on their Opportunity, and the sellers' decisions on inbound referrals reach the marketplace.
+// A private offer is built from products (issue #28 acceptance): the sellers add catalogue products to an
+// Opportunity that asks for an offer, the demo connection's approval rule holds the draft until the deal desk
+// approves it, and then it is published to the buyer with the products' dimensions as its terms.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,6 +113,30 @@ it('shows co-sell moving both ways on its own: shared deals become referrals, re
     within,
     3000,
   );
+
+  const built = await waitFor(
+    'a published offer built from Opportunity products, approved by the deal desk',
+    async () => {
+      const offers = new Map((await commerceDump(commerce, 'offers')).filter((offer) => offer.createdBy === commerce.clientId && offer.creationTime >= startedAt).map((offer) => [offer.id, offer]));
+      const [lines, entries, products, opportunities] = (await Promise.all(['OpportunityLineItem', 'PricebookEntry', 'Product2', 'Opportunity'].map((object) => salesforceDump(salesforce, object)))) as [any[], any[], any[], any[]];
+      const dimensionOf = (line: any) => products.find((product) => product.Id === entries.find((entry) => entry.Id === line.PricebookEntryId)?.Product2Id)?.Commerce_Dimension_Key__c;
+      for (const o of opportunities) {
+        const offer = offers.get(o.Commerce_Offer_Id__c);
+        const own = lines.filter((line) => line.OpportunityId === o.Id);
+        if (!offer || own.length === 0 || o.Offer_Approval_Status__c !== 'Approved' || offer.subStatus === 'DRAFT') continue;
+        const terms = [...(offer.info?.commits ?? []), ...(offer.info?.dimensions ?? [])].map((term: { key: string }) => term.key).sort();
+        if (terms.length > 0 && JSON.stringify(terms) === JSON.stringify(own.map(dimensionOf).sort())) return { opportunity: o, offer };
+      }
+      return undefined;
+    },
+    within,
+    3000,
+  );
+  expect(built.offer.metaInfo.crmAOpportunityId).toBe(built.opportunity.Id);
+  expect(built.offer.status).not.toBe('DRAFT');
+  expect(built.opportunity.Private_Offer_Requested__c).toBe(true);
+  expect(built.opportunity.Offer_Approved_By__c).toBeTruthy(); // the deal desk's approver, by name
+  expect(built.opportunity.Offer_Approved_At__c).toBeTruthy(); // written by the sync when it published
 
   process.kill(-job.child.pid!, 'SIGINT');
   expect(await job.exited).toBe(0);
