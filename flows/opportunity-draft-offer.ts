@@ -42,9 +42,8 @@ export const opportunityDraftOfferFlow: CrmToCommerceFlow<DraftOfferRequest> = {
       }
       return found;
     },
-    // A request that neither holds for approval (publish undefined: a HubSpot or Dynamics connection without
-    // an approval rule, whose draft went to the marketplace at once) nor asks to extend or cancel has no step
-    // after the draft: the offer is left as it is.
-    advance: (commerce, orgId, id, request) => (request.publish === undefined && !request.cancel && !request.extendTo ? Promise.resolve({ unchanged: true }) : advanceDraftOffer(commerce, orgId, id, request)),
+    // Every CRM's changed record takes its next step, with or without an approval rule: a HubSpot or
+    // Dynamics draft sent at once (no rule, publish absent) still takes its changed lines while it is a draft.
+    advance: (commerce, orgId, id, request) => advanceDraftOffer(commerce, orgId, id, request),
   },
 };
