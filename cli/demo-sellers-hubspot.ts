@@ -135,9 +135,8 @@ export function hubSpotSeller(options: { baseUrl: string; accessToken: string })
     async requestDraft(deal, productId) {
       await patch(deal.id, { private_offer_requested: 'true', commerce_product_id: productId });
     },
-    async readOfferDesk() {
+    async readOfferDesk(deals) {
       const { company, others } = await currencies();
-      const deals = await listAll('deals', ['dealname']);
       const withLines = new Set<string>();
       for (let i = 0; i < deals.length; i += 1000) {
         const read = await call('POST', '/crm/v4/associations/deals/line_items/batch/read', { inputs: deals.slice(i, i + 1000).map((deal) => ({ id: deal.id })) });

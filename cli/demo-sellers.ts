@@ -94,8 +94,8 @@ export interface SellerCrm {
   decide(deal: SellerDeal, decision: Decision): Promise<void>;
   close(deal: SellerDeal, outcome: Outcome): Promise<void>;
   requestDraft(deal: SellerDeal, productId: string): Promise<void>;
-  /** Read only by the offer desk's moves (an account set up without the catalogue never reads it). */
-  readOfferDesk(): Promise<OfferDesk>;
+  /** Read only by the offer desk's moves (an account set up without the catalogue never reads it); `deals` as read. */
+  readOfferDesk(deals: readonly SellerDeal[]): Promise<OfferDesk>;
   /** Adds the lines to the deal in its currency, and saves the deal as the CRM's line editor does. */
   addLines(deal: SellerDeal, lines: NewLine[]): Promise<void>;
   /** The deal desk's approval: the approval status Approved and who approved. */
@@ -188,7 +188,7 @@ async function applyOne(seller: SellerCrm, book: SellerBook, kind: SellerKind, r
       // the deal's currency, on a deal that asks for a private offer and has no products yet.
       const requested = book.deals.filter((deal) => deal.draftRequested && !deal.offerDeal && deal.currency);
       if (requested.length === 0) return undefined;
-      const desk = await seller.readOfferDesk();
+      const desk = await seller.readOfferDesk(book.deals);
       const priced = (deal: SellerDeal) => desk.products.filter((product) => product.prices[deal.currency!] !== undefined);
       const suited = requested.filter((deal) => !desk.withLines.has(deal.id) && priced(deal).length > 0);
       const deal = pickFromTiers(random, [suited.filter((d) => d.open), suited]);
@@ -208,7 +208,7 @@ async function applyOne(seller: SellerCrm, book: SellerBook, kind: SellerKind, r
     case 'approveOffer': {
       const waiting = book.deals.filter((deal) => deal.draftRequested && deal.hasOffer && !deal.approved);
       if (waiting.length === 0) return undefined;
-      const desk = await seller.readOfferDesk();
+      const desk = await seller.readOfferDesk(book.deals);
       const built = waiting.filter((deal) => desk.withLines.has(deal.id));
       const deal = pickFromTiers(random, [built.filter((d) => d.open), built]);
       if (!deal) return undefined;
