@@ -14,9 +14,9 @@ import { nameGuid } from './schema.ts';
 const ISO_CODE = /^[A-Z]{3}$/;
 const NAMES: Record<string, string> = { USD: 'US Dollar', EUR: 'Euro', GBP: 'Pound Sterling', JPY: 'Yen', CHF: 'Swiss Franc', SEK: 'Swedish Krona' };
 
-type CurrencyRow = { transactioncurrencyid: string; isocurrencycode: string; currencyname: string; currencysymbol: string };
+type CurrencyRow = { transactioncurrencyid: string; isocurrencycode: string; currencyname: string; currencysymbol: string; createdon: string; modifiedon: string; versionnumber: number; statecode: number; statuscode: number };
 
-const rowFor = (code: string): CurrencyRow => ({ transactioncurrencyid: nameGuid(`transactioncurrency:${code}`), isocurrencycode: code, currencyname: NAMES[code] ?? code, currencysymbol: code });
+const rowFor = (code: string): CurrencyRow => ({ transactioncurrencyid: nameGuid(`transactioncurrency:${code}`), isocurrencycode: code, currencyname: NAMES[code] ?? code, currencysymbol: code, createdon: '2020-01-01T00:00:00Z', modifiedon: '2020-01-01T00:00:00Z', versionnumber: 1, statecode: 0, statuscode: 1 });
 
 /** A base currency option checked before anything starts: an ISO 4217 code. */
 export function baseCurrencySetting(code: string | undefined): string {

@@ -5,12 +5,14 @@
 // as a rate), in euros; the connection's approval rule (cosell.offerApproval on the deal property /
 // opportunity column setup made) holds publication back until approved, then the offer is published once,
 // with who and when on the record and in the audit trail; a changed quantity updates the held draft once; a new expiry and a cancel request reach an offer
-// with the buyer; the commerce side's refusal and a line outside the catalogue show on the record.
+// with the buyer; the commerce side's refusal and a line outside the catalogue show on the record; a record
+// in a currency other than the organization's makes its draft in that currency.
 // The catalogue's CRM products are made here as the catalogue sync leaves them (mappings/*/catalogue.ts),
 // with setup's catalogue properties (HubSpot) and unit group (Dynamics), by the sellers of
 // test/support/offer-sellers.ts. HubSpot's account has EUR beside its USD company currency, and the deals
 // are in deal_currency_code EUR; the Dynamics organization's base currency is EUR, which an opportunity
-// without a transaction currency is in.
+// without a transaction currency is in, with USD beside it, which an opportunity names in its Currency
+// (transactioncurrencyid).
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditStore } from '../../store/audit.ts';
@@ -50,7 +52,7 @@ describe.each(['hubspot', 'dynamics'] as const)('a private offer from a %s recor
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    sandboxes = await startSandboxesFor(kind, { entitlements: 8, seed: 67 }, { sandbox: kind === 'hubspot' ? { additionalCurrencies: ['EUR'] } : { baseCurrency: 'EUR', keyActivationMs: 50 } } as never);
+    sandboxes = await startSandboxesFor(kind, { entitlements: 8, seed: 67 }, { sandbox: kind === 'hubspot' ? { additionalCurrencies: ['EUR'] } : { baseCurrency: 'EUR', currencies: ['USD'], keyActivationMs: 50 } } as never);
     const made = await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: ['buyer', 'contact', 'offer'] });
     connectionId = made.id;
     const settings = made.settings as ConnectionSettings;
@@ -62,7 +64,7 @@ describe.each(['hubspot', 'dynamics'] as const)('a private offer from a %s recor
     seller = await offerSeller(sandboxes.crm, account.id, kind === 'hubspot' ? { currency: 'EUR' } : { priceListCurrencies: ['EUR'] });
 
     const products = await commerceDump(sandboxes.commerce, 'products');
-    const chosen = products.find((row) => row.status === 'PUBLIC' && row.info?.currencies?.includes('EUR') && row.info.dimensions.some((d: any) => d.type === 'COMMIT') && row.info.dimensions.some((d: any) => d.type === 'METERED'))!;
+    const chosen = products.find((row) => row.status === 'PUBLIC' && row.info?.currencies?.includes('EUR') && row.info.currencies.includes('USD') && row.info.dimensions.some((d: any) => d.type === 'COMMIT') && row.info.dimensions.some((d: any) => d.type === 'METERED'))!;
     product = { id: chosen.id, commitKey: chosen.info.dimensions.find((d: any) => d.type === 'COMMIT').key, meteredKey: chosen.info.dimensions.find((d: any) => d.type === 'METERED').key };
     crmProducts.commit = await seller.product(SEATS, { productId: product.id, dimensionKey: product.commitKey });
     crmProducts.metered = await seller.product('Usage per unit', { productId: product.id, dimensionKey: product.meteredKey });
@@ -111,6 +113,18 @@ describe.each(['hubspot', 'dynamics'] as const)('a private offer from a %s recor
     const publishes = (await calls())['POST /org/{orgId}/offer'];
     await cosell();
     expect((await calls())['POST /org/{orgId}/offer']).toBe(publishes);
+  }, 60_000);
+
+  it('a record in a currency other than the organization\'s makes its draft in that currency', async () => {
+    // HubSpot: a deal in euros where the company currency is the US dollar; Dynamics: an opportunity in US
+    // dollars (its transaction currency) where the organization's base currency is the euro.
+    const other = kind === 'hubspot' ? 'EUR' : 'USD';
+    const id = await seller.opportunity(`Acme analytics in ${other}`, [[crmProducts.commit, 12, 30]], { currency: other });
+    expect(await cosell()).toMatchObject({ created: 1, refused: 0 });
+    const [draft, ...others] = await offersOf(id);
+    expect(others).toEqual([]);
+    expect(draft.info).toMatchObject({ currency: other, commits: [{ key: product.commitKey, quantity: 12, price: 30 }] });
+    expect((await seller.record(id)).offerId).toBe(draft.id);
   }, 60_000);
 
   it('a changed quantity updates the held draft once, never a second offer', async () => {
