@@ -79,7 +79,8 @@ it('puts marketplace events on the Salesforce records as Tasks and prints the al
     within,
     1000,
   );
-  expect(entities).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'timeline']);
+  // The demo's entities (the timeline and the catalogue among them), with Salesforce's two price flows that come with the catalogue.
+  expect(entities).toEqual(['buyer', 'contact', 'offer', 'entitlement', 'referral', 'timeline', 'catalogue', 'catalogue-standard-price', 'catalogue-price']);
   await waitFor('an alert line after the restart', () => job!.stdout.slice(1).find((line) => ALERT_LINE.test(line)), within, 1000);
   expect((await routes()).map((r) => r.destination_kind)).toEqual(['slack', 'teams']);
   await pool.end();
