@@ -14,12 +14,10 @@ import {
   ENTITLEMENT_SCHEMA,
   HUBSPOT_PIPELINES,
   HUBSPOT_PROPERTIES,
-  PROPERTY_GROUP,
-  PROPERTY_GROUP_LABEL,
-  type PropertyDeclaration,
 } from '../../mappings/hubspot/schema.ts';
 import type { HubSpotCredentials } from './auth.ts';
 import { setUpHubSpotCatalogue } from './catalogue-setup.ts';
+import { ensureGroup, ensureProperties, scopeProblem } from './property-setup.ts';
 import { missingScopes, readCustomObjects } from './object-types.ts';
 import { USAGE_OBJECT, USAGE_PROPERTIES, USAGE_SUMMARY_PROPERTIES } from '../../mappings/hubspot/usage-schema.ts';
 import { ensureUsageObject } from './usage-setup.ts';
@@ -68,9 +66,6 @@ export async function setUpHubSpot(target: SetupTarget, options: SetupOptions = 
   return report;
 }
 
-const scopeProblem = (what: string, scopes: string[]) =>
-  `${what}: the app lacks the scope ${scopes.join(' or ')}. Add it (a private app: Settings, Integrations, Private apps, its Scopes; an OAuth app: its scopes, then install it again) and run setup again`;
-
 /** Finds the custom object or creates it; line items only where HubSpot refuses custom objects to the account. */
 async function ensureEntitlementObject(transport: HubSpotTransport, report: SetupReport): Promise<EntitlementTarget | undefined> {
   const find = async () => (await readCustomObjects(transport)).find((schema) => schema.name === ENTITLEMENT_OBJECT);
@@ -116,76 +111,6 @@ async function ensureEntitlementObject(transport: HubSpotTransport, report: Setu
     }
     report.problems.push(`${ENTITLEMENT_OBJECT}: HubSpot refused to create the custom object: ${error.info.message}`);
     return undefined;
-  }
-}
-
-/** The commerce property group on `object`, created where missing; false when it is not there (a problem says why). */
-async function ensureGroup(transport: HubSpotTransport, object: string, apiName: string, report: SetupReport): Promise<boolean> {
-  const where = `${object} property group "${PROPERTY_GROUP}"`;
-  const groups = (await transport.call(`reading the property groups of ${object}`, (client) => client.crm.properties.groupsApi.getAll(apiName))).results;
-  if (groups.some((group) => group.name === PROPERTY_GROUP)) {
-    report.present.push(where);
-    return true;
-  }
-  try {
-    await transport.call(`creating the ${where}`, (client) => client.crm.properties.groupsApi.create(apiName, { name: PROPERTY_GROUP, label: PROPERTY_GROUP_LABEL, displayOrder: -1 }));
-    report.created.push(where);
-    return true;
-  } catch (error) {
-    if (!(error instanceof HubSpotCallError)) throw error;
-    if (error.info.status === 409) {
-      report.present.push(where);
-      return true;
-    }
-    const scopes = missingScopes(error);
-    report.problems.push(scopes ? scopeProblem(`${where} could not be created`, scopes) : `${where} could not be created, so neither could ${object}'s properties: ${error.info.message}`);
-    return false;
-  }
-}
-
-/** The declared options of an enumeration an existing property lacks, by internal value (what records hold). */
-function missingOptions(declaration: PropertyDeclaration, found: { options?: { value: string }[] }) {
-  if (declaration.type !== 'enumeration' || !declaration.options) return [];
-  const values = new Set((found.options ?? []).map((option) => option.value));
-  return declaration.options.filter((option) => !values.has(option.value));
-}
-
-async function ensureProperties(transport: HubSpotTransport, object: string, apiName: string, declarations: PropertyDeclaration[], report: SetupReport): Promise<void> {
-  const existing = new Map((await transport.call(`reading the properties of ${object}`, (client) => client.crm.properties.coreApi.getAll(apiName))).results.map((property) => [property.name, property]));
-  for (const declaration of declarations) {
-    const where = `${object}.${declaration.name}`;
-    const found = existing.get(declaration.name);
-    if (found) {
-      if (found.type !== declaration.type) report.problems.push(`${where} exists as a ${found.type} property; the sync writes it as ${declaration.type}: change or rename it in HubSpot`);
-      else if (declaration.hasUniqueValue && !found.hasUniqueValue) report.problems.push(`${where} exists without unique values; the sync writes by it as a key, so it must be a unique-value property: recreate it with "Require unique values"`);
-      else if (missingOptions(declaration, found).length) {
-        const missing = missingOptions(declaration, found);
-        report.problems.push(
-          `${where} exists without the option${missing.length > 1 ? 's' : ''} ${missing.map((o) => `"${o.label}" (internal value ${o.value})`).join(', ')}: add ${missing.length > 1 ? 'them' : 'it'} to the property in HubSpot (Settings, Properties), with exactly that internal value`,
-        );
-      } else report.present.push(where);
-      continue;
-    }
-    try {
-      await transport.call(`creating the property ${where}`, (client) =>
-        client.crm.properties.coreApi.create(apiName, {
-          name: declaration.name,
-          label: declaration.label,
-          type: declaration.type as never,
-          fieldType: declaration.fieldType as never,
-          groupName: PROPERTY_GROUP,
-          ...(declaration.hasUniqueValue && { hasUniqueValue: true }),
-          ...(declaration.options && { options: declaration.options.map((option, index) => ({ ...option, displayOrder: index, hidden: false })) }),
-          ...(declaration.description && { description: declaration.description }),
-        }),
-      );
-      report.created.push(where);
-    } catch (error) {
-      // Made meanwhile (another setup run): present.
-      if (error instanceof HubSpotCallError && error.info.status === 409) report.present.push(where);
-      else if (error instanceof HubSpotCallError) report.problems.push(`${where} could not be created: ${error.info.message}`);
-      else throw error;
-    }
   }
 }
 
