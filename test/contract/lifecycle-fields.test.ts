@@ -12,23 +12,13 @@ import { setUpHubSpot } from '../../crm/hubspot/setup.ts';
 import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
 import { startDynamicsSandbox, type DynamicsSandbox } from '../../sandbox/dynamics/index.ts';
 import { startHubSpotSandbox, type HubSpotSandbox } from '../../sandbox/hubspot/index.ts';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { salesforceOrgPerTest } from '../support/salesforce-org-per-test.ts';
 
 /** 2026-12-01T10:30:00Z as epoch milliseconds (worked out by hand: HubSpot takes either form). */
 const REVIEW_ENDS_MS = 1_796_121_000_000;
 
 describe('Salesforce: the lifecycle fields on Opportunity', () => {
-  let sandbox: SalesforceSandbox | undefined;
-  afterEach(async () => {
-    await sandbox?.stop();
-    sandbox = undefined;
-  });
-  const start = async (customMetadata: 'missing' | 'deployed'): Promise<{ conn: Connection; userId: string }> => {
-    sandbox = await startSalesforceSandbox({ customMetadata });
-    const { conn } = await clientCredentialsConnection(sandbox);
-    return { conn, userId: (await conn.identity()).user_id };
-  };
+  const { start } = salesforceOrgPerTest();
   type Described = { name: string; type: string; length: number; restrictedPicklist: boolean; picklistValues: { value: string; active: boolean }[] };
   const described = async (conn: Connection) => new Map(((await conn.sobject('Opportunity').describe()).fields as unknown as Described[]).map((f) => [f.name, f]));
 

@@ -5,27 +5,17 @@
 // second entry with a key already taken is refused. Without the catalogue chosen, setup leaves Product2
 // and PricebookEntry as they were. An org with the project's metadata deployed has the key from the start.
 import type { Connection } from 'jsforce';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
 import { soqlString } from '../../crm/salesforce/soql.ts';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { salesforceOrgPerTest } from '../support/salesforce-org-per-test.ts';
 
 // A price book name with quotes, a backslash and non-Latin text: it goes into a SOQL WHERE.
 const BOOK = `Acme's "EU" \\ 価格表`;
 const KEY = 'Commerce_Price_Entry_Key__c';
 
 describe('Salesforce setup: catalogue ids and the price entry key', () => {
-  let sandbox: SalesforceSandbox | undefined;
-  afterEach(async () => {
-    await sandbox?.stop();
-    sandbox = undefined;
-  });
-  const start = async (customMetadata: 'missing' | 'deployed'): Promise<{ conn: Connection; userId: string }> => {
-    sandbox = await startSalesforceSandbox({ customMetadata });
-    const { conn } = await clientCredentialsConnection(sandbox);
-    return { conn, userId: (await conn.identity()).user_id };
-  };
+  const { start } = salesforceOrgPerTest();
   const entryFields = async (conn: Connection) => new Map((await conn.sobject('PricebookEntry').describe()).fields.map((field) => [field.name, field]));
 
   it('makes the price entry key, records both price books, and prices upsert by the key in each book', async () => {

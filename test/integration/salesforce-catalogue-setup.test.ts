@@ -5,27 +5,17 @@
 // nothing. An inactive price book of that name (named with quotes, a backslash and non-Latin text) is
 // activated, two of that name are a problem, and a price key made without Unique is named as one.
 import type { Connection } from 'jsforce';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addCatalogueSetup, setUpSalesforceCatalogue } from '../../crm/salesforce/catalogue-setup.ts';
 import { setUpSalesforce } from '../../crm/salesforce/setup.ts';
 import { soqlString } from '../../crm/salesforce/soql.ts';
-import { startSalesforceSandbox, type SalesforceSandbox } from '../../sandbox/salesforce/index.ts';
-import { clientCredentialsConnection } from '../../sandbox/salesforce/testing.ts';
+import { salesforceOrgPerTest } from '../support/salesforce-org-per-test.ts';
 
 const BOOK = 'Commerce Marketplace Products';
 const HOSTILE_BOOK = "Partner's \\ \"Marketplace\" 価格表";
 
 describe('Salesforce setup: the product catalogue', () => {
-  let sandbox: SalesforceSandbox | undefined;
-  afterEach(async () => {
-    await sandbox?.stop();
-    sandbox = undefined;
-  });
-  const start = async (customMetadata: 'missing' | 'deployed'): Promise<{ conn: Connection; userId: string }> => {
-    sandbox = await startSalesforceSandbox({ customMetadata });
-    const { conn } = await clientCredentialsConnection(sandbox);
-    return { conn, userId: (await conn.identity()).user_id };
-  };
+  const { start } = salesforceOrgPerTest();
   const books = async (conn: Connection, name: string) =>
     (await conn.query<{ Id: string; IsActive: boolean; IsStandard: boolean }>(`SELECT Id, IsActive, IsStandard FROM Pricebook2 WHERE Name = ${soqlString(name)}`)).records;
 
