@@ -9,7 +9,7 @@
 import { sort, type CommerceClient, type Page } from '../commerce/index.ts';
 import type { Product, ProductDimension } from '../commerce/models.ts';
 import type { CrmConnector, CrmKind } from '../crm/connector.ts';
-import type { ByIdContext } from './types.ts';
+import { ReadsAgainAsOtherRecords, type ByIdContext } from './types.ts';
 import { catalogueCaseTwins, KEY_SEPARATOR, priceEntryKeyOf, priceKeyOf, pricesOf, STANDARD_SUFFIX, type CatalogueItem, type CataloguePriceItem } from '../mappings/canonical/catalogue.ts';
 import type { EntityMapping } from '../mappings/types.ts';
 import type { ConnectionSettings } from '../sync/connection-settings.ts';
@@ -133,7 +133,12 @@ const notFound = (what: string) => Object.assign(new Error(`the commerce API has
 /** A product dimension by its price key ("productId|dimensionKey"): the product read, its dimension found, the connection's ids and currencies with it. */
 export async function catalogueItemById(commerce: CommerceClient, orgId: string, key: string, context?: ByIdContext): Promise<CatalogueItem> {
   const at = key.indexOf(KEY_SEPARATOR);
-  if (at <= 0) throw notFound(`catalogue item ${key} (productId|dimensionKey)`);
+  if (at <= 0) {
+    // A product the catalogue's read refused (an unreadable row) waits under its own id: read alone it is
+    // refused again with its reason; once it reads, its letter closes and the next run writes its dimensions.
+    const product = await commerce.products.get(orgId, key);
+    throw new ReadsAgainAsOtherRecords(`product ${product.id} reads again; the next run writes its dimensions`);
+  }
   const product = await commerce.products.get(orgId, key.slice(0, at));
   const dimension = (product.info?.dimensions ?? []).find((candidate) => candidate.key === key.slice(at + 1));
   if (!dimension) throw notFound(`dimension ${key.slice(at + 1)} on product ${product.id}`);
@@ -143,6 +148,8 @@ export async function catalogueItemById(commerce: CommerceClient, orgId: string,
 
 /** A price by its entry key ("productId|dimensionKey|currency[|standard]"), with the connection's ids when read for one. */
 export async function cataloguePriceById(commerce: CommerceClient, orgId: string, key: string, book: 'standard' | 'named', context?: ByIdContext): Promise<CataloguePriceItem> {
+  // A letter under a bare product id (a product the read refused): as for its products (catalogueItemById).
+  if (!key.includes(KEY_SEPARATOR)) return catalogueItemById(commerce, orgId, key, context) as never;
   const parts = key.split(KEY_SEPARATOR);
   if (book === 'standard' && parts.at(-1) === STANDARD_SUFFIX) parts.pop();
   const currency = parts.pop() ?? '';

@@ -12,6 +12,13 @@ export type ReadOptions = { signal?: AbortSignal; onProgress?: (detail: Record<s
 /** The connection a record is read by id for: its settings and its CRM. */
 export type ByIdContext = { settings: ConnectionSettings; crm?: CrmConnector };
 
+/**
+ * Thrown by a read by id when the row a dead letter was filed under reads again but is not itself one of
+ * the flow's records (a catalogue product the read refused, whose records are its dimensions): the letter
+ * closes, and the flow's next run writes the records it makes.
+ */
+export class ReadsAgainAsOtherRecords extends Error {}
+
 /** Commerce-side reads of one kind of record. */
 export type CommerceReader = {
   /** One page of a window query (q, s as §2.9; 1-based start page). */

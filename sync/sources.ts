@@ -5,7 +5,7 @@
 import pLimit from 'p-limit';
 import { changedSince, CommerceRecordError, q, sort, toDate, type CommerceClient, type Page } from '../commerce/index.ts';
 import { FLOWS } from '../flows/index.ts';
-import type { ByIdContext } from '../flows/types.ts';
+import { ReadsAgainAsOtherRecords, type ByIdContext } from '../flows/types.ts';
 import type { Entity } from '../mappings/types.ts';
 
 /**
@@ -90,7 +90,9 @@ export async function readRecordsById(commerce: CommerceClient, orgId: string, e
           if (FLOWS[entity].source.filter?.accepts(record) === false) read.notOurs.push(id);
           else read.records.push(record);
         } catch (error) {
-          if ((error as { status?: number }).status === 404) read.missing.push(id);
+          // A row that reads again as other records (flows/types.ts): its letter closes like one no longer the flow's.
+          if (error instanceof ReadsAgainAsOtherRecords) read.notOurs.push(id);
+          else if ((error as { status?: number }).status === 404) read.missing.push(id);
           else if (error instanceof CommerceRecordError) read.unreadable.push({ sourceId: id, reason: `the commerce API's ${entity} ${id} cannot be used: ${error.problems.join('; ')}` });
           else throw error;
         }

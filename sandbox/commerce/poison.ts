@@ -10,7 +10,7 @@ import type { SandboxState } from './state.ts';
 import { addTerm, type Store } from './store.ts';
 import type { EntitlementTerm, NotificationEvent, Offer } from './types.ts';
 
-export const INJECTABLE_KINDS = ['buyers', 'contacts', 'offers', 'entitlements', 'entitlementTerms', 'referrals', 'notificationEvents'] as const;
+export const INJECTABLE_KINDS = ['buyers', 'contacts', 'offers', 'entitlements', 'entitlementTerms', 'referrals', 'products', 'notificationEvents'] as const;
 export type InjectableKind = (typeof INJECTABLE_KINDS)[number];
 type Row = Record<string, unknown>;
 

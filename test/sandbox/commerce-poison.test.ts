@@ -153,9 +153,9 @@ describe('commerce sandbox: poison records', () => {
 
   it('refuses a kind it cannot inject and a body that is not a list of objects, naming the problem', async () => {
     const probe = await start();
-    const products = await probe.control('POST', '/records/products', { records: [{}] });
-    expect(products.status).toBe(404);
-    expect(products.json).toMatch(/products cannot be injected; one of buyers, contacts, offers, entitlements, entitlementTerms, referrals, notificationEvents/);
+    const organizations = await probe.control('POST', '/records/organizations', { records: [{}] });
+    expect(organizations.status).toBe(404);
+    expect(organizations.json).toMatch(/organizations cannot be injected; one of buyers, contacts, offers, entitlements, entitlementTerms, referrals, products, notificationEvents/);
     const notList = await probe.control('POST', '/records/offers', { records: { id: 'x' } });
     expect(notList.status).toBe(400);
     expect(notList.json.message).toMatch(/records must be a list/);
