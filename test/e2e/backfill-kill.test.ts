@@ -36,6 +36,9 @@ const FULL = { entitlements: 20_000, killAt: randomMoments(5, 44) };
 const SCALE = CHAOS_FULL ? { salesforce: FULL, hubspot: FULL, dynamics: FULL } : REDUCED;
 if (CHAOS_FULL) console.info(`backfill-kill: kills after pages ${FULL.killAt.join(', ')} (CRM_SYNC_CHAOS_SEED=${CHAOS_SEED} replays them)`);
 
+/** PendingActivityState.PENDING_ACTIVITY_STATE_STARTED (temporal.api.enums.v1): a worker has the activity running. */
+const STARTED = 2;
+
 describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGKILLs of its worker', (kind) => {
   let database: TestDatabase;
   let sandboxes: Awaited<ReturnType<typeof startSandboxesFor>>;
@@ -74,6 +77,13 @@ describe.each(CRMS_UNDER_TEST)('a backfill of entitlements into %s survives SIGK
         const progress = await readProgress(handle).catch(() => undefined);
         if (progress && progress.totals.pages >= killAt) break;
         await sleep(100);
+      }
+      // Kill while an activity runs on the worker (Temporal says it started), not between two: a kill in
+      // that gap leaves nothing to retry, and the run would prove less than it claims.
+      for (;;) {
+        const pending = (await handle.describe()).raw.pendingActivities ?? [];
+        if (pending.some((activity) => Number(activity.state) === STARTED)) break;
+        await sleep(20);
       }
       const victim = workers.at(-1)!;
       victim.kill('SIGKILL');
