@@ -22,6 +22,7 @@ import type { ConnectionRuntime } from '../sync/runtime.ts';
 import { FLOWS, type RelatedRead } from '../flows/index.ts';
 import { mappingsFor } from '../crm/registry.ts';
 import { planWriteBacks, sendWriteBacks } from '../sync/write-back.ts';
+import { readStamp } from '../sync/write-back-stamps.ts';
 import { activityLog, activityWarn, type Beat } from './activity-context.ts';
 import { writeToCrm, type WriteMemory } from './crm-write.ts';
 import { fittedMapping } from '../mappings/fit-to-schema.ts';
@@ -147,18 +148,33 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
 
     // What the flow does once its records are in the CRM (an inbound referral's contacts attached).
     const afterWrite = FLOWS[entity].afterWrite;
+    const notDone = new Set<string>();
     if (afterWrite) {
       const linkedNow = [...written.succeeded, ...unchangedLinked];
       const problems = linkedNow.length ? await guard(() => afterWrite({ commerce: rt.commerce, crm: rt.crm, orgId, records, linked: linkedNow, unsettled, related: (sourceId) => related?.byRecord.get(sourceId), signal: deps.signal })) : [];
       if (problems.length) {
         counts.failed += problems.length;
         await deadLetters.record(connectionId, entity, uniqueBySource(problems), client);
+        for (const problem of problems) notDone.add(problem.sourceId);
       }
     }
 
+    // The records the CRM is now in step with, as read (sync/write-back-stamps.ts): the next incremental
+    // run reads no terms and writes nothing for them while they stay so. Those whose CRM ids are still to
+    // go back wait for that write's answer (below), and those afterWrite could not finish for their letter.
+    const byId = new Map(records.map((record) => [record.id, record]));
+    const inStep = [...written.written.map((link) => link.sourceId), ...plan.unchanged].filter((id) => !awaitingBack.has(id) && !notDone.has(id));
+    await links.recordKnown(connectionId, entity, inStep.flatMap((sourceId) => {
+      const record = byId.get(sourceId);
+      const stamp = record && readStamp(record);
+      return stamp ? [{ sourceId, ...stamp }] : [];
+    }), client);
+
     if (pendingBack.length > 0) {
-      const back = await guard(() => sendWriteBacks(rt.commerce, orgId, entity, pendingBack, { signal: deps.signal, onProgress: deps.beat }));
+      const back = await guard(() => sendWriteBacks(rt.commerce, orgId, entity, pendingBack, { signal: deps.signal, onProgress: deps.beat, synced: byId }));
       counts.writeBacks = back.sent;
+      // The stamps our own writes answered: the next run knows these records unchanged without reading their terms again.
+      await links.recordKnown(connectionId, entity, back.stamps, client);
       counts.failed += back.refused.length;
       const refused = new Set(back.refused.map((refusal) => refusal.sourceId));
       await deadLetters.resolve(connectionId, entity, [...awaitingBack].filter((id) => !refused.has(id)), client);

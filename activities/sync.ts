@@ -18,6 +18,7 @@ import { canonicalJson } from '../sync/hash.ts';
 import type { RuntimeFor } from '../sync/runtime.ts';
 import { FLOWS, flowForEvent, flowOrder, type RelatedRead } from '../flows/index.ts';
 import { readWindowBatch, type Position } from '../sync/sources.ts';
+import { isAsLastKnown } from '../sync/write-back-stamps.ts';
 import { createHash } from 'node:crypto';
 import { cancellationSignal, createBeat, previousDetails } from './activity-context.ts';
 import type { WriteMemory } from './crm-write.ts';
@@ -221,6 +222,11 @@ export function createSyncActivities(deps: SyncActivityDeps) {
       const unreadable: DeadLetterInput[] = [];
       const flow = FLOWS[input.entity];
       const related: RelatedRead = { byRecord: new Map(), unreadable: new Map(), latest: new Map() };
+      // The incremental pass knows the records nobody changed since it last had them, its own write-backs
+      // included (sync/write-back-stamps.ts): they are read with the window, but neither their terms nor
+      // the CRM are asked about them. Backfill and reconciliation passes (leased) read everything whole,
+      // as a person asking for them expects.
+      const own = new Set<string>();
       let position: Position = { time: new Date(input.cursor.time), afterId: input.cursor.afterId, skip: input.cursor.skip };
       let done = false;
       let pages = 0;
@@ -237,11 +243,13 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         pages += batch.pages;
         records.push(...batch.records);
         unreadable.push(...batch.rejected.map((row) => ({ sourceId: row.error.recordId ?? `${UNNAMED}${createHash('sha256').update(canonicalJson(row.raw)).digest('hex').slice(0, 16)}`, reason: row.error.message, payload: row.raw })));
+        if (!input.lease) for (const id of await asLastKnown(input.connectionId, input.entity, batch.records)) own.add(id);
+        const changed = own.size ? batch.records.filter((record) => !own.has(record.id)) : batch.records;
         // What the mapping needs besides the records (an entitlement's terms) is read as the pages come,
         // so the time budget counts it too.
         const readRelated = flow.related;
-        if (readRelated && batch.records.length > 0) {
-          const read = await guard(() => readRelatedEach(readRelated, rt.commerce, orgId, batch.records, { signal: rd.signal, onProgress: rd.beat }));
+        if (readRelated && changed.length > 0) {
+          const read = await guard(() => readRelatedEach(readRelated, rt.commerce, orgId, changed, { signal: rd.signal, onProgress: rd.beat }));
           for (const key of ['byRecord', 'unreadable', 'latest'] as const) for (const [id, value] of read[key]) (related[key] as Map<string, unknown>).set(id, value);
         }
         position = batch.next;
@@ -249,18 +257,21 @@ export function createSyncActivities(deps: SyncActivityDeps) {
         if (done || records.length >= target || Date.now() - started >= budgetMs) break;
       }
 
+      // The cursor moves past every record read, ours included.
       const last = records.at(-1);
-      if (!input.dryRun) await ensureParents(rt, input.connectionId, input.entity, records);
-      const outcome = await syncRecordBatch(rt, rd, {
+      const toSync = own.size ? records.filter((record) => !own.has(record.id)) : records;
+      if (!input.dryRun) await ensureParents(rt, input.connectionId, input.entity, toSync);
+      const synced = await syncRecordBatch(rt, rd, {
         connectionId: input.connectionId,
         entity: input.entity,
-        records,
+        records: toSync,
         letters: unreadable,
         related: flow.related ? related : undefined,
         respectRetryTimes: true,
         advanceCursorTo: input.advanceStoredCursor && !input.dryRun && last ? { time: toDate(last.lastUpdateTime)!, id: last.id } : undefined,
         dryRun: input.dryRun,
       });
+      const outcome = { ...synced, records: synced.records + own.size, unchanged: synced.unchanged + own.size };
       const nextCursor: WireCursor = { time: position.time.toISOString(), ...(position.afterId !== undefined && { afterId: position.afterId }), ...(position.skip && { skip: position.skip }) };
       if (done && input.lease && !input.dryRun && position.afterId) {
         // Everything from the pass's start up to here is in the CRM: the incremental cursor may follow.
@@ -361,6 +372,20 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     if (!options.holdOrphans) await ensureParents(rt, connectionId, entity, read.records);
     // Dead-letter retries are not held back: those records already went through the full pass.
     return syncRecordBatch(rt, rd, { connectionId, entity, records: read.records, letters, holdOrphans: options.holdOrphans });
+  }
+
+  /**
+   * Of records read in a window, those exactly as the CRM is known to be in step with (the stamp and
+   * hash their links keep, sync/write-back-stamps.ts) and with no open dead letter (a letter wants its
+   * record looked at again, a write-back refused among them): nobody changed them since.
+   */
+  async function asLastKnown(connectionId: string, entity: Entity, records: any[]): Promise<string[]> {
+    if (records.length === 0) return [];
+    const known = await links.get(connectionId, entity, records.map((record) => record.id));
+    const candidates = records.filter((record) => isAsLastKnown(record, known.get(record.id))).map((record) => record.id as string);
+    if (candidates.length === 0) return [];
+    const open = await deadLetters.openFor(connectionId, entity, candidates);
+    return candidates.filter((id) => !open.has(id));
   }
 
   /** Parents a flow declares it needs first (it runs apart from their pass): the ones never synced are synced by id now. */

@@ -11,7 +11,17 @@ export type RecordLink = {
   sourceVersion?: Date | null;
   /** The CRM id the commerce record carried when it was last written (a different one later is a relink). */
   carriedId?: string | null;
+  /**
+   * The commerce record's lastUpdateTime when the CRM was last known in step with it: as read when it
+   * was written or found unchanged, or as our own write-back's answer left it (sync/write-back-stamps.ts).
+   */
+  knownVersion?: Date | null;
+  /** A hash of that record besides its write bookkeeping (sync/write-back-stamps.ts: stampHash). */
+  knownHash?: string | null;
 };
+
+/** A commerce record's stamp and hash at which the CRM is in step with it. */
+export type KnownStamp = { sourceId: string; version: Date; hash: string };
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -20,11 +30,11 @@ export function createRecordLinkStore(pool: pg.Pool) {
     async get(connectionId: string, entity: string, sourceIds: string[], client: Queryable = pool): Promise<Map<string, RecordLink>> {
       if (sourceIds.length === 0) return new Map();
       const result = await client.query(
-        `SELECT source_id, crm_object, crm_id, content_hash, source_version, carried_id FROM record_links
+        `SELECT source_id, crm_object, crm_id, content_hash, source_version, carried_id, known_version, known_hash FROM record_links
          WHERE connection_id = $1 AND entity = $2 AND source_id = ANY($3::text[])`,
         [connectionId, entity, sourceIds],
       );
-      return new Map(result.rows.map((row) => [row.source_id, { sourceId: row.source_id, crmObject: row.crm_object, crmId: row.crm_id, contentHash: row.content_hash, sourceVersion: row.source_version, carriedId: row.carried_id }]));
+      return new Map(result.rows.map((row) => [row.source_id, { sourceId: row.source_id, crmObject: row.crm_object, crmId: row.crm_id, contentHash: row.content_hash, sourceVersion: row.source_version, carriedId: row.carried_id, knownVersion: row.known_version, knownHash: row.known_hash }]));
     },
 
     /** Never moves a link back to an older source version than the one it records. */
@@ -52,6 +62,21 @@ export function createRecordLinkStore(pool: pg.Pool) {
           links.map((l) => l.sourceVersion ?? null),
           links.map((l) => l.carriedId ?? null),
         ],
+      );
+    },
+
+    /**
+     * Keeps the stamps at which the CRM is in step with the commerce records, on their links. A stamp
+     * older than the link's source version (a newer write of the record landed meanwhile) is not kept.
+     */
+    async recordKnown(connectionId: string, entity: string, stamps: KnownStamp[], client: Queryable = pool): Promise<void> {
+      if (stamps.length === 0) return;
+      await client.query(
+        `UPDATE record_links AS link SET known_version = stamp.version, known_hash = stamp.hash
+         FROM unnest($3::text[], $4::timestamptz[], $5::text[]) AS stamp (source_id, version, hash)
+         WHERE link.connection_id = $1 AND link.entity = $2 AND link.source_id = stamp.source_id
+           AND (link.source_version IS NULL OR stamp.version >= link.source_version)`,
+        [connectionId, entity, stamps.map((s) => s.sourceId), stamps.map((s) => s.version), stamps.map((s) => s.hash)],
       );
     },
 

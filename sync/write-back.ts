@@ -8,6 +8,8 @@ import type { CommerceClient } from '../commerce/index.ts';
 import type { CrmKind } from '../crm/connector.ts';
 import { FLOWS } from '../flows/index.ts';
 import type { Entity } from '../mappings/types.ts';
+import type { KnownStamp } from '../store/record-links.ts';
+import { ownWriteBackStamp } from './write-back-stamps.ts';
 
 export { dynamicsGuid } from '../mappings/values.ts';
 
@@ -18,7 +20,8 @@ export async function writeBackPatch(kind: CrmKind, entity: Entity, item: Pick<W
   return FLOWS[entity].writeBack?.[kind]?.({ crmId: item.crmId, accountId: item.accountId, current: item.current }, recordUrl);
 }
 
-export type WriteBackOutcome = { sent: number; refused: { sourceId: string; reason: string }[] };
+/** `stamps`: what the answers of our own writes showed (sync/write-back-stamps.ts), kept with the links so the next run knows those records. */
+export type WriteBackOutcome = { sent: number; refused: { sourceId: string; reason: string }[]; stamps: KnownStamp[] };
 export type PlannedWriteBack = { sourceId: string; patch: Record<string, string> };
 
 /** Which records need their ids written back: only those whose commerce record does not carry them yet. */
@@ -43,17 +46,27 @@ export async function sendWriteBacks(
   orgId: string,
   entity: Entity,
   planned: PlannedWriteBack[],
-  options: { concurrency?: number; signal?: AbortSignal; onProgress?: (detail: Record<string, unknown>) => void } = {},
+  options: {
+    concurrency?: number;
+    signal?: AbortSignal;
+    onProgress?: (detail: Record<string, unknown>) => void;
+    /** The records as read and synced, by id: an answer of our write alone on top of one gives its stamp. */
+    synced?: ReadonlyMap<string, any>;
+  } = {},
 ): Promise<WriteBackOutcome> {
-  const outcome: WriteBackOutcome = { sent: 0, refused: [] };
+  const outcome: WriteBackOutcome = { sent: 0, refused: [], stamps: [] };
+  const holder = FLOWS[entity].source.current;
   const limit = pLimit(options.concurrency ?? 8);
   await Promise.all(
     planned.map(({ sourceId, patch }) =>
       limit(async () => {
         options.signal?.throwIfAborted();
         try {
-          await FLOWS[entity].source.updateMetaInfo!(commerce, orgId, sourceId, patch);
+          const answer = await FLOWS[entity].source.updateMetaInfo!(commerce, orgId, sourceId, patch);
           outcome.sent += 1;
+          const read = options.synced?.get(sourceId);
+          const stamp = read && ownWriteBackStamp(read, patch, answer, holder);
+          if (stamp) outcome.stamps.push({ sourceId, ...stamp });
         } catch (error) {
           const status = (error as { status?: number }).status;
           if (!status || status < 400 || status >= 500 || status === 429 || status === 401) throw error;
