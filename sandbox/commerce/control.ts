@@ -1,11 +1,12 @@
 // Test controls under /_sandbox/ on the API port (no token needed): call counts, faults, token
-// expiry, reset, changes on demand (and their mode), the partner review time of referrals, record dumps
-// and poison records. See README.md.
+// expiry, reset, changes on demand (and their mode), the partner review time of referrals, record dumps,
+// poison records and each organization's service quotas (A20). See README.md.
 import { applyChanges, CHANGE_KINDS, type ChangeKind } from './change-driver.ts';
 import { badRequest, HttpError, notFound } from './errors.ts';
 import { isPlainObject } from './http-util.ts';
 import { parseFaultRule } from './faults.ts';
 import { injectPoison, parseInjection } from './poison.ts';
+import { parseQuotaRules } from './quotas.ts';
 import { acceptRenewal, draftRenewal, lapseRenewal } from './renewals.ts';
 import { resetState, type SandboxState } from './state.ts';
 import type { Store } from './store.ts';
@@ -38,6 +39,12 @@ function parseChanges(body: unknown): { count: number; kinds?: ChangeKind[] } {
   const unknown = kinds.find((kind) => !known.includes(kind));
   if (unknown !== undefined) throw badRequest(`unknown change kind ${JSON.stringify(unknown)}; one of ${CHANGE_KINDS.join(', ')}`, { field: 'kinds' });
   return { count, kinds: kinds as ChangeKind[] };
+}
+
+/** Each organization's quotas with the calls used in the current window, and the calls refused since they were set. */
+function quotasOf(state: SandboxState) {
+  const now = state.nowMs();
+  return Object.fromEntries(state.store.organizations.rows.map(({ id }) => [id, { quotas: state.quotas.quotas(id, now), refused: state.quotas.refused(id) }]));
 }
 
 export function handleControl(state: SandboxState, method: string, pathname: string, body: unknown): { status: number; body: unknown } {
@@ -74,6 +81,16 @@ export function handleControl(state: SandboxState, method: string, pathname: str
     case 'DELETE /_sandbox/faults':
       state.faults.clear();
       return { status: 200, body: state.faults.list() };
+    case 'GET /_sandbox/quotas':
+      return { status: 200, body: quotasOf(state) };
+    case 'POST /_sandbox/quotas': {
+      const { orgId, rules } = parseQuotaRules(body, state.settings.organizationId);
+      state.quotas.set(orgId, rules);
+      return { status: 200, body: quotasOf(state) };
+    }
+    case 'DELETE /_sandbox/quotas':
+      state.quotas.clear();
+      return { status: 200, body: quotasOf(state) };
     case 'POST /_sandbox/tokens/expire':
       state.tokens.expireAll();
       return { status: 200, body: { expired: true } };

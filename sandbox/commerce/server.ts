@@ -1,6 +1,7 @@
 // The API host ({base_url}). Order of work for a request: /_sandbox controls (no token) are answered
 // first; anything else is counted under its operation key, then needs a valid bearer token (401),
-// then must be a known path (404) with a known method (405); then injected faults apply (a gateway's
+// then must be a known path (404) with a known method (405); then the organization's quotas count the
+// call or refuse it (429, A20; the snapshot read is never counted); then injected faults apply (a gateway's
 // plain-text answer or a refused call's 4xx, without running the handler), then the organization must
 // exist (404), then the handler runs or the operation answers 501.
 import http from 'node:http';
@@ -9,6 +10,7 @@ import { HttpError, methodNotAllowed, notFound, notImplemented, unauthenticated 
 import { HANDLERS } from './handlers/index.ts';
 import { parseJsonBody, readBody, sendJson, sendRaw } from './http-util.ts';
 import { settleReviews } from './partner-review.ts';
+import { quotaRefusal, SNAPSHOT_OPERATION } from './quotas.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
 import type { FaultDecision } from './faults.ts';
@@ -60,6 +62,11 @@ async function handleApi(state: SandboxState, request: http.IncomingMessage, res
   const clientId = authenticate(state, request);
   if (match.kind === 'not-found') throw notFound(`no operation at ${method} ${url.pathname}`);
   if (match.kind === 'method-not-allowed') throw methodNotAllowed(method, match.path, match.allowed);
+  const quotaOrg = match.params.orgId;
+  if (quotaOrg !== undefined && match.key !== SNAPSHOT_OPERATION && state.store.organizations.get(quotaOrg)) {
+    const refusal = state.quotas.admit(quotaOrg, state.nowMs());
+    if (refusal) throw quotaRefusal(quotaOrg, refusal, state.nowMs());
+  }
 
   // Record ids in the path (every parameter but the organization) are what a refusal's `ids` name.
   const ids = Object.entries(match.params).filter(([name]) => name !== 'orgId').map(([, value]) => value);

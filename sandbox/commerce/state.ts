@@ -6,6 +6,7 @@ import { CreateDedup } from './dedup.ts';
 import { Faults } from './faults.ts';
 import type { CommerceJournal } from './journal.ts';
 import { createRandom, type Random } from './prng.ts';
+import { OrgQuotas } from './quotas.ts';
 import { createStore, type Store } from './store.ts';
 import { TokenRegistry } from './tokens.ts';
 import type { NotificationEvent } from './types.ts';
@@ -42,6 +43,8 @@ export type SandboxState = {
   calls: CallCounter;
   faults: Faults;
   dedup: CreateDedup;
+  /** Each organization's service quotas and its calls counted against them (A20). */
+  quotas: OrgQuotas;
   /** Draws of the change driver and of event versions; reseeded by reset(). */
   random: Random;
   apiUrl: string;
@@ -62,6 +65,7 @@ export function createState(settings: SandboxSettings): SandboxState {
     calls: new CallCounter(),
     faults: new Faults(settings.seed),
     dedup: new CreateDedup(),
+    quotas: new OrgQuotas(),
     random: createRandom(driverSeed(settings.seed)),
     apiUrl: '',
     authUrl: '',
@@ -72,7 +76,7 @@ export function createState(settings: SandboxSettings): SandboxState {
   return state;
 }
 
-/** POST /_sandbox/reset: data regenerated from the seed; counts, faults, tokens and dedup cleared. */
+/** POST /_sandbox/reset: data regenerated from the seed; counts, faults, tokens, dedup and quotas cleared. */
 export function resetState(state: SandboxState): void {
   const { settings } = state;
   state.store = createStore({ seed: settings.seed, entitlements: settings.entitlements, organizationId: settings.organizationId, baseTime: settings.baseTime });
@@ -80,6 +84,7 @@ export function resetState(state: SandboxState): void {
   state.calls.reset();
   state.faults.clear();
   state.dedup.clear();
+  state.quotas.clear();
   state.random = createRandom(driverSeed(settings.seed));
   state.journal?.reset();
 }

@@ -37,7 +37,9 @@ describe('commerce sandbox: operations it does not implement', () => {
     // then the five product reads (issue #28, A18).
     expect(notImplemented).not.toContain('GET /org/{orgId}/entitlement/{entitlementId}/renewal/draftOffer');
     for (const read of ['GET /org/{orgId}/product', 'GET /org/{orgId}/product/query', 'GET /org/{orgId}/product/{productId}', 'GET /org/{orgId}/partner/{partner}/product', 'GET /org/{orgId}/product/{productId}/dimension']) expect(notImplemented).not.toContain(read);
-    expect(OPERATIONS.length - notImplemented.length).toBe(43);
+    // And the services and quotas snapshot (issue #29, A20).
+    expect(notImplemented).not.toContain('GET /org/{orgId}/services-and-quotas');
+    expect(OPERATIONS.length - notImplemented.length).toBe(44);
   });
 
   it('answers 404 (a plain string) for paths outside the catalogue', async () => {
