@@ -12,6 +12,7 @@ import { parseRecord, type Entitlement, type EntitlementTerm, type NotificationE
 import { expandPath, getOperation, type OperationKey, type PathParams } from './operations.ts';
 import { eventPages, listPages, queryPages, type Fetch } from './paging.ts';
 import { retryPolicyFor } from './retry-policy.ts';
+import { parseServicesAndQuotas, type ServicesAndQuotas } from './quota-snapshot.ts';
 
 export type CommerceClientOptions = {
   baseUrl: string;
@@ -19,7 +20,7 @@ export type CommerceClientOptions = {
   clientId: string;
   clientSecret: string;
   fetch?: typeof fetch;
-} & Pick<HttpOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs' | 'onRetry' | 'maxConnectionsPerOrigin'>;
+} & Pick<HttpOptions, 'timeoutMs' | 'retries' | 'minRetryDelayMs' | 'maxRetryDelayMs' | 'maxRetryAfterMs' | 'onRetry' | 'maxConnectionsPerOrigin' | 'quotaPacing'>;
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -73,6 +74,9 @@ export function createCommerceClient(options: CommerceClientOptions) {
         return parsed.record;
       });
     },
+
+    /** The organization's services and quotas snapshot (A20), read leniently; the read is never paced nor counted. */
+    servicesAndQuotas: async (orgId: string): Promise<ServicesAndQuotas> => parseServicesAndQuotas(await call('GET /org/{orgId}/services-and-quotas', { orgId })),
 
     entitlements: {
       query: (orgId: string, query: QueryOptions = {}) => queryPages('entitlement', pager('GET /org/{orgId}/entitlement/query', { orgId }), query),

@@ -6,6 +6,7 @@ import pRetry, { AbortError } from 'p-retry';
 import type { TokenProvider } from './auth.ts';
 import { createBoundedFetch } from './bounded-fetch.ts';
 import { CommerceApiError, CommerceAuthError, CommerceNetworkError, CommerceResponseError } from './errors.ts';
+import { createQuotaPacing, type QuotaPacing } from './quota-pacing.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 
 export type HttpOptions = {
@@ -23,6 +24,8 @@ export type HttpOptions = {
   /** Longest Retry-After we wait for within one call (default 60 s); longer ones surface as the error. */
   maxRetryAfterMs?: number;
   onRetry?: (info: { operation: string; attempt: number; error: Error; delayMs: number }) => void;
+  /** Pacing of each organization's calls inside its service quotas (quota-pacing.ts; on by default, false: off). */
+  quotaPacing?: QuotaPacing;
 };
 
 export type RequestSpec = {
@@ -92,12 +95,15 @@ export function createHttp(options: HttpOptions) {
     return body.value;
   }
 
+  // Every attempt waits for room in its organization's quotas (the one place the pacer is hooked).
+  const paced = createQuotaPacing({ baseUrl: options.baseUrl, pacing: options.quotaPacing }, attempt, request);
+
   async function request(spec: RequestSpec): Promise<unknown> {
     const startedAt = Date.now();
     return pRetry(
       async () => {
         try {
-          return await attempt(spec);
+          return await paced(spec);
         } catch (error) {
           if (!mayRetry(spec, error as Error, startedAt)) throw new AbortError(error as Error);
           throw error;

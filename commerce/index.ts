@@ -5,3 +5,6 @@ export { q, sort, changedSince, literal, type Filter } from './filter.ts';
 export { classifyEvent, eventVersion, isAuditOnly } from './notifications.ts';
 export { MAX_PAGE_SIZE, type Page, type Rejected } from './paging.ts';
 export { OPERATIONS, type OperationKey } from './operations.ts';
+export { parseServicesAndQuotas, type Quota, type ServicesAndQuotas } from './quota-snapshot.ts';
+export { CommerceQuotaExhaustedError, type QuotaView } from './quota-pacer.ts';
+export { quotaView } from './quota-pacing.ts';
