@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
 import { MATCHING_PRIORITY_CONFIG } from '../../temporal/matching-config.ts';
 import { parseYaml } from './yaml.ts';
-import { workerDrainGraceSeconds } from './worker-drain-grace.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const deployDir = path.join(repoRoot, 'deploy');
@@ -28,6 +27,7 @@ type Service = {
   entrypoint?: string[];
   ports?: string[];
   volumes?: string[];
+  build?: { context: string; dockerfile: string };
 };
 const compose = parseYaml(composeText) as { services: Record<string, Service> };
 const services = compose.services;
@@ -83,7 +83,9 @@ describe('deploy/compose.yaml', () => {
   it('lets the worker drain longer than its own shutdown grace before it is killed', () => {
     const stopGrace = /^(\d+)s$/.exec(services.worker!.stop_grace_period ?? '');
     expect(stopGrace, 'stop_grace_period in seconds, e.g. 60s').not.toBeNull();
-    expect(Number(stopGrace![1])).toBeGreaterThan(workerDrainGraceSeconds(repoRoot));
+    const drainMs = loadConfig(environmentOf('worker', filledEnv), false).shutdownGraceMs;
+    expect(drainMs).toBe(30_000);
+    expect(Number(stopGrace![1]) * 1000).toBeGreaterThan(drainMs);
   });
 
   it('starts each service only after what it needs is healthy or has finished', () => {
@@ -109,6 +111,8 @@ describe('deploy/compose.yaml', () => {
     expect(setup.entrypoint).toEqual(['crm-sync']);
     expect(setup.command).toEqual(['migrate']);
     expect(setup.image).toBe(services.worker!.image);
+    // Both build the repository's Dockerfile: a service without `build` would be pulled from a registry.
+    for (const service of [setup, services.worker!]) expect(service.build).toEqual({ context: '..', dockerfile: 'Dockerfile' });
   });
 
   it('holds no secret: each secret is a ${VARIABLE} from deploy/.env, and a missing one stops compose with a message', () => {
