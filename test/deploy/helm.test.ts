@@ -3,7 +3,8 @@
 // manifests parsed and checked for what a cluster relies on. No cluster runs here: this proves what the
 // chart renders, not that a cluster accepts it (docs/deployment.md says so).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.ts';
@@ -224,5 +225,34 @@ describe.skipIf(!helm.path)('deploy/helm/crm-sync', () => {
     expect(only(manifests, 'Deployment').spec.template.spec.volumes).toContainEqual({ name: 'admin-tls', secret: { secretName: 'acme-admin-tls' } });
     expect(only(manifests, 'ConfigMap').data).toMatchObject({ CRM_SYNC_ADMIN_TLS_CERT: '/etc/crm-sync/admin-tls/tls.crt', CRM_SYNC_ADMIN_TLS_KEY: '/etc/crm-sync/admin-tls/tls.key' });
     expect(only(manifests, 'ServiceMonitor').spec.endpoints[0].scheme).toBe('https');
+  });
+});
+
+describe('scripts/helm.sh', () => {
+  const script = path.join(repoRoot, 'scripts/helm.sh');
+
+  it('refuses a HELM_BIN that is not an executable, with exit 3 and the reason', () => {
+    const run = spawnSync(script, [], { encoding: 'utf8', env: { ...process.env, HELM_BIN: '/nonexistent/helm' } });
+    expect(run.status).toBe(3);
+    expect(run.stderr).toContain('HELM_BIN=/nonexistent/helm is not an executable file');
+    expect(run.stdout).toBe('');
+  });
+
+  it('uses the per-user cache when no helm is on the PATH, and passes its arguments to it', () => {
+    const cacheHome = mkdtempSync(path.join(os.tmpdir(), 'helm-cache-'));
+    try {
+      const cached = path.join(cacheHome, 'commerce-crm-sync/helm/v3.19.0/helm');
+      mkdirSync(path.dirname(cached), { recursive: true });
+      writeFileSync(cached, '#!/bin/sh\necho "cached helm called with: $*"\n');
+      chmodSync(cached, 0o755);
+      const env = { HOME: cacheHome, XDG_CACHE_HOME: cacheHome, PATH: '/usr/bin:/bin' };
+      const found = spawnSync(script, [], { encoding: 'utf8', env });
+      expect(found.status).toBe(0);
+      expect(found.stdout.trim()).toBe(cached);
+      const ran = spawnSync(script, ['lint', 'some/chart'], { encoding: 'utf8', env });
+      expect(ran.stdout.trim()).toBe('cached helm called with: lint some/chart');
+    } finally {
+      rmSync(cacheHome, { recursive: true, force: true });
+    }
   });
 });
