@@ -2,8 +2,9 @@
 // cannot reach): valid against the Compose Specification's JSON schema, and the essentials a
 // self-hoster relies on: three workers whose health is the admin server's /readyz, start-up order by
 // conditions, secrets only from deploy/.env, pinned images, and settings the worker accepts.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
@@ -197,5 +198,47 @@ describe('deploy/compose.yaml', () => {
     const scripts = ['postgres', 'temporal'].flatMap((dir) => readdirSync(path.join(deployDir, dir)).filter((file) => file.endsWith('.sh')).map((file) => path.join(deployDir, dir, file)));
     expect(scripts.length).toBe(3);
     for (const script of scripts) expect(() => execFileSync('sh', ['-n', script])).not.toThrow();
+  });
+});
+
+// A second, independent reader: Debian's docker-compose 1.29 (`apt-get install docker-compose`) parses,
+// validates and interpolates the file with `config`, without a Docker daemon. It predates the top-level
+// `name`, so it reads the file without that line. (Debian's podman-compose 1.0.3 has no `config`.)
+const dockerCompose = spawnSync('docker-compose', ['version', '--short'], { encoding: 'utf8' });
+const dockerComposeFound = dockerCompose.status === 0;
+if (!dockerComposeFound) console.warn('docker-compose config checks skipped: no docker-compose on the PATH (apt-get install docker-compose)');
+
+describe.skipIf(!dockerComposeFound)('deploy/compose.yaml read by docker-compose config', () => {
+  function composeConfig(variables: Record<string, string>) {
+    // An empty env file: a developer's own deploy/.env must not fill in what the test leaves out.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'compose-config-'));
+    try {
+      const emptyEnvFile = path.join(dir, 'empty.env');
+      writeFileSync(emptyEnvFile, '');
+      return spawnSync('docker-compose', ['--project-directory', deployDir, '--env-file', emptyEnvFile, '-f', '-', 'config'], {
+        input: composeText.replace(/^name: .*\n/m, ''),
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: dir, ...variables },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('accepts the file and resolves three workers with the secrets from the environment', () => {
+    const run = composeConfig(filledEnv);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const resolved = parseYaml(run.stdout) as { services: Record<string, Service> };
+    expect(resolved.services.worker!.deploy?.replicas).toBe(3);
+    expect(resolved.services.worker!.environment!.DATABASE_URL).toBe('postgres://crm_sync:syncdbpassword456@postgresql:5432/crm_sync');
+    expect(resolved.services.temporal!.environment!.POSTGRES_PWD).toBe('pgsuperpassword123');
+    expect(resolved.services['crm-sync-setup']!.depends_on!['temporal-namespace']!.condition).toBe('service_completed_successfully');
+  });
+
+  it('stops, naming the variable and where it goes, when a secret is missing', () => {
+    const run = composeConfig({ ...filledEnv, CRM_SYNC_ADMIN_TOKEN: '' });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('set CRM_SYNC_ADMIN_TOKEN in deploy/.env');
   });
 });
