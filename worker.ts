@@ -29,7 +29,12 @@ export type SyncWorkerOptions = {
   metrics?: SyncMetrics;
   /** The console's address as people reach it, for links in alerts (default: CRM_SYNC_CONSOLE_URL). */
   consoleUrl?: string;
+  /** After shutdown is asked, how long running activities may finish before they are cancelled (CRM_SYNC_SHUTDOWN_GRACE). */
+  shutdownGraceMs?: number;
 };
+
+/** The drain grace when none is given: CRM_SYNC_SHUTDOWN_GRACE's default (config/config.ts). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export type WorkerLimits = {
   /** Activities at once: each may hold a PostgreSQL connection and several commerce and CRM sockets. */
@@ -63,7 +68,8 @@ export async function createSyncWorker(options: SyncWorkerOptions): Promise<Work
     activities: { ...createActivities({ pool: options.pool, secretBox: options.secretBox, workerIdentity: identity, metrics: options.metrics, consoleUrl: options.consoleUrl ?? process.env.CRM_SYNC_CONSOLE_URL }), ...options.extraActivities },
     // Activity log lines carry the connection id beside the workflow and run ids.
     interceptors: { activity: [connectionLogAttributes] },
-    shutdownGraceTime: '10 seconds',
+    // Activities still running then are cancelled; Temporal retries them on another worker.
+    shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     ...workerConcurrencyOptions(options.limits),
   });
 }

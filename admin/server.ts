@@ -1,5 +1,6 @@
 // The worker's admin HTTP server, on its own port and bound to loopback unless told otherwise. Nothing
-// is answered to a stranger: a request carries the admin token as a bearer token (scripts, Prometheus;
+// is answered to a stranger but the probes /healthz and /readyz (admin/health.ts: JSON of fixed words,
+// nothing secret): every other request carries the admin token as a bearer token (scripts, Prometheus;
 // admin rights) or a console session's cookie. A session is bought by signing in through the
 // organization's identity provider (OpenID Connect, admin/oidc.ts: the person and the role their groups
 // give) or, unless turned off, locally with the admin token typed once (admin rights). Every signed-in
@@ -34,6 +35,7 @@ import {
 } from './console/sessions.ts';
 import { noRolePage, signedInPage, signInFailedPage, signInPage, type LoginOptions } from './console/sign-in-pages.ts';
 import { HttpError, readLimitedBody } from './form-body.ts';
+import { answerHealth, type ReadinessProbe } from './health.ts';
 import { CALLBACK_PATH, createOidcSignIn, endSignInCookie, SIGN_IN_COOKIE, signInCookie, SignInFailed, START_PATH, type OidcSettings, type OidcSignIn } from './oidc.ts';
 import { permissionFor, roleIncludes } from './permissions.ts';
 import { safeNext } from './safe-next.ts';
@@ -63,6 +65,8 @@ export type AdminServerOptions = {
   sessionLifetimeMs?: number;
   /** The sessions' clock (tests move it to see a session end). */
   clock?: () => number;
+  /** What GET /readyz checks (PostgreSQL, Temporal, the worker); without it /readyz answers 503. */
+  readiness?: ReadinessProbe;
 };
 
 const requireFromHere = createRequire(import.meta.url);
@@ -162,6 +166,10 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
   const method = request.method ?? 'GET';
   const html = { 'content-type': 'text/html; charset=utf-8' };
 
+  // Probes carry no token (an orchestrator has none to give) and learn nothing secret.
+  const probed = answerHealth(url.pathname, method, options.readiness, response);
+  if (probed !== false) return void (await probed);
+
   if (options.console && (url.pathname === '/login' || url.pathname === START_PATH || url.pathname === CALLBACK_PATH)) {
     const handled = await signIn(options, state, request, response, url, method);
     if (handled) return;
@@ -227,7 +235,7 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
     const reply = await consoleRoute(options.console, session, method, url, form);
     if (reply) return send(response, reply.status, reply.body, { ...(reply.type && { 'content-type': reply.type }), ...reply.headers });
   }
-  send(response, 404, `Not found: the admin server answers GET /metrics${options.console ? ' and the console at /' : ''}\n`);
+  send(response, 404, `Not found: the admin server answers GET /metrics, /healthz and /readyz${options.console ? ' and the console at /' : ''}\n`);
 }
 
 const signedInAs = (identity: SessionIdentity) => (identity.via === 'oidc' ? identity.person.name : 'the admin token');

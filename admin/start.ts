@@ -17,6 +17,7 @@ import { startAdminServer, type AdminServer } from './server.ts';
 import { readAdminTls } from './tls.ts';
 import { resolveAdminToken } from './token.ts';
 import type { ConsoleDeps } from './console/routes.ts';
+import type { ReadinessProbe } from './health.ts';
 
 /** A free loopback port for the Temporal SDK's metrics exporter (the admin server reads it from there). */
 export async function freeLoopbackPort(): Promise<number> {
@@ -51,7 +52,8 @@ export function checkAdminSettings(config: AppConfig): { tls?: { cert: Buffer; k
 
 type OidcSettings = NonNullable<AppConfig['admin']['oidc']> & { clientSecret: string };
 
-export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
+/** `readiness`: what GET /readyz checks (`crm-sync worker` gives it; without it /readyz answers 503, /healthz always answers). */
+export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Pool, temporalMetricsPort?: number, consoleDeps?: ConsoleDeps, readiness?: ReadinessProbe): Promise<{ metrics: SyncMetrics; server: AdminServer }> {
   const { tls, oidc } = checkAdminSettings(config);
   mkdirSync(config.dataDir, { recursive: true });
   const token = resolveAdminToken({ fromEnvironment: config.admin.token, dataDir: config.dataDir });
@@ -68,6 +70,7 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     oidc,
     localSignIn: config.admin.localSignIn,
     sessionLifetimeMs: config.admin.sessionLifetimeMs,
+    readiness,
   });
   if (!tls && !isLoopback(config.admin.host)) {
     logger.warn(

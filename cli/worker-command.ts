@@ -11,6 +11,7 @@ import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
 import { createSyncWorker } from '../worker.ts';
 import { checkAdminSettings, freeLoopbackPort, startAdmin } from '../admin/start.ts';
+import { createReadinessProbe } from '../admin/health.ts';
 import { createShutdown } from './shutdown.ts';
 
 export async function workerCommand(config: AppConfig, logger: Logger): Promise<void> {
@@ -33,10 +34,16 @@ export async function workerCommand(config: AppConfig, logger: Logger): Promise<
     shutdown.add('the Temporal connection', () => connection.close());
     const client = new Client({ connection, namespace: cluster.namespace });
     const connections = createConnectionStore(database.pool, resolveSecretBox(config));
-    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections, temporal: async () => client, taskQueue: config.temporal.taskQueue });
+    // /readyz: PostgreSQL now, the Temporal connection and the worker as soon as each exists.
+    const readiness = createReadinessProbe(database.pool);
+    readiness.watchTemporal((signal) => connection.withAbortSignal(signal, () => connection.workflowService.getSystemInfo({})));
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections, temporal: async () => client, taskQueue: config.temporal.taskQueue }, readiness);
     shutdown.add('the admin server', () => admin.server.stop());
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker, metrics: admin.metrics });
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: resolveSecretBox(config), limits: config.worker, metrics: admin.metrics, shutdownGraceMs: config.shutdownGraceMs });
+    readiness.watchWorker(() => worker.getState());
     const running = worker.run();
+    // SIGTERM: the worker stops polling (so /readyz turns 503) and lets running activities finish for up to
+    // CRM_SYNC_SHUTDOWN_GRACE, then the admin server, the Temporal connection and the pool close, and it exits 0.
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

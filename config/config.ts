@@ -56,6 +56,12 @@ const environmentSchema = z.object({
   // At least 2: the worker polls its sticky queue and the shared queue at once.
   CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
   CRM_SYNC_DB_POOL_MAX: wholeNumber(1, 1000).default(10),
+  /** After SIGTERM, how long running activities may finish before they are cancelled (and retried elsewhere). */
+  CRM_SYNC_SHUTDOWN_GRACE: z
+    .string()
+    .trim()
+    .regex(/^\d+(ms|s|m)$/, 'a duration such as 10s, 30s or 2m')
+    .default('10s'),
   /** The admin server (/metrics): loopback unless told otherwise; its token from here or the data directory. */
   CRM_SYNC_ADMIN_HOST: z.string().trim().min(1).default('127.0.0.1'),
   CRM_SYNC_ADMIN_PORT: port.default(9464),
@@ -102,6 +108,12 @@ export type AppConfig = {
   heartbeatEvery: string;
   /** What one worker process runs at once (Worker.create's maxConcurrent*TaskExecutions). */
   worker: { maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
+  /**
+   * After SIGTERM, how long the worker lets running activities finish (Worker shutdownGraceTime); then they
+   * are cancelled and Temporal retries them on another worker. An orchestrator's kill timeout
+   * (terminationGracePeriodSeconds, `podman stop -t`) must exceed it.
+   */
+  shutdownGraceMs: number;
   /** Demo mode: sandboxes for the commerce API and the CRMs, and a connection to each CRM of `demoCrms`. */
   demo: boolean;
   demoCrms: ('salesforce' | 'hubspot' | 'dynamics')[];
@@ -183,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, logsGoToTermina
     },
     heartbeatEvery: values.CRM_SYNC_HEARTBEAT_EVERY,
     worker: { maxConcurrentActivities: values.CRM_SYNC_MAX_CONCURRENT_ACTIVITIES, maxConcurrentWorkflowTasks: values.CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS },
+    shutdownGraceMs: graceMs(values.CRM_SYNC_SHUTDOWN_GRACE),
     // 'auto': on the embedded defaults (no external database or cluster), `npm start` is the demo.
     demo: values.CRM_SYNC_DEMO === 'on' || (values.CRM_SYNC_DEMO === 'auto' && !values.DATABASE_URL && !values.TEMPORAL_ADDRESS),
     demoCrms: values.CRM_SYNC_DEMO_CRMS,
@@ -199,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, logsGoToTermina
   };
 }
 
+const graceMs = (value: string) => (value.endsWith('ms') ? Number(value.slice(0, -2)) : durationMs(value));
 const durationMs = (value: string) => Number(value.slice(0, -1)) * { s: 1000, m: 60_000, h: 3600_000 }[value.slice(-1) as 's' | 'm' | 'h'];
 
 /** The identity provider's settings, checked together: each problem names its variable. */
