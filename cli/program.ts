@@ -14,6 +14,7 @@ import { registerSetupCommand } from './setup-command.ts';
 import { registerOperationsCommands } from './operations-commands.ts';
 import { registerAuditCommand } from './audit-command.ts';
 import { registerAlertsCommand } from './alerts-command.ts';
+import { registerTemporalServerCommand } from './temporal-server-command.ts';
 import { jsonWanted, printResult, reportError, setJsonOutput, table, when } from './output.ts';
 import { atLeast, listenAddress, port, wholeNumber } from './option-parsers.ts';
 import { commanderErrorLine } from './usage-errors.ts';
@@ -117,6 +118,7 @@ export function buildProgram(): Command {
   registerOperationsCommands(program, withConfig);
   registerAuditCommand(program, withConfig);
   registerAlertsCommand(program, withConfig);
+  registerTemporalServerCommand(program, withConfig);
   // Every command answers in JSON with --json (tables and sentences otherwise); but start and worker,
   // which run until stopped and only log (LOG_FORMAT says how), have no answer to give as JSON.
   const RUN_UNTIL_STOPPED = ['start', 'worker'];

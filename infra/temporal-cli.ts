@@ -50,7 +50,7 @@ export async function findTemporalCli(options: FindCliOptions = {}): Promise<Fou
 }
 
 async function buildWithGo(cacheDir: string, env: NodeJS.ProcessEnv, onProgress: (m: string) => void): Promise<FoundCli | undefined> {
-  const go = searchPath('go', env.PATH ?? '') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  const go = findGo(env);
   if (!go) {
     onProgress('No Temporal CLI found and no Go toolchain to build one.');
     return undefined;
@@ -60,7 +60,7 @@ async function buildWithGo(cacheDir: string, env: NodeJS.ProcessEnv, onProgress:
     const target = path.join(cacheDir, version);
     mkdirSync(target, { recursive: true });
     onProgress(`Building the Temporal CLI ${version} with go install (a few minutes the first time; cached in ${target})`);
-    const result = await runGoInstall(go, version, target, env, onProgress);
+    const result = await runGoInstall(go, [`${MODULE}@${version}`], target, env, onProgress);
     if (result.ok && isExecutable(path.join(target, 'temporal'))) {
       onProgress(`Temporal CLI ${version} built`);
       return { path: path.join(target, 'temporal'), source: 'go install', version };
@@ -72,16 +72,22 @@ async function buildWithGo(cacheDir: string, env: NodeJS.ProcessEnv, onProgress:
   return undefined;
 }
 
-function runGoInstall(
+/** The Go toolchain on PATH, else where the official tarball puts it. */
+export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return searchPath('go', env.PATH ?? '') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+}
+
+/** `go install` of `packages` (each `path@version`, one module) into `gobin`, reporting progress every 10 s. */
+export function runGoInstall(
   go: string,
-  version: string,
+  packages: string[],
   gobin: string,
   env: NodeJS.ProcessEnv,
   onProgress: (m: string) => void,
 ): Promise<{ ok: boolean; error?: string }> {
   return new Promise((resolve) => {
     // -v prints each package as it compiles: the count is our progress indicator.
-    const child = spawn(go, ['install', '-v', `${MODULE}@${version}`], {
+    const child = spawn(go, ['install', '-v', ...packages], {
       env: { ...env, GOBIN: gobin, GOFLAGS: '-mod=mod' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -106,7 +112,7 @@ function runGoInstall(
   });
 }
 
-function searchPath(command: string, pathVariable: string): string | undefined {
+export function searchPath(command: string, pathVariable: string): string | undefined {
   for (const directory of pathVariable.split(path.delimiter)) {
     if (!directory) continue;
     const candidate = path.join(directory, command);
@@ -115,7 +121,7 @@ function searchPath(command: string, pathVariable: string): string | undefined {
   return undefined;
 }
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     if (!existsSync(file)) return false;
     accessSync(file, constants.X_OK);
