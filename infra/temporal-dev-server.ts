@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../config/logger.ts';
 import { findTemporalCli } from './temporal-cli.ts';
+import { MATCHING_PRIORITY_CONFIG } from '../temporal/matching-config.ts';
 
 export type TemporalDevServer = {
   address: string;
@@ -28,7 +29,18 @@ export type DevServerOptions = {
   readyTimeoutMs?: number;
   /** Dynamic config values (`--dynamic-config-value`), e.g. a low `limit.historyCount.suggestContinueAsNew` for a test. */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /**
+   * Whether matching honours task priority and fairness (temporal/matching-config.ts; default true, as
+   * every connection's schedules and backfills carry them). false runs the server's default matcher,
+   * which dispatches in arrival order: only the fairness benchmark's comparison run asks for it.
+   */
+  priorityMatching?: boolean;
 };
+
+/** The dynamic config the server starts with: the priority and fairness keys, then the caller's own. */
+function dynamicConfigOf(options: DevServerOptions): Record<string, string | number | boolean> {
+  return { ...(options.priorityMatching === false ? {} : MATCHING_PRIORITY_CONFIG), ...options.dynamicConfig };
+}
 
 export async function startTemporalDevServer(options: DevServerOptions): Promise<TemporalDevServer> {
   const { logger } = options;
@@ -54,7 +66,7 @@ async function spawnDevServer(executable: string, origin: string, options: DevSe
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.namespace && options.namespace !== 'default') args.push('--namespace', options.namespace);
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(dynamicConfigOf(options))) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
@@ -138,7 +150,7 @@ async function startWithSdkDownload(options: DevServerOptions): Promise<Temporal
       ui: Boolean(options.uiPort),
       uiPort: options.uiPort,
       namespace: options.namespace,
-      extraArgs: Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
+      extraArgs: Object.entries(dynamicConfigOf(options)).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     },
   });
   return {

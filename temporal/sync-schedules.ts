@@ -1,9 +1,13 @@
 // One Temporal Schedule per connection (overlap SKIP, pausable) and the backfill workflow with a
 // deterministic id, so a second trigger joins the running backfill instead of starting another.
+// Scheduled passes start with a high priority and backfills with a low one, each with the connection
+// as its fairness key (temporal/sync-priority.ts), so one connection's backfill cannot crowd out the
+// other connections' passes on a shared fleet; their activities inherit it.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { Entity } from '../mappings/types.ts';
 import { WORKFLOW_TYPES } from '../workflows/names.ts';
 import type { SyncInput, SyncProgress } from '../workflows/sync.ts';
+import { backfillPriority, scheduledPriority } from './sync-priority.ts';
 
 export const syncScheduleId = (connectionId: string) => `crm-sync-connection-${connectionId}`;
 export const realtimeScheduleId = (connectionId: string) => `crm-sync-realtime-${connectionId}`;
@@ -39,6 +43,9 @@ async function ensureSchedule(client: Client, scheduleId: string, workflowType: 
     workflowId,
     taskQueue: options.taskQueue,
     args: [{ connectionId: options.connectionId } satisfies SyncInput],
+    // The SDK sends a schedule action's priority (schedule-helpers' encodeScheduleAction) though its
+    // create type does not name it; the update below carries it to schedules made before it existed.
+    priority: scheduledPriority(options.connectionId),
   };
   const spec = { intervals: [{ every }] };
   try {
@@ -76,6 +83,7 @@ export async function startBackfill(client: Client, taskQueue: string, request: 
     workflowId: backfillWorkflowId(request),
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [request satisfies SyncInput],
+    priority: backfillPriority(request.connectionId),
   });
 }
 

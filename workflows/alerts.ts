@@ -5,6 +5,7 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { AlertActivities, AlertJob } from '../activities/alerts.ts';
 import { rootMessage } from './sync.ts';
+import { inheritedPriority } from './priority.ts';
 
 /** At most this many feed pages per run for alerts (a backfill's storm is read over a few runs). */
 const MAX_ALERT_PAGES = 50;
@@ -15,6 +16,7 @@ export async function alertsStep(input: { connectionId: string; alertRetry?: Ale
   const { readAlertEvents, pendingAlerts, recordAlertFailure } = proxyActivities<AlertActivities>({
     startToCloseTimeout: '2 minutes',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+    ...inheritedPriority(),
   });
   const { deliverAlert } = proxyActivities<AlertActivities>({
     startToCloseTimeout: '1 minute',
@@ -25,6 +27,7 @@ export async function alertsStep(input: { connectionId: string; alertRetry?: Ale
       maximumAttempts: input.alertRetry?.maximumAttempts ?? 8,
       nonRetryableErrorTypes: ['AlertRefused'],
     },
+    ...inheritedPriority(),
   });
   const totals = { queued: 0, sent: 0, failed: 0 };
   for (let page = 0; page < MAX_ALERT_PAGES; page += 1) {

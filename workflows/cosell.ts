@@ -10,6 +10,7 @@ import type { StageCounts, StageSyncActivities } from '../activities/stage-sync.
 import type { CosellWindowActivities } from '../activities/cosell-window.ts';
 import type { SyncActivities, WireCursor } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
+import { inheritedPriority } from './priority.ts';
 
 /** Where the inbound pass stands (absent: done, or a run started before it could be carried). */
 type InboundPlan = { until: string; pageSize: number; cursor: WireCursor };
@@ -40,6 +41,7 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '10 minutes') as '10 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+    ...inheritedPriority(),
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
   const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 } };

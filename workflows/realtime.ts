@@ -5,6 +5,7 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { SyncActivities } from '../activities/sync.ts';
 import { rootMessage, type ActivityTimeouts } from './sync.ts';
 import { alertsStep, type AlertRetry } from './alerts.ts';
+import { inheritedPriority } from './priority.ts';
 
 /** At most this many feed pages per run, so one run stays short; the next tick continues. */
 const MAX_PAGES = 20;
@@ -14,6 +15,7 @@ export async function realtimeSyncWorkflow(input: { connectionId: string; activi
     startToCloseTimeout: (input.activityTimeouts?.startToClose ?? '5 minutes') as '5 minutes',
     heartbeatTimeout: (input.activityTimeouts?.heartbeat ?? '1 minute') as '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+    ...inheritedPriority(),
   });
   const runId = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
   const totals = { events: 0, setAside: 0, records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, pages: 0 };

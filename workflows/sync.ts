@@ -6,6 +6,7 @@ import { redactText } from '../store/redact.ts';
 import { CancellationScope, ContinueAsNew, continueAsNew, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { PageCounts, PassLease, SyncActivities, WireCursor } from '../activities/sync.ts';
 import type { Entity } from '../mappings/types.ts';
+import { inheritedPriority } from './priority.ts';
 
 /** Activity timeouts: heartbeats every few seconds keep a long batch alive; a silent one is retried. */
 export type ActivityTimeouts = { heartbeat?: string; startToClose?: string };
@@ -15,6 +16,7 @@ function syncActivities(timeouts: ActivityTimeouts = {}) {
     startToCloseTimeout: (timeouts.startToClose ?? '15 minutes') as '15 minutes',
     heartbeatTimeout: (timeouts.heartbeat ?? '2 minutes') as '2 minutes',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
+    ...inheritedPriority(),
   });
 }
 
