@@ -12,6 +12,7 @@ import type { MappingOverrides } from '../mappings/overrides.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
+import { commerceQuotaText, liveCommerceQuotas } from '../ops/commerce-quota.ts';
 import { checkMappingOverrides, MappingOverridesRefused, saveFlowOverrides, tidyOverrides } from '../ops/mapping-save.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
 import { retryDeadLetters } from '../ops/retry-dead-letters.ts';
@@ -61,7 +62,7 @@ function scheduleState(context: CommandContext) {
 /** Connections with their health, never their secrets: JSON keeps every saved setting beside it. */
 async function connectionsWithHealth(context: CommandContext, only?: Connection) {
   const all = await context.connections.list();
-  const health = await readConnectionHealth(context.database.pool, only ? all.filter((connection) => connection.id === only.id) : all, { scheduleState: scheduleState(context), all });
+  const health = await readConnectionHealth(context.database.pool, only ? all.filter((connection) => connection.id === only.id) : all, { scheduleState: scheduleState(context), all, commerceQuota: liveCommerceQuotas(context.connections) });
   return health.map((entry) => {
     const connection = all.find((candidate) => candidate.id === entry.id)!;
     const { id: _id, name: _name, crmKind: _kind, writesBack, needsReauthorisation: _mark, ...rest } = entry;
@@ -193,7 +194,7 @@ export const retryAction = (withConfig: withConfigType, connection: string, opti
 export function registerOperationsCommands(program: Command, withConfig: withConfigType) {
   program
     .command('connections')
-    .description('list connections with their health: CRM, last run, lag, open dead letters, API budget, paused or needing re-authorisation')
+    .description('list connections with their health: CRM, last run, lag, open dead letters, API budget, commerce quota, paused or needing re-authorisation')
     .addHelpText('after', '\nExamples:\n  crm-sync connections\n  crm-sync connections --json | jq \'.[] | {name, status: .health.status}\'')
     .action(() =>
       withContext(withConfig, async (context) => {
@@ -202,8 +203,8 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
           rows.length === 0
             ? 'No connections yet. Wire one: crm-sync connect --help'
             : table(
-                ['NAME', 'CRM', 'STATUS', 'LAST RUN', 'LAG', 'DEAD LETTERS', 'API BUDGET', 'WRITES BACK'],
-                rows.map((row) => [row.name, row.health.crm, statusText(row.health.status), lastRunText(row.health as ConnectionHealth), lagText(row.health as ConnectionHealth), row.health.openDeadLetters, budgetText(row.health as ConnectionHealth), row.writesBack ? 'yes' : 'no']),
+                ['NAME', 'CRM', 'STATUS', 'LAST RUN', 'LAG', 'DEAD LETTERS', 'API BUDGET', 'COMMERCE QUOTA', 'WRITES BACK'],
+                rows.map((row) => [row.name, row.health.crm, statusText(row.health.status), lastRunText(row.health as ConnectionHealth), lagText(row.health as ConnectionHealth), row.health.openDeadLetters, budgetText(row.health as ConnectionHealth), commerceQuotaText(row.health.commerceQuota), row.writesBack ? 'yes' : 'no']),
               ) + `\n${rows.filter((row) => row.health.status !== 'healthy').map((row) => `${row.name}: ${row.health.summary}`).join('\n')}`,
         );
       })(),
@@ -235,6 +236,7 @@ export function registerOperationsCommands(program: Command, withConfig: withCon
               ['lag', lagText(shown.health as ConnectionHealth)],
               ['dead letters', shown.health.openDeadLetters],
               ['API budget', budgetText(shown.health as ConnectionHealth)],
+              ['commerce quota', commerceQuotaText(shown.health.commerceQuota)],
               ['co-sell', `${settings.cosell.enabled ? 'on' : 'off'}, stage owner ${settings.cosell.owners.stage}`],
             ]),
             '',

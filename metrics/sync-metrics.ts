@@ -1,9 +1,11 @@
 // The worker's Prometheus metrics (prom-client), in a registry of its own: what the sync did, counted
 // where it happens (records read and written per connection and entity, run durations, API calls per
-// target), and what the database holds, read when Prometheus scrapes (dead letters open, lag). The admin server serves them.
+// target), and what the database holds, read when Prometheus scrapes (dead letters open, lag), with the
+// commerce organizations' quotas as this worker's pacer sees them. The admin server serves them.
 import client from 'prom-client';
 import type pg from 'pg';
 import { observeApiCalls } from './api-calls.ts';
+import { registerCommerceQuotaGauges } from './commerce-quota.ts';
 
 export type PageCounts = { connectionId: string; entity: string; read: number; created: number; updated: number; unchanged: number; failed: number };
 export type FinishedRun = { connectionId: string; kind: string; status: string; seconds: number };
@@ -74,6 +76,7 @@ export function createSyncMetrics(options: { pool?: pg.Pool; prefix?: string; ob
       },
     });
   }
+  if (pool) registerCommerceQuotaGauges(registry, prefix, pool);
   const api = options.observeApi ? observeApiCalls(registry, prefix) : undefined;
   return {
     registry,

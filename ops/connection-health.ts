@@ -1,10 +1,11 @@
 // How each connection is doing, as revenue ops asks it: its last run and how it ended, how far the CRM
-// trails the commerce side, open dead letters, the CRM's API budget, and whether it is paused or needs
-// re-authorisation. Read from PostgreSQL (and Temporal for the schedule's pause); shared by the CLI and
+// trails the commerce side, open dead letters, the CRM's API budget and the commerce organization's
+// quotas beside it, and whether it is paused or needs re-authorisation. Read from PostgreSQL (and Temporal for the schedule's pause); shared by the CLI and
 // the console. Never holds a secret.
 import type pg from 'pg';
 import { CRM_NAMES, type CrmKind } from '../crm/connector.ts';
 import type { Connection } from '../store/connections.ts';
+import type { CommerceQuotaFigure, CommerceQuotaReader } from './commerce-quota.ts';
 import { writesBack } from '../sync/write-back-owner.ts';
 
 export type LastRun = { id: string; kind: string; status: string; startedAt: Date; finishedAt: Date | null; error: string | null };
@@ -27,6 +28,8 @@ export type ConnectionHealth = {
   lagSeconds: number | null;
   openDeadLetters: number;
   apiBudget: { used: number; limit: number; share: number } | null;
+  /** The commerce organization's quotas as the service reports them (A20); null when not read or unreadable. */
+  commerceQuota?: CommerceQuotaFigure[] | null;
   /** null when Temporal could not be asked. */
   paused: boolean | null;
   needsReauthorisation: { reason: string; since: Date } | null;
@@ -103,7 +106,7 @@ export async function readConnectionHealth(
   pool: pg.Pool,
   connections: Connection[],
   /** `all`: every saved connection, when `connections` is a few of them (who writes back is decided among all). */
-  options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState>; all?: Connection[] } = {},
+  options: { now?: Date; scheduleState?: (connectionId: string) => Promise<ScheduleState>; all?: Connection[]; commerceQuota?: CommerceQuotaReader } = {},
 ): Promise<ConnectionHealth[]> {
   const now = options.now ?? new Date();
   const facts = await readFacts(pool, connections.map((connection) => connection.id));
@@ -118,6 +121,7 @@ export async function readConnectionHealth(
       } catch {
         paused = null; // Temporal unreachable: the rest still answers
       }
+      const commerceQuota = options.commerceQuota ? await options.commerceQuota(connection).catch(() => null) : null;
       const every = intervalSeconds(((connection.settings as { schedule?: { every?: string } }).schedule?.every) ?? '5m');
       const health = {
         id: connection.id,
@@ -130,6 +134,7 @@ export async function readConnectionHealth(
         lagSeconds: currentAsOf ? Math.max(0, (now.getTime() - currentAsOf.getTime()) / 1000) : null,
         openDeadLetters: facts.openLetters(connection.id),
         apiBudget: budget ? { used: budget.used, limit: budget.limit, share: budget.used / budget.limit } : null,
+        commerceQuota,
         paused,
         needsReauthorisation: connection.needsReauthorisation ?? null,
       };

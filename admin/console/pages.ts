@@ -1,6 +1,7 @@
 // The console's pages, as pure functions from what ops/ read to HTML. No secret is ever among their
 // inputs: connections come without secrets, dead letters redacted. Every form carries the CSRF token.
 import { alertsSection, type AlertRouteView } from './alerts-section.ts';
+import { commerceQuotaText } from '../../ops/commerce-quota.ts';
 import { formatSeconds, type ConnectionHealth } from '../../ops/connection-health.ts';
 import type { CosellQueue } from '../../ops/cosell-queue.ts';
 import type { DeadLetterPage } from '../../ops/dead-letter-view.ts';
@@ -81,6 +82,10 @@ function statusBadge(status: string): Markup {
 
 const lag = (health: ConnectionHealth) => (health.lagSeconds === null ? '-' : formatSeconds(health.lagSeconds));
 const budget = (health: ConnectionHealth) => (health.apiBudget ? `${Math.round(health.apiBudget.share * 100)}% of ${health.apiBudget.limit}` : '-');
+const quotaDetail = (health: ConnectionHealth) =>
+  health.commerceQuota && health.commerceQuota.length > 0
+    ? health.commerceQuota.map((quota) => `${quota.name}: ${quota.used} of ${quota.limit} per ${quota.period.toLowerCase()} (${Math.round(quota.share * 100)}%)${quota.resetsAt ? `, until ${when(quota.resetsAt)}` : ''}`).join('; ')
+    : 'unknown (the commerce API did not say)';
 
 export function connectionsPage(context: PageContext, connections: ConnectionHealth[]): string {
   return layout(
@@ -90,8 +95,8 @@ export function connectionsPage(context: PageContext, connections: ConnectionHea
 ${connections.length === 0
   ? html`<p>No connections yet. Wire one with <code>crm-sync connect</code> (see <code>crm-sync connect --help</code>).</p>`
   : html`<table class="grid" id="connections">
-  <caption>Each connection's health: its last run, how far the CRM trails the commerce side, records waiting as dead letters, and the CRM's daily API budget.</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">CRM</th><th scope="col">Status</th><th scope="col">Last run</th><th scope="col">Lag</th><th scope="col">Dead letters</th><th scope="col">API budget</th><th scope="col">Writes back</th></tr></thead>
+  <caption>Each connection's health: its last run, how far the CRM trails the commerce side, records waiting as dead letters, the CRM's daily API budget and the commerce organization's quota.</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">CRM</th><th scope="col">Status</th><th scope="col">Last run</th><th scope="col">Lag</th><th scope="col">Dead letters</th><th scope="col">API budget</th><th scope="col">Commerce quota</th><th scope="col">Writes back</th></tr></thead>
   <tbody>
   ${connections.map(
     (connection) => html`<tr data-connection="${connection.name}">
@@ -102,6 +107,7 @@ ${connections.length === 0
     <td>${lag(connection)}</td>
     <td>${connection.openDeadLetters ? html`<a href="/connections/${encodeURIComponent(connection.id)}#dead-letters">${connection.openDeadLetters}</a>` : '0'}</td>
     <td>${budget(connection)}</td>
+    <td>${commerceQuotaText(connection.commerceQuota)}</td>
     <td>${connection.writesBack ? 'yes' : 'no'}</td>
   </tr>`,
   )}
@@ -297,6 +303,7 @@ export function connectionPage(context: PageContext, data: ConnectionPageData): 
   <dt>CRM current as of</dt><dd>${when(health.crmCurrentAsOf)}</dd>
   <dt>Lag</dt><dd>${lag(health)}</dd>
   <dt>API budget</dt><dd>${budget(health)}</dd>
+  <dt>Commerce quota</dt><dd>${quotaDetail(health)}</dd>
   <dt>Paused</dt><dd>${health.paused === null ? 'unknown' : health.paused ? 'yes' : 'no'}</dd>
   <dt>Writes CRM ids back</dt><dd>${health.writesBack ? 'yes' : 'no'}</dd>
 </dl>

@@ -5,6 +5,7 @@ import { alertRouteViews } from './alerts-section.ts';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type pg from 'pg';
 import { progressView, type Reading } from '../../ops/backfill-progress.ts';
+import { liveCommerceQuotas } from '../../ops/commerce-quota.ts';
 import { readConnectionHealth } from '../../ops/connection-health.ts';
 import { cosellQueue } from '../../ops/cosell-queue.ts';
 import { openDeadLetters } from '../../ops/dead-letter-view.ts';
@@ -65,7 +66,7 @@ async function runningBackfills(deps: ConsoleDeps, connectionId: string): Promis
 async function health(deps: ConsoleDeps, only?: Connection) {
   const all = await deps.connections.list();
   const chosen = only ? all.filter((connection) => connection.id === only.id) : all;
-  return readConnectionHealth(deps.pool, chosen, { scheduleState: scheduleState(deps), all });
+  return readConnectionHealth(deps.pool, chosen, { scheduleState: scheduleState(deps), all, commerceQuota: liveCommerceQuotas(deps.connections) });
 }
 
 /** Which dead letters the connection page shows: ?entity= and ?page= (a page of LETTERS_PER_PAGE, newest first). */

@@ -85,7 +85,7 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     const human = await cli(['connections']);
     expect(human.code).toBe(0);
     const [header, row] = human.stdout.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'CRM', 'STATUS', 'LAST RUN', 'LAG', 'DEAD LETTERS', 'API BUDGET', 'WRITES BACK']);
+    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'CRM', 'STATUS', 'LAST RUN', 'LAG', 'DEAD LETTERS', 'API BUDGET', 'COMMERCE QUOTA', 'WRITES BACK']);
     expect(row!.split(/\s{2,}/).slice(0, 4)).toEqual(['acme', 'Salesforce', 'paused', 'none']);
     expect(human.stdout).toContain('acme: Its schedules are paused: crm-sync resume acme');
     expect(human.stdout).not.toMatch(/\x1b\[/); // no colours when stdout is not a terminal
