@@ -5,6 +5,7 @@ import { openDatabase } from '../store/database.ts';
 import { createHeartbeatStore } from '../store/heartbeats.ts';
 import { startCommand } from './start.ts';
 import { workerCommand } from './worker-command.ts';
+import { schedulesCommand } from './schedules-command.ts';
 import { withConfig } from './with-config.ts';
 import { registerConnectionCommands } from './connection-commands.ts';
 import { registerSyncCommands } from './sync-commands.ts';
@@ -50,6 +51,17 @@ export function buildProgram(): Command {
         const database = await openDatabase(config, logger);
         await database.close();
         logger.info('Database schema is up to date');
+      }),
+    );
+
+  program
+    .command('schedules')
+    .description('create or update the heartbeat schedule and every connection\'s sync schedules on Temporal, then exit (what `start` does before its worker runs; a cluster\'s setup job runs it after migrate)')
+    .addHelpText('after', '\nExamples:\n  TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://... CRM_SYNC_SECRET_KEY=... crm-sync schedules\n  crm-sync schedules --json      {"heartbeat":"updated","connections":["acme"]}')
+    .action(
+      withConfig(async (config, logger) => {
+        const outcome = await schedulesCommand(config, logger);
+        printResult(outcome, ({ heartbeat, connections }) => `Heartbeat schedule ${heartbeat}; ${connections.length} connection${connections.length === 1 ? '' : 's'} scheduled${connections.length ? `: ${connections.join(', ')}` : ''}`);
       }),
     );
 

@@ -8,11 +8,10 @@ import { openDatabase } from '../store/database.ts';
 import { resolveSecretBox } from '../store/secret-box.ts';
 import { resolveTemporalCluster } from '../temporal/cluster.ts';
 import { installTemporalRuntime } from '../temporal/runtime.ts';
-import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../temporal/schedules.ts';
 import { createSyncWorker } from '../worker.ts';
 import { createConnectionStore } from '../store/connections.ts';
-import { connectionSettingsSchema } from '../sync/connection-settings.ts';
-import { ensureConnectionSchedules, triggerSync } from '../temporal/sync-schedules.ts';
+import { triggerSync } from '../temporal/sync-schedules.ts';
+import { ensureAllSchedules } from './schedules-command.ts';
 import { adminTokenWhere, checkAdminSettings, freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
 import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
@@ -39,18 +38,10 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     shutdown.add('the Temporal connection', () => connection.close());
     const client = new Client({ connection, namespace: cluster.namespace });
 
-    const outcome = await ensureHeartbeatSchedule(client, { taskQueue: config.temporal.taskQueue, every: config.heartbeatEvery });
-    logger.info({ scheduleId: HEARTBEAT_SCHEDULE_ID, every: config.heartbeatEvery, outcome }, 'Heartbeat schedule ready');
-
     const connectionStore = createConnectionStore(database.pool, secrets);
     const demoConnectionIds = sandboxes ? await ensureDemoConnections(database.pool, connectionStore, sandboxes, logger) : [];
     // Every stored connection has its schedules (created by `connect`; re-asserted here after restores).
-    const connections = await connectionStore.list();
-    for (const connection of connections) {
-      const settings = connectionSettingsSchema.parse(connection.settings);
-      await ensureConnectionSchedules(client, { connectionId: connection.id, every: settings.schedule.every, realtimeEvery: settings.schedule.realtimeEvery, reconcileEvery: settings.schedule.reconcileEvery, cosellEvery: settings.schedule.cosellEvery, taskQueue: config.temporal.taskQueue });
-    }
-    if (connections.length) logger.info({ connections: connections.map((c) => c.name) }, 'Sync schedules ready');
+    await ensureAllSchedules(client, connectionStore, config, logger);
 
     const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections: connectionStore, temporal: async () => client, taskQueue: config.temporal.taskQueue });
     shutdown.add('the admin server', () => admin.server.stop());
