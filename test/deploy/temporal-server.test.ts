@@ -64,6 +64,12 @@ describe('a Temporal server on PostgreSQL (not the dev server)', () => {
     expect(output).not.toMatch(/warning|error/);
   });
 
+  it('keeps the PostgreSQL password out of its config files', () => {
+    const password = decodeURIComponent(new URL(inject('postgresServerUrl')).password);
+    expect(password.length, 'this check needs a PostgreSQL URL with a password (the embedded one has a random one)').toBeGreaterThan(0);
+    for (const file of ['server.yaml', 'dynamic.yaml']) expect(readFileSync(path.join(dataDir, 'config', file), 'utf8')).not.toContain(password);
+  });
+
   it('runs a backfill on two workers to the exact expected state, its history in PostgreSQL', async () => {
     const { id: connectionId } = await createSandboxConnection(database, sandboxes.commerce, sandboxes.salesforce, { pageSize: 50 });
     const taskQueue = `temporal-server-${suffix}`;
