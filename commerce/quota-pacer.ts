@@ -71,6 +71,8 @@ export class OrgQuotaPacer {
   #stale = false;
   #reading: Promise<void> | undefined;
   #blockedUntil = 0;
+  /** Calls admitted and not yet answered: the server may not have counted them when it answers a read. */
+  #inFlight = 0;
   #stats = { waits: 0, waitedMs: 0, refused: 0 };
 
   constructor(orgId: string, options: QuotaPacerOptions = {}) {
@@ -83,10 +85,11 @@ export class OrgQuotaPacer {
   }
 
   /**
-   * Resolves when one call of `operation` fits every quota, and counts it. `read` fetches the snapshot
-   * (the caller's own client: whichever client of the organization calls, its credentials read it).
+   * Resolves when one call of `operation` fits every quota, and counts it; the caller calls the returned
+   * `done` once the call is answered (or failed). `read` fetches the snapshot (the caller's own client:
+   * whichever client of the organization calls, its credentials read it).
    */
-  async admit(read: () => Promise<ServicesAndQuotas>, operation: string): Promise<void> {
+  async admit(read: () => Promise<ServicesAndQuotas>, operation: string): Promise<() => void> {
     for (;;) {
       // A read in flight is waited for: no call goes out on an older (or no) figure meanwhile.
       if (this.#reading || this.#needsRead(this.#clock.now())) await this.#read(read);
@@ -94,7 +97,12 @@ export class OrgQuotaPacer {
       const hold = this.#holdFor(now);
       if (hold.ms <= 0) {
         for (const quota of this.#quotas) quota.sent += 1;
-        return;
+        this.#inFlight += 1;
+        let done = false;
+        return () => {
+          if (!done) this.#inFlight -= 1;
+          done = true;
+        };
       }
       // Our own count says the quota is spent: the server's figure may differ (its window turned, or
       // other processes' calls); read it once before waiting.
@@ -143,11 +151,14 @@ export class OrgQuotaPacer {
     this.#reading ??= (async () => {
       this.#stale = false;
       this.#lastAttempt = this.#clock.now();
+      // Calls on their way when the read goes out may be missing from the server's `used`: they stay
+      // counted on top of it (counted twice at worst, which only errs on the safe side).
+      const unanswered = this.#inFlight;
       try {
         const snapshot = await read();
         this.#readAt = this.#clock.now();
         this.#services = snapshot.services;
-        this.#quotas = snapshot.quotas.map((quota) => ({ ...quota, sent: 0 }));
+        this.#quotas = snapshot.quotas.map((quota) => ({ ...quota, sent: unanswered }));
       } catch {
         // Lenient (§9.5): without a snapshot the calls go unpaced, and a refusal is still waited out.
       }

@@ -43,13 +43,15 @@ export function createQuotaPacing<S extends Spec>(options: { baseUrl: string; pa
     const read = async (): Promise<ServicesAndQuotas> =>
       parseServicesAndQuotas(await request({ operation: SERVICES_AND_QUOTAS, method: 'GET', path: `/org/${orgId}/services-and-quotas`, policy: { kind: 'idempotent' } }));
     for (let refusals = 0; ; refusals++) {
-      await pacer.admit(read, spec.operation);
+      const done = await pacer.admit(read, spec.operation);
       try {
         return await attempt(spec);
       } catch (error) {
         const quota = error instanceof CommerceApiError && error.status === 429 ? refusedQuota(error.body) : undefined;
         if (quota === undefined || refusals >= MAX_REFUSALS_PER_CALL) throw error;
         pacer.refused(quota, (error as CommerceApiError).retryAfterMs);
+      } finally {
+        done();
       }
     }
   };

@@ -74,8 +74,9 @@ describe('the commerce quota pacer', () => {
     await time.drive(
       (async () => {
         for (let call = 0; call < 10; call++) {
-          await pacer.admit(org.read, 'GET /org/{orgId}/offer');
+          const done = await pacer.admit(org.read, 'GET /org/{orgId}/offer');
           expect(org.send()).toBe('ok');
+          done();
           sentAt.push(time.iso());
         }
       })(),
@@ -97,8 +98,9 @@ describe('the commerce quota pacer', () => {
     await time.drive(
       Promise.all(
         Array.from({ length: 8 }, async () => {
-          await pacer.admit(org.read, 'GET /org/{orgId}/offer');
+          const done = await pacer.admit(org.read, 'GET /org/{orgId}/offer');
           expect(org.send()).toBe('ok');
+          done();
           sentAt.push(time.iso());
         }),
       ),
@@ -120,21 +122,44 @@ describe('the commerce quota pacer', () => {
     await time.drive(
       (async () => {
         for (let call = 0; call < 4; call++) {
-          await pacer.admit(org.read, 'GET /org/{orgId}/offer');
+          const done = await pacer.admit(org.read, 'GET /org/{orgId}/offer');
           expect(org.send()).toBe('ok');
+          done();
           sentAt.push(time.iso());
         }
         org.others(5); // 9 of 10 used now; this process counted 4
         time.advance(5_000); // the snapshot is due again
         for (let call = 0; call < 2; call++) {
-          await pacer.admit(org.read, 'GET /org/{orgId}/offer');
+          const done = await pacer.admit(org.read, 'GET /org/{orgId}/offer');
           expect(org.send()).toBe('ok');
+          done();
           sentAt.push(time.iso());
         }
       })(),
     );
     expect(sentAt.slice(4)).toEqual(['2026-03-10T12:00:05.000Z', '2026-03-10T12:01:00.250Z']);
     expect(org.refused).toBe(0);
+  });
+
+  it('keeps counting the calls still on their way when it reads the snapshot: the server may not have counted them yet', async () => {
+    const time = fakeClock('2026-03-10T12:00:00.000Z');
+    const org = fakeOrganization(time.clock, 5);
+    const pacer = new OrgQuotaPacer('org-1', { clock: time.clock, refreshMs: 10_000 });
+    // Three calls admitted, not yet arrived at the server (nor answered).
+    const unanswered = [];
+    for (let call = 0; call < 3; call++) unanswered.push(await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/offer')));
+    time.advance(10_000); // the snapshot is due again; the server still says 0 used
+    const sentAt: string[] = [];
+    await time.drive(
+      (async () => {
+        for (let call = 0; call < 3; call++) {
+          (await pacer.admit(org.read, 'GET /org/{orgId}/offer'))();
+          sentAt.push(time.iso());
+        }
+      })(),
+    );
+    expect(sentAt).toEqual(['2026-03-10T12:00:10.000Z', '2026-03-10T12:00:10.000Z', '2026-03-10T12:01:00.250Z']);
+    for (const done of unanswered) done();
   });
 
   it('holds every call of the organization for the Retry-After of a refusal, and reads the snapshot again', async () => {
@@ -153,7 +178,7 @@ describe('the commerce quota pacer', () => {
     const time = fakeClock('2026-03-10T12:00:10.000Z');
     const org = fakeOrganization(time.clock, 1);
     const pacer = new OrgQuotaPacer('org-7', { clock: time.clock, maxWaitMs: 20_000 });
-    await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/offer'));
+    (await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/offer')))();
     org.send();
     const failure = await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/entitlement')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CommerceQuotaExhaustedError);
@@ -169,7 +194,7 @@ describe('the commerce quota pacer', () => {
     const org = fakeOrganization(time.clock, 1);
     org.readFails = true;
     const pacer = new OrgQuotaPacer('org-1', { clock: time.clock, refreshMs: 60_000 });
-    await time.drive(Promise.all(Array.from({ length: 5 }, () => pacer.admit(org.read, 'GET /org/{orgId}/offer'))));
+    for (const done of await time.drive(Promise.all(Array.from({ length: 5 }, () => pacer.admit(org.read, 'GET /org/{orgId}/offer'))))) done();
     expect(time.iso()).toBe('2026-03-10T12:00:00.000Z');
     expect(org.reads).toBe(1);
     time.advance(60_000);
