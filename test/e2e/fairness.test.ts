@@ -9,7 +9,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startCommerceSandbox, type CommerceSandbox } from '../../sandbox/commerce/index.ts';
 import { ENTITIES } from '../../mappings/types.ts';
-import { connectionScheduleIds, ensureConnectionSchedules, realtimeScheduleId, startBackfill } from '../../temporal/sync-schedules.ts';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { connectionScheduleIds, ensureConnectionSchedules, realtimeScheduleId, startBackfill, syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { createCrmConnection, startCrmSandbox, type CrmUnderTest, type CrmUnderTestKind } from '../support/crm-sandbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
@@ -133,5 +134,24 @@ describe('a backfill beside other connections on one worker (real Temporal, real
       if (event.activityTaskCompletedEventAttributes || event.activityTaskFailedEventAttributes || event.activityTaskTimedOutEventAttributes || event.activityTaskCanceledEventAttributes) open -= 1;
     }
     expect(most).toBe(1);
+  });
+  it('gives a schedule made before priorities existed its priority when the connection is ensured again', async () => {
+    const connectionId = `before-priorities-${Date.now()}`;
+    connectionIds.push(connectionId);
+    // As ensureSchedule made it before this change: no priority on the action.
+    await client.schedule.create({
+      scheduleId: syncScheduleId(connectionId),
+      spec: { intervals: [{ every: '1h' }] },
+      action: { type: 'startWorkflow', workflowType: WORKFLOW_TYPES.incrementalSync, workflowId: `sync-${connectionId}`, taskQueue, args: [{ connectionId }] },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      state: { paused: true },
+    });
+    expect((await client.schedule.getHandle(syncScheduleId(connectionId)).describe()).action.priority?.priorityKey, "no priority key before").toBeFalsy();
+    const outcome = await ensureConnectionSchedules(client, { connectionId, every: '1h', realtimeEvery: '1h', cosellEvery: '1h', taskQueue, paused: true });
+    expect(outcome.incremental).toBe('updated');
+    const described = await client.schedule.getHandle(syncScheduleId(connectionId)).describe();
+    expect(described.action.priority).toMatchObject({ priorityKey: 2, fairnessKey: connectionId });
+    // Still paused: the update carries the action, not the state.
+    expect(described.state.paused).toBe(true);
   });
 });
