@@ -31,6 +31,9 @@ import { prepareCrm, startBenchStack, type BenchStack, type SandboxesDescription
 
 const entitlements = Number(process.env.BENCH_ENTITLEMENTS ?? 100_000);
 const crms = (process.env.BENCH_CRMS ?? 'salesforce,hubspot,dynamics').split(',').map((kind) => kind.trim()) as CrmKind[];
+// BENCH_SCENARIOS=noop (a list): only those after the backfill they need, no baseline or memory stack (a quick look at one figure).
+const only = process.env.BENCH_SCENARIOS?.split(',').map((name) => name.trim());
+const wanted = (scenario: string) => !only || only.includes(scenario);
 // The kinds of change that move existing records (1% of the entitlements' worth), as sellers' and buyers' days do.
 const CHANGE_KINDS = ['entitlementStatus', 'termUsage', 'renewal', 'offerStatus', 'referralStage', 'usage'];
 /** The default entities and usage: the days of usage and their summaries on the entitlements (BENCH_USAGE=0: without, to compare). */
@@ -165,41 +168,44 @@ async function scenarios(kind: CrmKind) {
     });
 
     const changes = Math.max(1, Math.round(entitlements / 100));
-    await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: CHANGE_KINDS }) });
-    const changed = await measure(stack, kind, controlUrl, 'changed');
-    const changedRecords = written(changed.progress);
-    emit({
-      bench: 'scenarios',
-      crm: kind,
-      scenario: 'changed-1pct',
-      entitlements,
-      changes,
-      seconds: round(changed.seconds),
-      recordsWritten: changedRecords,
-      ...writeFigures(kind, changed.crmCalls, changedRecords),
-      crmCalls: changed.crmCalls.total,
-      commerceCalls: changed.commerceCalls,
-    });
+    if (wanted('changed-1pct') || wanted('usage-day')) {
+      await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: CHANGE_KINDS }) });
+      const changed = await measure(stack, kind, controlUrl, 'changed');
+      const changedRecords = written(changed.progress);
+      emit({
+        bench: 'scenarios',
+        crm: kind,
+        scenario: 'changed-1pct',
+        entitlements,
+        changes,
+        seconds: round(changed.seconds),
+        recordsWritten: changedRecords,
+        ...writeFigures(kind, changed.crmCalls, changedRecords),
+        crmCalls: changed.crmCalls.total,
+        commerceCalls: changed.commerceCalls,
+      });
 
-    // Usage alone: a day of usage changes on 1% of the entitlements' worth of days; only those days are written.
-    if (withUsage) await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: ['usage'] }) });
-    const usage = withUsage ? await measure(stack, kind, controlUrl, 'usage') : undefined;
-    const usageRecords = usage ? written(usage.progress) : {};
-    if (usage) emit({
-      bench: 'scenarios',
-      crm: kind,
-      scenario: 'usage-day',
-      entitlements,
-      changes,
-      seconds: round(usage.seconds),
-      recordsWritten: usageRecords,
-      ...writeFigures(kind, usage.crmCalls, usageRecords),
-      crmCalls: usage.crmCalls.total,
-      commerceCalls: usage.commerceCalls,
-    });
+      // Usage alone: a day of usage changes on 1% of the entitlements' worth of days; only those days are written.
+      if (withUsage) await fetch(`${stack.commerce.controlUrl}/changes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: changes, kinds: ['usage'] }) });
+      const usage = withUsage ? await measure(stack, kind, controlUrl, 'usage') : undefined;
+      const usageRecords = usage ? written(usage.progress) : {};
+      if (usage) emit({
+        bench: 'scenarios',
+        crm: kind,
+        scenario: 'usage-day',
+        entitlements,
+        changes,
+        seconds: round(usage.seconds),
+        recordsWritten: usageRecords,
+        ...writeFigures(kind, usage.crmCalls, usageRecords),
+        crmCalls: usage.crmCalls.total,
+        commerceCalls: usage.commerceCalls,
+      });
+    }
   } finally {
     await stack?.stop();
   }
+  if (!wanted('baseline')) return void emit(backfillResult!);
   // The baseline runs after the stack is down, on the same machine, so neither slows the other.
   const plain = await baseline(kind);
   const ours = backfillResult!.recordsPerSecond as number;
@@ -245,7 +251,7 @@ async function memoryScenario(kind: CrmKind) {
 
 for (const kind of crms) {
   await scenarios(kind);
-  await memoryScenario(kind);
+  if (wanted('memory')) await memoryScenario(kind);
 }
 
 // The readable summary, after the JSON lines.
