@@ -96,7 +96,8 @@ export function createHttp(options: HttpOptions) {
   }
 
   // Every attempt waits for room in its organization's quotas (the one place the pacer is hooked).
-  const paced = createQuotaPacing({ baseUrl: options.baseUrl, pacing: options.quotaPacing }, attempt, request);
+  // A quota wait inside a call is bounded as a Retry-After is (maxRetryAfterMs); longer, the call fails with the wait.
+  const paced = createQuotaPacing({ baseUrl: options.baseUrl, pacing: options.quotaPacing === false ? false : { maxWaitMs: maxRetryAfterMs, ...options.quotaPacing } }, attempt, request);
 
   async function request(spec: RequestSpec): Promise<unknown> {
     const startedAt = Date.now();
