@@ -59,6 +59,30 @@ describe('own write-backs are known on the next run (real PostgreSQL, commerce s
     expect(setup.crm.stats.writeCalls).toBe(writesBefore + 1);
   });
 
+  it('the near-real-time pass reads the events of our own write-backs by id, but no terms, and writes nothing', async () => {
+    setup = await startMemorySync({ name: 'own-write-backs-feed', entitlements: 80, seed: 37, pageSize: 500 });
+    // The feed's position is taken first, so the events of the backfill's write-backs come after it.
+    await setup.activities.syncFromNotifications({ connectionId: setup.connectionId });
+    await fullPass(setup.activities, setup.connectionId, 'offer');
+    const backfill = await fullPass(setup.activities, setup.connectionId, 'entitlement');
+    expect(backfill.writeBacks).toBeGreaterThan(0);
+
+    await resetCalls(setup);
+    const writesBefore = setup.crm.stats.writeCalls;
+    const feed = { records: 0, created: 0, updated: 0, unchanged: 0, writeBacks: 0 };
+    for (let done = false; !done; ) {
+      const page = await setup.activities.syncFromNotifications({ connectionId: setup.connectionId });
+      for (const key of Object.keys(feed) as (keyof typeof feed)[]) feed[key] += page[key];
+      done = page.done;
+    }
+    // Every entitlement written back was named by its event and read by id again.
+    expect(feed.records).toBeGreaterThanOrEqual(backfill.writeBacks);
+    expect((await calls(setup)).operations['GET /org/{orgId}/entitlement/{entitlementId}']).toBeGreaterThanOrEqual(backfill.writeBacks);
+    expect(feed.created + feed.updated + feed.writeBacks).toBe(0);
+    expect((await calls(setup)).operations[TERMS] ?? 0).toBe(0);
+    expect(setup.crm.stats.writeCalls).toBe(writesBefore);
+  });
+
   it("the race: another party's change landing while our write is under way is not taken for ours; the next run reads and writes that record", async () => {
     setup = await startMemorySync({ name: 'own-write-backs-race', entitlements: 80, seed: 31, pageSize: 500 });
     await fullPass(setup.activities, setup.connectionId, 'offer');
