@@ -2,7 +2,8 @@
 // packages (scripts/build-base-image.sh; no container registry is reachable from this machine), run with
 // host networking against the test harness's PostgreSQL and Temporal dev server. It runs as a non-root
 // user on Node 24, turns ready on /readyz, runs a Salesforce backfill by itself (no other worker polls its
-// task queue) to the exact expected CRM state, and on `podman stop` drains and exits 0 within its grace.
+// task queue) to the exact expected CRM state, and on `podman stop` lets a running activity finish within
+// its grace, then exits 0.
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startBackfill } from '../../temporal/sync-schedules.ts';
@@ -10,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/start-process.ts';
 import { createSandboxConnection, expectedCrmState, salesforceDump, startSandboxes } from '../support/sync-harness.ts';
+import { startHoldingProxy } from './support/holding-proxy.ts';
 import { containerLogs, containerState, ensureBaseImage, ensureCrmSyncImage, execIn, podmanMissing, removeContainer, runContainer, stopContainer } from './support/podman.ts';
 
 const missing = await podmanMissing();
@@ -18,6 +20,10 @@ if (missing) console.warn(`Skipping the container image tests: ${missing}`);
 /** What the test gives the worker to drain in, and podman to wait before SIGKILL: more than the grace. */
 const GRACE_SECONDS = 5;
 const STOP_TIMEOUT_SECONDS = GRACE_SECONDS + 20;
+
+async function completedActivities(handle: { fetchHistory(): Promise<{ events?: { activityTaskCompletedEventAttributes?: unknown }[] | null }> }): Promise<number> {
+  return ((await handle.fetchHistory()).events ?? []).filter((event) => event.activityTaskCompletedEventAttributes).length;
+}
 
 describe.skipIf(Boolean(missing))('the crm-sync image (podman, real PostgreSQL and Temporal)', () => {
   const name = `crm-sync-image-test-${process.pid}`;
@@ -94,15 +100,45 @@ describe.skipIf(Boolean(missing))('the crm-sync image (podman, real PostgreSQL a
     }
   });
 
-  it(`podman stop (SIGTERM) drains and exits 0 before podman's ${STOP_TIMEOUT_SECONDS} s SIGKILL`, async () => {
-    await stopContainer(name, STOP_TIMEOUT_SECONDS);
-    // Exit code 0, not 137: the process ended by itself, before podman's SIGKILL.
-    expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
-    const logs = await containerLogs(name);
-    expect(logs).toContain('SIGTERM received');
-    expect(logs).toContain('Stopping the worker');
-    // The secrets given in the environment never reach the logs.
-    expect(logs).not.toContain('image-test-admin-token-0123456789abcdef');
-    expect(logs).not.toContain(Buffer.alloc(32, 5).toString('base64'));
+  it(`podman stop (SIGTERM) while an activity runs: the activity finishes within the ${GRACE_SECONDS} s grace, then the worker exits 0`, async () => {
+    // The commerce sign-in behind a proxy that holds calls: the first page's activity, asking for its token,
+    // stays running until the test lets it go. (Not the API itself: the token names the API's address as its
+    // audience, so the API must be reached at its own.)
+    const proxy = await startHoldingProxy(sandboxes.commerce.authUrl);
+    try {
+      const { commerce } = sandboxes;
+      const viaProxy = { apiUrl: commerce.apiUrl, authUrl: proxy.url, clientId: commerce.clientId, organizationId: commerce.organizationId, clientSecret: commerce.clientSecret } as typeof commerce;
+      const { id: connectionId } = await createSandboxConnection(database, viaProxy, sandboxes.salesforce, { pageSize: 10 });
+      proxy.hold();
+      const handle = await startBackfill(new Client({ connection }), taskQueue, { connectionId, entities: ['buyer', 'offer', 'entitlement'] });
+      await waitFor('an activity in the container waiting for its commerce token', () => proxy.held() > 0, 60_000, 100);
+
+      const stopped = stopContainer(name, STOP_TIMEOUT_SECONDS);
+      await waitFor('the container to start draining', async () => (await containerLogs(name)).includes('Stopping the worker'), 30_000, 100);
+      // Draining: no longer ready, so an orchestrator sends it nothing new.
+      const draining = await fetch(`http://127.0.0.1:${adminPort}/readyz`);
+      expect(draining.status).toBe(503);
+      expect(((await draining.json()) as { checks: { worker: string } }).checks.worker).toBe('failing');
+      const completedBefore = await completedActivities(handle);
+      proxy.release();
+      await stopped;
+
+      // Exit code 0, not 137: the process ended by itself, before podman's SIGKILL.
+      expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
+      // The held activity finished after SIGTERM (not cancelled and left for a retry).
+      expect(await completedActivities(handle)).toBeGreaterThan(completedBefore);
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      expect(pending.filter((activity) => activity.lastFailure).map((activity) => activity.lastFailure!.message)).toEqual([]);
+      await handle.terminate('the image test is over');
+
+      const logs = await containerLogs(name);
+      expect(logs).toContain('SIGTERM received');
+      // The secrets given in the environment never reach the logs.
+      expect(logs).not.toContain('image-test-admin-token-0123456789abcdef');
+      expect(logs).not.toContain(Buffer.alloc(32, 5).toString('base64'));
+    } finally {
+      proxy.release();
+      await proxy.stop();
+    }
   });
 });
