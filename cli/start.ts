@@ -14,6 +14,7 @@ import { triggerSync } from '../temporal/sync-schedules.ts';
 import { ensureAllSchedules } from './schedules-command.ts';
 import { adminTokenWhere, checkAdminSettings, freeLoopbackPort, startAdmin } from '../admin/start.ts';
 import { createShutdown } from './shutdown.ts';
+import { createReadinessProbe } from '../admin/health.ts';
 import { ensureDemoConnections, startDemoSandboxes } from './demo.ts';
 import { mkdirSync } from 'node:fs';
 
@@ -43,10 +44,14 @@ export async function startCommand(config: AppConfig, logger: Logger): Promise<v
     // Every stored connection has its schedules (created by `connect`; re-asserted here after restores).
     await ensureAllSchedules(client, connectionStore, config, logger);
 
-    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections: connectionStore, temporal: async () => client, taskQueue: config.temporal.taskQueue });
+    // /readyz as on `crm-sync worker`: PostgreSQL, Temporal and the worker polling.
+    const readiness = createReadinessProbe(database.pool);
+    readiness.watchTemporal((signal) => connection.withAbortSignal(signal, () => connection.workflowService.getSystemInfo({})));
+    const admin = await startAdmin(config, logger, database.pool, temporalMetricsPort, { pool: database.pool, connections: connectionStore, temporal: async () => client, taskQueue: config.temporal.taskQueue }, readiness);
     shutdown.add('the admin server', () => admin.server.stop());
-    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker, metrics: admin.metrics });
+    const worker = await createSyncWorker({ connection, namespace: cluster.namespace, taskQueue: config.temporal.taskQueue, pool: database.pool, secretBox: secrets, limits: config.worker, metrics: admin.metrics, shutdownGraceMs: config.shutdownGraceMs });
     const running = worker.run();
+    readiness.watchWorker(() => worker.getState());
     shutdown.add('the worker', async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

@@ -30,6 +30,13 @@ describe('crm-sync start', () => {
     expect(String(ready.msg)).toContain(`Console: ${consoleUrl} (admin token in ${path.join(dataDir, 'admin-token')})`);
     expect((await fetch(`${consoleUrl}login`)).status).toBe(200);
     expect((await fetch(consoleUrl, { redirect: 'manual' })).status).toBe(303);
+    // Ready as a cluster worker is: PostgreSQL, Temporal and the polling worker all checked.
+    // (Each check has 3 s to answer: on a loaded machine one probe may miss that, so wait for a ready one.)
+    const readiness = await waitFor('/readyz to answer 200', async () => {
+      const answer = await fetch(`${consoleUrl}readyz`);
+      return answer.status === 200 ? answer.json() : undefined;
+    });
+    expect(readiness).toEqual({ ready: true, checks: { postgres: 'ok', temporal: 'ok', worker: 'ok' } });
     expect(JSON.stringify(first.logs)).not.toContain(readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim());
 
     const password = readFileSync(path.join(dataDir, 'postgres', 'password'), 'utf8').trim();
