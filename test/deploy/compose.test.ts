@@ -96,7 +96,9 @@ describe('deploy/compose.yaml', () => {
     expect(dependsOn('temporal-namespace')).toEqual({ temporal: 'service_healthy' });
     expect(dependsOn('temporal-ui')).toEqual({ temporal: 'service_healthy' });
     expect(dependsOn('crm-sync-setup')).toEqual({ postgresql: 'service_healthy', 'temporal-namespace': 'service_completed_successfully' });
-    expect(dependsOn('worker')).toEqual({ 'crm-sync-setup': 'service_completed_successfully', temporal: 'service_healthy' });
+    expect(dependsOn('crm-sync-schedules')).toEqual({ 'crm-sync-setup': 'service_completed_successfully', 'temporal-namespace': 'service_completed_successfully' });
+    expect(services['crm-sync-schedules']!.command).toEqual(['schedules']);
+    expect(dependsOn('worker')).toEqual({ 'crm-sync-schedules': 'service_completed_successfully', temporal: 'service_healthy' });
     for (const [name, service] of Object.entries(services)) {
       for (const [needed, { condition }] of Object.entries(service.depends_on ?? {})) {
         // A health condition on a service without a healthcheck never becomes true; a one-shot that

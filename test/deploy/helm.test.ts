@@ -137,12 +137,14 @@ describe.skipIf(!helm.path)('deploy/helm/crm-sync', () => {
       expect(container.volumeMounts).toContainEqual({ name: 'data', mountPath: '/tmp' });
     });
 
-    it('migrates in a Job run before each install and upgrade, after the ConfigMap and Secret it reads exist', () => {
+    it('migrates, then sets up the schedules, in a Job run before each install and upgrade, after the ConfigMap and Secret it reads exist', () => {
       const job = only(manifests, 'Job');
       expect(job.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      const [migrate] = job.spec.template.spec.initContainers;
+      expect([...migrate.command, ...migrate.args]).toEqual(['crm-sync', 'migrate']);
+      expect(job.spec.template.spec.initContainers).toHaveLength(1);
       const container = job.spec.template.spec.containers[0];
-      expect([...container.command, ...container.args]).toEqual(['crm-sync', 'migrate']);
-      expect(job.spec.template.spec.initContainers).toBeUndefined();
+      expect([...container.command, ...container.args]).toEqual(['crm-sync', 'schedules']);
       expect(job.spec.template.spec.restartPolicy).toBe('Never');
       expect(job.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
       const jobWeight = Number(job.metadata.annotations!['helm.sh/hook-weight']);
