@@ -12,7 +12,8 @@ DROP_IN_DIR=/etc/containers/containers.conf.d
 DROP_IN="$DROP_IN_DIR/50-crm-sync.conf"
 
 missing=()
-for tool in podman runc debootstrap; do
+# docker-compose (Debian's 1.29): the compose test's second reader of deploy/compose.yaml (`config`).
+for tool in podman runc debootstrap docker-compose; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] || missing+=("$tool")
 done
 

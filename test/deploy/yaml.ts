@@ -1,22 +1,15 @@
-// YAML for the deploy tests, read by Debian's python3-yaml (PyYAML): no YAML parser is among the
-// project's npm packages, and the tests must not add one. Each document comes back as plain JSON data.
-import { execFileSync } from 'node:child_process';
-
-const TO_JSON = 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(sys.stdin) if d is not None], sys.stdout)';
+// YAML for the deploy tests (the compose file, the chart's values and `helm template` output), read by the
+// `yaml` package (eemeli/yaml, YAML 1.2). Each document comes back as plain JSON data.
+import { parseAllDocuments } from 'yaml';
 
 /** Every non-empty document of a YAML stream (a `helm template` output has many). */
 export function parseYamlDocuments(text: string): unknown[] {
-  let output: string;
-  try {
-    output = execFileSync('python3', ['-c', TO_JSON], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '');
-    if (/No module named 'yaml'|ENOENT/.test(stderr + String(error))) {
-      throw new Error('The deploy tests read YAML with python3 and PyYAML: install them (apt-get install python3-yaml)');
-    }
-    throw new Error(`Not valid YAML: ${stderr.trim().split('\n').slice(-3).join(' ')}`);
-  }
-  return JSON.parse(output) as unknown[];
+  // merge: the compose file shares settings with `<<: *anchor` merge keys (YAML 1.1, as Compose reads them).
+  const documents = parseAllDocuments(text, { merge: true });
+  if (!Array.isArray(documents)) return [];
+  const problems = documents.flatMap((document) => document.errors.map((error) => error.message));
+  if (problems.length) throw new Error(`Not valid YAML: ${problems.slice(0, 3).join(' ')}`);
+  return documents.map((document) => document.toJS({ maxAliasCount: -1 }) as unknown).filter((value) => value !== null && value !== undefined);
 }
 
 export function parseYaml(text: string): unknown {
