@@ -174,10 +174,12 @@ export async function syncRecordBatch(rt: ConnectionRuntime, deps: RecordSyncDep
       const back = await guard(() => sendWriteBacks(rt.commerce, orgId, entity, pendingBack, { signal: deps.signal, onProgress: deps.beat, synced: byId }));
       counts.writeBacks = back.sent;
       // The stamps our own writes answered: the next run knows these records unchanged without reading their terms again.
-      await links.recordKnown(connectionId, entity, back.stamps, client);
+      // Not for those afterWrite could not finish: their letter stays open and the record is read again
+      // (a stamp would let the next run skip it, and afterWrite would never be retried).
+      await links.recordKnown(connectionId, entity, back.stamps.filter((stamp) => !notDone.has(stamp.sourceId)), client);
       counts.failed += back.refused.length;
       const refused = new Set(back.refused.map((refusal) => refusal.sourceId));
-      await deadLetters.resolve(connectionId, entity, [...awaitingBack].filter((id) => !refused.has(id)), client);
+      await deadLetters.resolve(connectionId, entity, [...awaitingBack].filter((id) => !refused.has(id) && !notDone.has(id)), client);
       // A refused write-back is a dead letter of its record: retried later (the CRM write is not repeated).
       await deadLetters.record(connectionId, entity, back.refused, client);
     }

@@ -369,14 +369,14 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     const letters: DeadLetterInput[] = [...read.unreadable, ...read.missing.map((id) => ({ sourceId: id, reason: `the commerce API no longer has ${entity} ${id}` }))];
     // A record that is no longer this flow's (an inbound referral now linked) closes its letter.
     if (read.notOurs.length) await deadLetters.resolve(connectionId, entity, read.notOurs);
-    // A record exactly as the CRM is known to be in step with (the event of our own write-back, say) has
-    // no terms read and nothing written; a dead letter's record is never among them (its letter is open).
-    const known = new Set(await asLastKnown(connectionId, entity, read.records));
-    const records = known.size ? read.records.filter((record) => !known.has(record.id)) : read.records;
+    // Read by id, a record is always read whole, terms included, even when its stamp is the one our own
+    // write-back answered: an event names a change, and a commit change on a term can move only the
+    // stamp between our read and our write-back, so the answer looks like ours alone (A9). The feed is
+    // the pass that catches that change; the incremental pass's window may skip such records.
+    const records = read.records;
     if (!options.holdOrphans) await ensureParents(rt, connectionId, entity, records);
     // Dead-letter retries are not held back: those records already went through the full pass.
-    const synced = await syncRecordBatch(rt, rd, { connectionId, entity, records, letters, holdOrphans: options.holdOrphans });
-    return { ...synced, records: synced.records + known.size, unchanged: synced.unchanged + known.size };
+    return syncRecordBatch(rt, rd, { connectionId, entity, records, letters, holdOrphans: options.holdOrphans });
   }
 
   /**

@@ -9,7 +9,8 @@ import type { Logger } from '../config/logger.ts';
 import type { ConnectionStore } from '../store/connections.ts';
 import { connectionSettingsSchema } from '../sync/connection-settings.ts';
 import { ensureHeartbeatSchedule, HEARTBEAT_SCHEDULE_ID } from '../temporal/schedules.ts';
-import { ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { connectionScheduleIds, ensureConnectionSchedules } from '../temporal/sync-schedules.ts';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { openCommandContext } from './context.ts';
 
 /** The heartbeat schedule and every stored connection's schedules, created or brought up to date. */
@@ -20,6 +21,9 @@ export async function ensureAllSchedules(client: Client, connections: Connection
   for (const connection of stored) {
     const settings = connectionSettingsSchema.parse(connection.settings);
     await ensureConnectionSchedules(client, {
+      // A paused connection's state lives in its schedules: one put back after a loss starts paused too,
+      // or it would start syncing a connection someone paused.
+      paused: await anyPaused(client, connectionScheduleIds(connection.id)),
       connectionId: connection.id,
       every: settings.schedule.every,
       realtimeEvery: settings.schedule.realtimeEvery,
@@ -30,6 +34,18 @@ export async function ensureAllSchedules(client: Client, connections: Connection
   }
   if (stored.length) logger.info({ connections: stored.map((c) => c.name) }, 'Sync schedules ready');
   return { heartbeat, connections: stored.map((c) => c.name) };
+}
+
+/** Whether any of these schedules exists and is paused (the missing ones say nothing). */
+async function anyPaused(client: Client, scheduleIds: string[]): Promise<boolean> {
+  for (const id of scheduleIds) {
+    try {
+      if ((await client.schedule.getHandle(id).describe()).state.paused) return true;
+    } catch (error) {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    }
+  }
+  return false;
 }
 
 /** Reaches PostgreSQL and Temporal as the other short-lived commands do (their unreachable errors and exit codes). */

@@ -54,8 +54,9 @@ describe('crm-sync schedules (real PostgreSQL, real Temporal)', () => {
     expect(restored.action.type).toBe('startWorkflow');
     expect(restored.action.type === 'startWorkflow' && restored.action.taskQueue).toBe(taskQueue);
     expect(restored.action.type === 'startWorkflow' && restored.action.workflowType).toBe('realtimeSyncWorkflow');
-    // The ones that were there keep their state: still paused, as `connect --paused` left them.
-    for (const id of [syncScheduleId(connectionId), cosellScheduleId(connectionId)]) {
+    // The ones that were there keep their state, and the one put back joins them: still paused, as
+    // `connect --paused` left them (a lost schedule must not start syncing a paused connection).
+    for (const id of [syncScheduleId(connectionId), cosellScheduleId(connectionId), realtimeScheduleId(connectionId)]) {
       expect((await client.schedule.getHandle(id).describe()).state.paused).toBe(true);
     }
     await client.schedule.getHandle(HEARTBEAT_SCHEDULE_ID).describe();

@@ -59,7 +59,7 @@ describe('own write-backs are known on the next run (real PostgreSQL, commerce s
     expect(setup.crm.stats.writeCalls).toBe(writesBefore + 1);
   });
 
-  it('the near-real-time pass reads the events of our own write-backs by id, but no terms, and writes nothing', async () => {
+  it('the near-real-time pass reads the events of our own write-backs by id, whole (terms too: an event names a change the answer may hide), and writes nothing', async () => {
     setup = await startMemorySync({ name: 'own-write-backs-feed', entitlements: 80, seed: 37, pageSize: 500 });
     // The feed's position is taken first, so the events of the backfill's write-backs come after it.
     await setup.activities.syncFromNotifications({ connectionId: setup.connectionId });
@@ -79,7 +79,7 @@ describe('own write-backs are known on the next run (real PostgreSQL, commerce s
     expect(feed.records).toBeGreaterThanOrEqual(backfill.writeBacks);
     expect((await calls(setup)).operations['GET /org/{orgId}/entitlement/{entitlementId}']).toBeGreaterThanOrEqual(backfill.writeBacks);
     expect(feed.created + feed.updated + feed.writeBacks).toBe(0);
-    expect((await calls(setup)).operations[TERMS] ?? 0).toBe(0);
+    expect((await calls(setup)).operations[TERMS] ?? 0).toBeGreaterThanOrEqual(backfill.writeBacks);
     expect(setup.crm.stats.writeCalls).toBe(writesBefore);
   });
 
