@@ -8,8 +8,11 @@ export const SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 export type ServicePorts = { grpc: number; membership: number; http?: number };
 export type ServerPorts = Record<(typeof SERVICES)[number], ServicePorts>;
 
-/** Where the server finds PostgreSQL; the password travels in PASSWORD_VARIABLE, not here. */
-export type PostgresTarget = { host: string; port: number; user: string; password: string; tls: boolean; database: string; visibilityDatabase: string };
+/**
+ * Where the server finds PostgreSQL; the password travels in PASSWORD_VARIABLE, not here. `tls` encrypts;
+ * `verifyCertificate` also checks the server's certificate and host name (sslmode verify-ca/verify-full).
+ */
+export type PostgresTarget = { host: string; port: number; user: string; password: string; tls: boolean; verifyCertificate: boolean; database: string; visibilityDatabase: string };
 
 export const PASSWORD_VARIABLE = 'CRM_SYNC_TEMPORAL_SQL_PASSWORD';
 
@@ -32,6 +35,10 @@ export function postgresTarget(databaseUrl: string, names: { database: string; v
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
     tls: ['require', 'verify-ca', 'verify-full'].includes(sslmode),
+    // Temporal's SQL plugin skips certificate checks unless enableHostVerification is set, and has no
+    // CA-only mode: verify-ca gets the stricter verify-full check. `require` stays as libpq has it,
+    // encrypted without checking whom it talks to.
+    verifyCertificate: ['verify-ca', 'verify-full'].includes(sslmode),
     ...names,
   };
 }
@@ -47,6 +54,9 @@ export type ServerConfigInput = {
 
 export function renderServerConfig(input: ServerConfigInput): string {
   const { postgres, ports } = input;
+  const tls = !postgres.tls
+    ? ''
+    : `\n        tls:\n          enabled: true${postgres.verifyCertificate ? `\n          enableHostVerification: true\n          serverName: ${quoted(postgres.host)}` : ''}`;
   const datastore = (database: string, maxConns: number) => `
       sql:
         pluginName: postgres12
@@ -57,7 +67,7 @@ export function renderServerConfig(input: ServerConfigInput): string {
         password: {{ env "${PASSWORD_VARIABLE}" | quote }}
         maxConns: ${maxConns}
         maxIdleConns: ${maxConns}
-        maxConnLifetime: 1h${postgres.tls ? '\n        tls:\n          enabled: true' : ''}`;
+        maxConnLifetime: 1h${tls}`;
   const service = (name: (typeof SERVICES)[number]) => {
     const port = ports[name];
     return `

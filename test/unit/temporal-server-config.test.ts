@@ -13,8 +13,8 @@ const ports: ServerPorts = {
 
 describe('the Temporal server config', () => {
   it('reads user, a percent-encoded password, host, default port and TLS from the URL', () => {
-    expect(postgresTarget('postgres://temporal:p%40ss%2Fword@db.internal/postgres', names)).toEqual({ host: 'db.internal', port: 5432, user: 'temporal', password: 'p@ss/word', tls: false, ...names });
-    expect(postgresTarget('postgresql://u:x@10.0.0.5:6543/any?sslmode=require', names)).toMatchObject({ port: 6543, tls: true });
+    expect(postgresTarget('postgres://temporal:p%40ss%2Fword@db.internal/postgres', names)).toEqual({ host: 'db.internal', port: 5432, user: 'temporal', password: 'p@ss/word', tls: false, verifyCertificate: false, ...names });
+    expect(postgresTarget('postgresql://u:x@10.0.0.5:6543/any?sslmode=require', names)).toMatchObject({ port: 6543, tls: true, verifyCertificate: false });
     expect(() => postgresTarget('mysql://u:x@h/db', names)).toThrow('must start with postgres://');
     expect(() => postgresTarget('not a url', names)).toThrow('is not a URL');
   });
@@ -28,5 +28,15 @@ describe('the Temporal server config', () => {
     expect(text).toContain('rpcAddress: "127.0.0.1:41001"');
     expect(text).toContain('connectAddr: "127.0.0.1:5433"');
     expect(text).toContain('pluginName: postgres12');
+  });
+
+  it('checks the certificate and host name for sslmode verify-ca and verify-full, and only encrypts for require', () => {
+    const render = (sslmode: string) => renderServerConfig({ postgres: postgresTarget(`postgres://t:x@pg.example.internal:5432/postgres?sslmode=${sslmode}`, names), ports, dynamicConfigFile: '/d.yaml', historyShards: 4, logLevel: 'warn' });
+    const verified = '        tls:\n          enabled: true\n          enableHostVerification: true\n          serverName: "pg.example.internal"\n';
+    for (const sslmode of ['verify-ca', 'verify-full']) expect(render(sslmode).split(verified)).toHaveLength(3);
+    const required = render('require');
+    expect(required.split('        tls:\n          enabled: true\n').length).toBe(3);
+    expect(required).not.toContain('enableHostVerification');
+    expect(render('disable')).not.toContain('tls:');
   });
 });
