@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import type { Logger } from '../config/logger.ts';
+import { childEnvironment, redacted } from './temporal-child-environment.ts';
 import type { PostgresTarget } from './temporal-server-config.ts';
 
 /** The schemas compiled into temporal-sql-tool (go.temporal.io/server schema/postgresql/v12). */
@@ -36,14 +37,17 @@ async function databaseExists(adminUrl: string, database: string): Promise<boole
 
 function runSqlTool(sqlTool: string, target: PostgresTarget, database: string, command: string[], logger: Logger): Promise<void> {
   const args = ['--plugin', 'postgres12', '--endpoint', target.host, '--port', String(target.port), '--user', target.user, '--database', database];
-  if (target.tls) args.push('--tls');
-  // The password goes by environment (SQL_PASSWORD), so it never shows in a process list.
-  const child = spawn(sqlTool, [...args, ...command], { env: { ...process.env, SQL_PASSWORD: target.password }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The tool checks the certificate and host name whenever --tls is given; sslmode=require asks for
+  // encryption only (as libpq has it, and as the server's config gets it), so it turns the check off.
+  if (target.tls) args.push('--tls', ...(target.verifyCertificate ? ['--tls-server-name', target.host] : ['--tls-disable-host-verification']));
+  // The password goes by environment (SQL_PASSWORD), so it never shows in a process list; none of our
+  // own variables (secret key, admin token) go with it.
+  const child = spawn(sqlTool, [...args, ...command], { env: childEnvironment({ SQL_PASSWORD: target.password }), stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
       if (!line.trim()) continue;
-      const safe = target.password ? line.replaceAll(target.password, '***') : line;
+      const safe = redacted(line, target.password);
       output.push(safe);
       logger.debug({ component: 'temporal-sql-tool' }, safe);
     }

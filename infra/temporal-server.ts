@@ -14,6 +14,7 @@ import type { Logger } from '../config/logger.ts';
 import { findTemporalServer } from './temporal-server-binary.ts';
 import { PASSWORD_VARIABLE, postgresTarget, renderDynamicConfig, renderServerConfig, SERVICES, type PostgresTarget, type ServerPorts } from './temporal-server-config.ts';
 import { setUpTemporalSchemas } from './temporal-server-schema.ts';
+import { childEnvironment, redacted } from './temporal-child-environment.ts';
 
 export type TemporalServerOptions = {
   /** A PostgreSQL URL whose user may create databases; its own database is only used to connect. */
@@ -94,13 +95,16 @@ type LaunchOutcome = { child: ChildProcess } | { portTaken: boolean; reason: str
 
 async function launch(server: string, root: string, target: PostgresTarget, ports: ServerPorts, timeoutMs: number, logger: Logger): Promise<LaunchOutcome> {
   const child = spawn(server, ['--root', root, '--config', 'config', '--env', 'server', '--allow-no-auth', 'start'], {
-    env: { ...process.env, [PASSWORD_VARIABLE]: target.password },
+    // Only what the server needs: the password its config template reads, not our secret key or token.
+    env: childEnvironment({ [PASSWORD_VARIABLE]: target.password }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
   let portTaken = false;
   for (const stream of [child.stdout!, child.stderr!]) {
-    readline.createInterface({ input: stream }).on('line', (line) => {
+    readline.createInterface({ input: stream }).on('line', (raw) => {
+      // A connection error may quote the password; the lines go to our log and into a startup error.
+      const line = redacted(raw, target.password);
       if (/address already in use/i.test(line)) portTaken = true;
       output.push(line);
       if (output.length > 20) output.shift();
