@@ -2,7 +2,7 @@
 // ones the CRM is in step with. The race: another party's change landing between our read and our
 // write-back's answer shows in the answer, and must not be taken for ours.
 import { describe, expect, it } from 'vitest';
-import { isAsLastKnown, ownWriteBackStamp, readStamp, stampHash } from '../../sync/write-back-stamps.ts';
+import { isAsLastKnown, ownWriteBackStamp, readStamp } from '../../sync/write-back-stamps.ts';
 
 const read = {
   id: 'ent-1',
@@ -20,7 +20,12 @@ describe('ownWriteBackStamp: the answer of our write-back, when it is of our wri
   it('gives the answered stamp and a hash of the record as answered', () => {
     const stamp = ownWriteBackStamp(read, patch, answerOfOurs);
     expect(stamp?.version.toISOString()).toBe('2026-01-05T10:00:07.250Z');
-    expect(stamp?.hash).toBe(stampHash(answerOfOurs));
+    // The hash is of the record as answered: a later read equal to the answer is known, one that differs
+    // in any field (same stamp) is not.
+    const link = { crmId: 'a0E1', knownVersion: stamp!.version, knownHash: stamp!.hash };
+    expect(isAsLastKnown(structuredClone(answerOfOurs), link)).toBe(true);
+    expect(isAsLastKnown({ ...answerOfOurs, name: 'Gold plan (renamed)' }, link)).toBe(false);
+    expect(isAsLastKnown({ ...answerOfOurs, metaInfo: { ...answerOfOurs.metaInfo, crmAAccountId: '001C' } }, link)).toBe(false);
   });
 
   it("the service's note of the last writer (metaInfo.lastModifiedBy, lastUpdatedBy) is not a change by someone else", () => {
