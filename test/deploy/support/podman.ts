@@ -59,11 +59,30 @@ export function caBundle(): string | undefined {
   return candidates.find((file): file is string => Boolean(file) && existsSync(file!));
 }
 
-/** Which top-level entries .dockerignore leaves out (plain names and `*.ext` / `prefix*` globs). */
-function ignoredByDockerignore(): (name: string) => boolean {
+/**
+ * Whether .dockerignore leaves a path (relative to the repository, `/`-separated) out of the build
+ * context, with the builder's glob rules: `*` and `?` stay within one path segment, a leading `**` and slash matches
+ * any number of directories. Negations (`!`) are not supported (this file has none).
+ */
+function ignoredByDockerignore(): (relativePath: string) => boolean {
   const patterns = readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
-  const matchers = patterns.map((pattern) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`));
-  return (name) => matchers.some((matcher) => matcher.test(name));
+  const toRegExp = (pattern: string) => {
+    let source = '';
+    for (let i = 0; i < pattern.length; i += 1) {
+      if (pattern.startsWith('**/', i)) {
+        source += '(?:.*/)?';
+        i += 2;
+      } else if (pattern.startsWith('**', i)) {
+        source += '.*';
+        i += 1;
+      } else if (pattern[i] === '*') source += '[^/]*';
+      else if (pattern[i] === '?') source += '[^/]';
+      else source += pattern[i].replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`);
+  };
+  const matchers = patterns.map(toRegExp);
+  return (relativePath) => matchers.some((matcher) => matcher.test(relativePath));
 }
 
 /** A hash of everything the image is built from (the build context as .dockerignore leaves it, the Dockerfile, the base's name). */
@@ -72,9 +91,9 @@ export function contextHash(baseImage: string): string {
   const ignored = ignoredByDockerignore();
   const walk = (dir: string, top: boolean) => {
     for (const name of readdirSync(dir).sort()) {
-      if (top && ignored(name) && name !== 'Dockerfile' && name !== '.dockerignore') continue;
-      if (name === 'node_modules' || name === '.git') continue;
       const file = path.join(dir, name);
+      if (ignored(path.relative(REPO_ROOT, file).split(path.sep).join('/')) && !(top && (name === 'Dockerfile' || name === '.dockerignore'))) continue;
+      if (name === 'node_modules' || name === '.git') continue;
       const stat = statSync(file);
       if (stat.isDirectory()) walk(file, false);
       else if (stat.isFile()) hash.update(path.relative(REPO_ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
