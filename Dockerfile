@@ -45,6 +45,12 @@ RUN --mount=type=secret,id=ca-bundle \
     rm -rf /tmp/node24; npm cache clean --force; \
   fi; \
   /opt/node/bin/node --version | grep -q '^v24\.' || { echo "Node 24 expected, got $(/opt/node/bin/node --version)" >&2; exit 1; }
+# The sources, readable by every user and writable by none but root. COPY keeps the checkout's modes: a
+# checkout made under umask 077 has 0600 files, unreadable to the worker's user (APP_UID) once owned by
+# root in the image; one made under umask 000 would let that user rewrite them. Last in this stage, so a
+# change to the sources leaves npm ci's layers cached.
+COPY . /src
+RUN chmod -R a+rX,go-w /src
 
 FROM ${BASE_IMAGE}
 # A fixed numeric id, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
@@ -57,7 +63,7 @@ WORKDIR /app
 # Dependencies and sources in separate layers: a change to the sources leaves the dependencies' layer as it was.
 # Owned by root, read-only to the worker's user.
 COPY --from=build /app/node_modules /app/node_modules
-COPY . /app
+COPY --from=build /src /app
 # `crm-sync` on the PATH, as the README's commands and deploy/ call it (its shebang runs Node 24 with the
 # memory flags of `npm start`).
 RUN ln -s /app/bin/crm-sync.ts /usr/local/bin/crm-sync
