@@ -79,6 +79,8 @@ describe('deploy/compose.yaml', () => {
     const probe = check.join(' ');
     expect(probe).toContain('http://127.0.0.1:9464/readyz');
     expect(String(worker.environment!.CRM_SYNC_ADMIN_PORT)).toBe('9464');
+    // The check runs inside the container, so the admin server (console, metrics) stays on its loopback.
+    expect(worker.environment!.CRM_SYNC_ADMIN_HOST).toBe('127.0.0.1');
   });
 
   it('lets the worker drain longer than its own shutdown grace before it is killed', () => {
