@@ -9,6 +9,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from '../config/logger.ts';
 import { findTemporalCli } from './temporal-cli.ts';
 import { MATCHING_PRIORITY_CONFIG } from '../temporal/matching-config.ts';
+import { stopChild } from './stop-child.ts';
 
 export type TemporalDevServer = {
   address: string;
@@ -98,7 +99,7 @@ async function spawnDevServer(executable: string, origin: string, options: DevSe
     origin,
     stop: () => {
       process.removeListener('exit', onExit);
-      return stopChild(child);
+      return stopChild(child, 10_000);
     },
   };
 }
@@ -126,17 +127,6 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
   throw new Error(`not ready after ${timeoutMs} ms (${(lastError as Error)?.message ?? 'no answer'})`);
 }
 
-function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** Last resort: the SDK downloads the CLI itself (needs temporal.download, unreachable on some networks). */
 async function startWithSdkDownload(options: DevServerOptions): Promise<TemporalDevServer> {

@@ -15,6 +15,10 @@ import { findTemporalServer } from './temporal-server-binary.ts';
 import { PASSWORD_VARIABLE, postgresTarget, renderDynamicConfig, renderServerConfig, SERVICES, type PostgresTarget, type ServerPorts } from './temporal-server-config.ts';
 import { setUpTemporalSchemas } from './temporal-server-schema.ts';
 import { childEnvironment, redacted } from './temporal-child-environment.ts';
+import { stopChild } from './stop-child.ts';
+
+/** The server's own shutdown (membership leave, queues drained) gets this long before SIGKILL. */
+const SERVER_STOP_GRACE_MS = 20_000;
 
 export type TemporalServerOptions = {
   /** A PostgreSQL URL whose user may create databases; its own database is only used to connect. */
@@ -66,7 +70,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
       try {
         await registerNamespace(address, options.namespace ?? 'default', options.readyTimeoutMs ?? 120_000);
       } catch (error) {
-        await stopChild(outcome.child);
+        await stopChild(outcome.child, SERVER_STOP_GRACE_MS);
         throw error;
       }
       logger.info({ address, version: found.version, databases }, 'Temporal server running on PostgreSQL');
@@ -80,7 +84,7 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
         databases,
         stop: () => {
           process.removeListener('exit', onExit);
-          return stopChild(outcome.child);
+          return stopChild(outcome.child, SERVER_STOP_GRACE_MS);
         },
       };
     }
@@ -116,7 +120,7 @@ async function launch(server: string, root: string, target: PostgresTarget, port
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null || portTaken) {
-      await stopChild(child);
+      await stopChild(child, SERVER_STOP_GRACE_MS);
       return { portTaken, reason: portTaken ? 'a port was taken' : `the server exited (code ${child.exitCode ?? child.signalCode})`, output };
     }
     try {
@@ -132,7 +136,7 @@ async function launch(server: string, root: string, target: PostgresTarget, port
       await sleep(250);
     }
   }
-  await stopChild(child);
+  await stopChild(child, SERVER_STOP_GRACE_MS);
   return { portTaken: false, reason: `no answer on ${address} after ${timeoutMs} ms (${lastError})`, output };
 }
 
@@ -204,16 +208,4 @@ async function freeServerPorts(frontendPort?: number): Promise<ServerPorts> {
   } finally {
     await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   }
-}
-
-function stopChild(child: ChildProcess, graceMs = 20_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
