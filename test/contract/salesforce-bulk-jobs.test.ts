@@ -40,7 +40,8 @@ describe('Salesforce connector: Bulk API 2.0 jobs are uploaded once', () => {
 
   it('throws a retryable error naming the job when polling runs out of time; the resumed call finishes that job without uploading again', async () => {
     await control(sandbox, 'POST', '/jobs/processing', { paused: true }); // Salesforce is slow today
-    const sf = connector({ bulkPollTimeoutMs: 300 });
+    // Long enough for two polls on a loaded machine (the job never finishes while processing is paused).
+    const sf = connector({ bulkPollTimeoutMs: 2_000 });
     const items = accounts(2500, 'slow');
     const created: string[] = [];
     const progress: Record<string, unknown>[] = [];
@@ -50,7 +51,7 @@ describe('Salesforce connector: Bulk API 2.0 jobs are uploaded once', () => {
     expect(created[0]).toMatch(/^750/);
     expect(failure).toBeInstanceOf(CrmError);
     expect(failure).toMatchObject({ retryable: true, code: 'BULK_JOB_POLL_TIMEOUT', bulkJobId: created[0] });
-    expect(failure!.message).toMatch(new RegExp(`Salesforce is still processing Bulk API job ${created[0]} \\(UploadComplete, 0 records done\\) after 0\\.3 s; the next attempt picks the same job up`));
+    expect(failure!.message).toMatch(new RegExp(`Salesforce is still processing Bulk API job ${created[0]} \\(UploadComplete, 0 records done\\) after 2 s; the next attempt picks the same job up`));
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toEqual({ bulkJobId: created[0], state: 'UploadComplete', recordsProcessed: 0, recordsFailed: 0 });
     expect(await jobs()).toMatchObject([{ id: created[0], state: 'UploadComplete' }]);

@@ -97,7 +97,9 @@ describe.skipIf(Boolean(missing))('three worker containers on a Temporal server 
     await sandboxControl('POST', { operation: '*', latencyMs: 3_000 });
     await waitFor(`an activity running on ${VICTIM}`, async () => {
       const pending = (await handle.describe()).raw.pendingActivities ?? [];
-      return pending.some((activity) => Number(activity.state) === STARTED && activity.lastWorkerIdentity === identityOf(VICTIM));
+      // A page of records (it reads the commerce side, so the latency holds it), not a run's bookkeeping
+      // activity, which touches only PostgreSQL and can end before the kill lands.
+      return pending.some((activity) => Number(activity.state) === STARTED && activity.lastWorkerIdentity === identityOf(VICTIM) && activity.activityType?.name === 'syncEntityPage');
     }, 600_000, 50);
     await killContainer(names[1]!);
     expect(await waitFor('the killed container to stop', async () => { const state = await containerState(names[1]!); return state.running ? undefined : state; }, 60_000, 200)).toEqual({ running: false, exitCode: 137 });
@@ -122,13 +124,14 @@ describe.skipIf(Boolean(missing))('three worker containers on a Temporal server 
     const entitlements = await expectedCrmState(sandboxes.commerce, 'entitlement');
     expect(entitlements.size).toBe(ENTITLEMENTS);
 
-    // The work was shared by the three before the kill, and only the other two ran activities after it.
+    // Only the other two ran activities after the kill. (History keeps the last attempt of each activity
+    // only, so the victim shows in it only for activities it finished before the kill, if any.)
     const { events } = await handle.fetchHistory();
     const started = events!.flatMap((event) => (event.activityTaskStartedEventAttributes ? [{ identity: event.activityTaskStartedEventAttributes.identity!, at: Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6), attempt: event.activityTaskStartedEventAttributes.attempt ?? 1 }] : []));
-    expect(new Set(started.map((event) => event.identity))).toEqual(new Set(WORKERS.map(identityOf)));
+    for (const event of started) expect(WORKERS.map(identityOf)).toContain(event.identity);
     const afterKill = started.filter((event) => event.at > deadAt);
     expect(afterKill.length).toBeGreaterThan(0);
-    expect(new Set(afterKill.map((event) => event.identity))).toEqual(new Set([identityOf(WORKERS[0]!), identityOf(WORKERS[2]!)]));
+    for (const event of afterKill) expect([identityOf(WORKERS[0]!), identityOf(WORKERS[2]!)]).toContain(event.identity);
     // The activity the kill interrupted timed out on its heartbeat and ran again on another container.
     expect(started.filter((event) => Number(event.attempt) > 1).length, 'activities retried after the kill').toBeGreaterThan(0);
   });
