@@ -9,9 +9,11 @@ import { cosellScheduleId, realtimeScheduleId, syncScheduleId } from '../../temp
 import { cliEnv, cliOutcome } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { startSandboxes } from '../support/sync-harness.ts';
+import { waitFor } from '../support/start-process.ts';
 
 describe('crm-sync schedules (real PostgreSQL, real Temporal)', () => {
   const taskQueue = `schedules-${Date.now()}`;
+  const namespace = `schedules-test-${Date.now()}`;
   let database: TestDatabase;
   let sandboxes: Awaited<ReturnType<typeof startSandboxes>>;
   let connection: Connection;
@@ -20,8 +22,12 @@ describe('crm-sync schedules (real PostgreSQL, real Temporal)', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     sandboxes = await startSandboxes({ entitlements: 5, seed: 29 });
-    env = cliEnv({ databaseUrl: database.url, secretKey: randomBytes(32).toString('base64'), taskQueue, commerceClientSecret: sandboxes.commerce.clientSecret, salesforceClientSecret: sandboxes.salesforce.clientSecret });
     connection = await Connection.connect({ address: inject('temporalAddress') });
+    // A namespace of its own: the heartbeat schedule's id is one per namespace, and the heartbeat test
+    // expects to create it in the shared one.
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+    await waitFor(`namespace ${namespace} to serve`, () => new Client({ connection, namespace }).schedule.list().next().then(() => true, () => undefined), 60_000, 500);
+    env = { ...cliEnv({ databaseUrl: database.url, secretKey: randomBytes(32).toString('base64'), taskQueue, commerceClientSecret: sandboxes.commerce.clientSecret, salesforceClientSecret: sandboxes.salesforce.clientSecret }), TEMPORAL_NAMESPACE: namespace };
   });
   afterAll(async () => {
     await connection?.close();
@@ -39,7 +45,7 @@ describe('crm-sync schedules (real PostgreSQL, real Temporal)', () => {
     ]);
     expect(connect.code, connect.stderr).toBe(0);
     const connectionId = JSON.parse(connect.stdout).connection as string;
-    const client = new Client({ connection });
+    const client = new Client({ connection, namespace });
     // A namespace restored without one schedule: the realtime schedule is gone.
     await client.schedule.getHandle(realtimeScheduleId(connectionId)).delete();
     await expect(client.schedule.getHandle(realtimeScheduleId(connectionId)).describe()).rejects.toThrow();

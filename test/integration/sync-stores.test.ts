@@ -22,7 +22,7 @@ describe('sync stores (real PostgreSQL)', () => {
     ]);
     await links.upsert('c1', 'offer', [{ sourceId: 'o1', crmObject: 'Opportunity', crmId: null, contentHash: 'h1b' }]);
     const found = await links.get('c1', 'offer', ['o1', 'o2', 'o3']);
-    expect(found.get('o1')).toEqual({ sourceId: 'o1', crmObject: 'Opportunity', crmId: '006A', contentHash: 'h1b', sourceVersion: null, carriedId: null });
+    expect(found.get('o1')).toEqual({ sourceId: 'o1', crmObject: 'Opportunity', crmId: '006A', contentHash: 'h1b', sourceVersion: null, carriedId: null, knownVersion: null, knownHash: null });
     expect(found.has('o3')).toBe(false);
     expect(await links.count('c1')).toBe(2);
     expect(await links.forget('c1', ['offer'])).toBe(2);
