@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTemporalServer, type RunningTemporalServer } from '../../infra/temporal-server.ts';
 import { startBackfill } from '../../temporal/sync-schedules.ts';
@@ -17,6 +16,7 @@ import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/start-process.ts';
 import { createSandboxConnection, expectedCrmState, salesforceDump, startSandboxes } from '../support/sync-harness.ts';
 import { containerState, ensureBaseImage, ensureCrmSyncImage, killContainer, podmanMissing, removeContainer, runContainer } from './support/podman.ts';
+import { dropTemporalDatabases } from './support/temporal-databases.ts';
 
 const missing = await podmanMissing();
 if (missing) console.warn(`Skipping the cluster test: ${missing}`);
@@ -74,10 +74,7 @@ describe.skipIf(Boolean(missing))('three worker containers on a Temporal server 
     await server?.stop();
     await sandboxes?.stop();
     await database?.drop();
-    const admin = new pg.Client({ connectionString: inject('postgresServerUrl') });
-    await admin.connect();
-    for (const name of Object.values(databases)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await dropTemporalDatabases(inject('postgresServerUrl'), Object.values(databases));
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -16,6 +16,7 @@ import { createTestDatabase, quietLogger, type TestDatabase } from '../support/d
 import { createSandboxConnection, expectedCrmState, salesforceDump, startSandboxes } from '../support/sync-harness.ts';
 import { waitFor } from '../support/start-process.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
+import { dropTemporalDatabases } from './support/temporal-databases.ts';
 
 // The first run builds the server with go install (several minutes on two cores); later runs find it cached.
 const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -43,10 +44,7 @@ describe('a Temporal server on PostgreSQL (not the dev server)', () => {
     await server?.stop();
     await sandboxes?.stop();
     await database?.drop();
-    const admin = new pg.Client({ connectionString: inject('postgresServerUrl') });
-    await admin.connect();
-    for (const name of Object.values(databases)) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await dropTemporalDatabases(inject('postgresServerUrl'), Object.values(databases));
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -3,6 +3,7 @@
 // A process against a real PostgreSQL and a real Temporal server.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { HEARTBEAT_SCHEDULE_ID } from '../../temporal/schedules.ts';
 import { cosellScheduleId, realtimeScheduleId, syncScheduleId } from '../../temporal/sync-schedules.ts';
@@ -25,8 +26,8 @@ describe('crm-sync schedules (real PostgreSQL, real Temporal)', () => {
     connection = await Connection.connect({ address: inject('temporalAddress') });
     // A namespace of its own: the heartbeat schedule's id is one per namespace, and the heartbeat test
     // expects to create it in the shared one.
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
-    await waitFor(`namespace ${namespace} to serve`, () => new Client({ connection, namespace }).schedule.list().next().then(() => true, () => undefined), 60_000, 500);
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    await waitFor(`namespace ${namespace} to serve`, () => new Client({ connection, namespace }).schedule.list()[Symbol.asyncIterator]().next().then(() => true, () => undefined), 60_000, 500);
     env = { ...cliEnv({ databaseUrl: database.url, secretKey: randomBytes(32).toString('base64'), taskQueue, commerceClientSecret: sandboxes.commerce.clientSecret, salesforceClientSecret: sandboxes.salesforce.clientSecret }), TEMPORAL_NAMESPACE: namespace };
   });
   afterAll(async () => {
