@@ -110,7 +110,9 @@ export class OrgQuotaPacer {
         this.#stale = true;
         continue;
       }
-      if (hold.ms > this.#maxWaitMs) throw new CommerceQuotaExhaustedError({ orgId: this.orgId, operation, quota: hold.quota, waitMs: hold.ms, now });
+      // The bound is on the time until the window ends; our margin after it is not counted against it,
+      // so a minute quota spent in its window's first moments (60 s away, plus the margin) is waited out.
+      if (hold.ms - (hold.quota ? this.#marginMs : 0) > this.#maxWaitMs) throw new CommerceQuotaExhaustedError({ orgId: this.orgId, operation, quota: hold.quota, waitMs: hold.ms, now });
       this.#stats.waits += 1;
       this.#stats.waitedMs += hold.ms;
       // After the wait the window has ended: the first caller awake reads the snapshot again (#needsRead).

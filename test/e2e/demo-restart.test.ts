@@ -61,6 +61,13 @@ async function differences(commerce: { apiUrl: string }, salesforce: { instanceU
   return [...found, ...orgDifferences(snapshot, { ...org, offer: org.offer.filter((o) => !fromInbound(o)) }, expected)];
 }
 
+/** For a failure's message: what both runs of the job logged about the records still different (a post-mortem in CI's output). */
+function whatTheJobsSaid(differences: string[]): string {
+  const ids = [...new Set(differences.slice(0, 5).map((difference) => difference.split(' ')[1]!).filter(Boolean))];
+  const lines = jobs.flatMap((job, index) => job.logs.map((entry) => `run ${index + 1}: ${JSON.stringify(entry).slice(0, 600)}`)).filter((line) => ids.some((id) => line.includes(id)));
+  return lines.length ? `\nwhat the job logged about ${ids.join(', ')}:\n${lines.slice(-30).join('\n')}` : `\nthe job logged nothing about ${ids.join(', ')}`;
+}
+
 it('keeps the demo org in step, and after a SIGKILL of the whole process group resumes and converges exactly', async () => {
   const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
 
@@ -100,7 +107,7 @@ it('keeps the demo org in step, and after a SIGKILL of the whole process group r
     Number(process.env.DEBUG_DEMO_TEST ? 30_000 : 180_000),
     2000,
   ).catch((error) => {
-    throw new Error(`${error.message}; still different: ${last.slice(0, 20).join('; ')}`);
+    throw new Error(`${error.message}; still different: ${last.slice(0, 20).join('; ')}${whatTheJobsSaid(last)}`);
   });
 
   const everyOpportunity = await salesforceDump(salesforce, 'Opportunity');

@@ -189,6 +189,20 @@ describe('the commerce quota pacer', () => {
     expect(pacer.view().quotas[0]!.used).toBe(1);
   });
 
+  it('waits out a minute quota spent in the first moments of its window (the end is a minute and the margin away), rather than failing', async () => {
+    // Spent 100 ms into the minute: the window ends 59.9 s later, and the call goes 250 ms after that (60.15 s),
+    // past a 60 s bound that counts the margin. A minute window's end is always waited for.
+    const time = fakeClock('2026-03-10T12:00:00.100Z');
+    const org = fakeOrganization(time.clock, 1);
+    const pacer = new OrgQuotaPacer('org-8', { clock: time.clock, maxWaitMs: 60_000 });
+    (await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/offer')))();
+    org.send();
+    (await time.drive(pacer.admit(org.read, 'GET /org/{orgId}/entitlement')))();
+    expect(time.iso()).toBe('2026-03-10T12:01:00.250Z');
+    expect(org.send()).toBe('ok');
+    expect(pacer.view()).toMatchObject({ waits: 1, waitedMs: 60_150 });
+  });
+
   it('paces nothing without a readable snapshot, and tries the read again after refreshMs', async () => {
     const time = fakeClock('2026-03-10T12:00:00.000Z');
     const org = fakeOrganization(time.clock, 1);
