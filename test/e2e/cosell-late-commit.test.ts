@@ -3,6 +3,8 @@
 // activity's retry (a second later) used to look, find nothing yet, and create every referral again.
 // Now the retry waits until the lost create is surely visible (the client's request timeout after the
 // failure), looks, and adopts: one referral per Opportunity. Real Temporal, real PostgreSQL, the sandboxes.
+// The three CRMs run at the same time (each its own sandboxes, database, worker and task queue; most of
+// each case is the lost create being waited out).
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundIntentStore } from '../../store/outbound-intents.ts';
@@ -14,7 +16,7 @@ import { commerceDump } from '../support/sync-harness.ts';
 
 const post = (url: string, body?: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-describe.each(CRMS_UNDER_TEST)('co-sell from %s against late commits', (kind) => {
+describe.each(CRMS_UNDER_TEST)('co-sell from %s against late commits', { concurrent: true }, (kind) => {
   let stack: CosellStack;
 
   beforeAll(async () => {

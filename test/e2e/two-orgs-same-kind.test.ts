@@ -11,6 +11,8 @@
 // - no cached schema: the two orgs' schemas differ where the other's describe or metadata would refuse or
 //   misplace data (test/support/two-orgs.ts), and each org's records carry its own schema's values.
 // The worker's log lines and the runs' Temporal histories are then scanned for every secret in play.
+// The three CRM kinds run at the same time on the one worker (each pair its own sandboxes, connections
+// and workflow ids): six connections at once, where each case used to wait on retries of its own.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -75,7 +77,7 @@ async function crmRecordIds(crm: CrmUnderTest): Promise<Set<string>> {
   return ids;
 }
 
-describe.each(CRMS_UNDER_TEST)('two %s orgs synced at once by one worker', (kind) => {
+describe.each(CRMS_UNDER_TEST)('two %s orgs synced at once by one worker', { concurrent: true }, (kind) => {
   const pair = ORG_PAIRS[kind];
   let commerce: Pair<CommerceSandbox>;
   let crms: Pair<CrmUnderTest>;
