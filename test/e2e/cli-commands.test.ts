@@ -3,6 +3,7 @@
 // backfill (live progress, then its summary) and dead-letters (listing, redacted, and --retry).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
@@ -42,6 +43,8 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
       CRM_SYNC_OUTPUT: 'json', // scripts' output; the table tests ask for human
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
+      // The commands' processes share Node's compile cache: each does not strip and compile the same TypeScript again.
+      NODE_COMPILE_CACHE: path.join(os.tmpdir(), 'crm-sync-test-compile-cache'),
       COMMERCE_CLIENT_SECRET: sandboxes.commerce.clientSecret,
       SALESFORCE_CLIENT_SECRET: sandboxes.salesforce.clientSecret,
     };
@@ -64,12 +67,22 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     '--paused',
   ];
   const schedule = () => new Client({ connection }).schedule.getHandle(syncScheduleId(connectionId)).describe();
-  /** Waits until no run the sync schedule started is still going (the next test swaps secrets). */
-  const syncsFinished = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // a trigger takes a moment to start its run
+  /** How many runs the sync schedule has started so far. */
+  const actionsTaken = async () => (await schedule()).info.numActionsTaken;
+  /**
+   * Waits until the run a trigger asked for has started (the schedule took one more action than `before`,
+   * a moment after the trigger) and no run the schedule started is still going (the next test swaps secrets).
+   */
+  const syncsFinished = async (before: number) => {
     const deadline = Date.now() + 60_000;
-    while ((await schedule()).info.runningActions.length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
-    expect((await schedule()).info.runningActions).toEqual([]);
+    const settled = async () => {
+      const { info } = await schedule();
+      return info.numActionsTaken > before && info.runningActions.length === 0;
+    };
+    while (!(await settled()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    const { info } = await schedule();
+    expect(info.numActionsTaken).toBeGreaterThan(before);
+    expect(info.runningActions).toEqual([]);
   };
   let connectionId = '';
 
@@ -167,6 +180,7 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     const none = await cli(['dead-letters', 'acme', '--retry', '--id', 'no-such-referral']);
     expect(JSON.parse(none.stdout)).toMatchObject({ due: 0, message: 'No open dead letters (id no-such-referral) for acme: nothing to retry' });
 
+    const actionsBefore = await actionsTaken();
     const retried = await cli(['dead-letters', 'acme', '--retry']);
     expect(JSON.parse(retried.stdout)).toMatchObject({ due: letters.length, hadUsedAllAttempts: 1, syncStarted: true, message: `${letters.length} dead letters (1 had used all its 5 attempts) are due now; the sync starts now and retries them` });
     // The sync it started sends the record again: Salesforce refuses it again (attempt 1 of a fresh five).
@@ -179,12 +193,13 @@ describe('crm-sync commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(after.last_failed_at.getTime()).toBeGreaterThan(before.last_failed_at.getTime());
     expect(after.attempts).toBe(1);
     expect(after.first_failed_at).toEqual(before.first_failed_at);
-    await syncsFinished();
+    await syncsFinished(actionsBefore);
 
     const otherBefore = await read(other!.id);
+    const actionsBeforeOne = await actionsTaken();
     const one = await cli(['dead-letters', 'acme', '--retry', '--entity', other!.entity, '--id', other!.sourceId]);
     expect(JSON.parse(one.stdout)).toMatchObject({ due: 1, message: '1 dead letter is due now; the sync starts now and retries them' });
-    await syncsFinished();
+    await syncsFinished(actionsBeforeOne);
     const otherAfter = await read(other!.id);
     expect(otherAfter.last_failed_at.getTime()).toBeGreaterThan(otherBefore.last_failed_at.getTime());
     expect(otherAfter.attempts).toBe(1);
