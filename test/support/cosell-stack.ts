@@ -17,11 +17,15 @@ import { startProductionWorker } from './sync-harness.ts';
  * lifecycle tests set one.
  */
 /** `commerceRequestTimeoutMs`: the connection's commerce client timeout, which also bounds how long a lost create is waited out. */
-export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions; partnerReviewSeconds?: number; commerceRequestTimeoutMs?: number }) {
+/**
+ * `lookbackSeconds`: how far before its stored position each run reads again (default: the connection's,
+ * 10 minutes), so a file's later runs need not read every record its earlier cases made.
+ */
+export async function startCosellStack(options: { name: string; entitlements: number; seed: number; entities?: Entity[]; crm?: CrmUnderTestKind; crmOptions?: CrmSandboxOptions; partnerReviewSeconds?: number; commerceRequestTimeoutMs?: number; lookbackSeconds?: number }) {
   const database = await createTestDatabase();
   const started = await startSandboxesFor(options.crm ?? 'salesforce', { entitlements: options.entitlements, seed: options.seed, partnerReviewSeconds: options.partnerReviewSeconds ?? 0 }, options.crmOptions);
   const sandboxes = { ...started, salesforce: started.crm.salesforce! };
-  const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'], ...(options.commerceRequestTimeoutMs && { commerceSettings: { requestTimeoutMs: options.commerceRequestTimeoutMs } }) })).id;
+  const connectionId = (await createCrmConnection(database, sandboxes.commerce, sandboxes.crm, { entities: options.entities ?? ['buyer'], lookbackSeconds: options.lookbackSeconds, ...(options.commerceRequestTimeoutMs && { commerceSettings: { requestTimeoutMs: options.commerceRequestTimeoutMs } }) })).id;
   const taskQueue = `${options.name}-${Date.now()}`;
   const worker = await startProductionWorker(database, { taskQueue });
   const run = (type: string): Promise<any> =>
