@@ -1,4 +1,5 @@
 // What the short-lived commands share: the database, a Temporal client, and the connection store.
+import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { AppConfig } from '../config/config.ts';
 import type { Logger } from '../config/logger.ts';
@@ -30,7 +31,9 @@ export async function openCommandContext(config: AppConfig, logger: Logger) {
     async temporalClient(): Promise<Client> {
       const target = await connectToRunningTemporal(config);
       try {
-        // A refused port fails at once; a busy server (a worker host under load) gets 15 s to answer.
+        // A refused port fails at once (gRPC alone would retry it until the deadline); a busy server (a
+        // worker host under load) gets 15 s to answer.
+        if (!temporal) await refusedAtOnce(target.connectionOptions.address);
         temporal ??= await Connection.connect({ ...target.connectionOptions, connectTimeout: 15_000 } as never);
       } catch (error) {
         throw new UnreachableError(
@@ -54,3 +57,26 @@ export async function openCommandContext(config: AppConfig, logger: Logger) {
 }
 
 export type CommandContext = Awaited<ReturnType<typeof openCommandContext>>;
+
+/**
+ * Fails with the socket's error when nothing listens at `address` (refused, unknown host, no route):
+ * gRPC's connect retries a refused port until its deadline, so without this a stopped server took the
+ * whole 15 s to be named. Anything else (it answers, or is slow to) is left to the gRPC connect.
+ */
+async function refusedAtOnce(address: string | undefined): Promise<void> {
+  const parsed = /^(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d+)$/.exec(address ?? '');
+  if (!parsed) return;
+  const host = parsed[1] ?? parsed[2]!;
+  const port = Number(parsed[3]);
+  await new Promise<void>((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    const done = (error?: Error) => {
+      socket.destroy();
+      if (error && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH/.test((error as NodeJS.ErrnoException).code ?? '')) reject(error);
+      else resolve();
+    };
+    socket.setTimeout(3_000, () => done());
+    socket.once('connect', () => done());
+    socket.once('error', done);
+  });
+}

@@ -50,7 +50,7 @@ export const controls = {
     const input = body(ctx);
     // expireSessions: every session issued so far answers 401 from now on (once, at install time).
     if (input.expireSessions === true) ctx.state.sessions.expireAll();
-    const hasRule = ['rate429', 'rate500', 'rate503', 'latencyMs'].some((k) => input[k] !== undefined);
+    const hasRule = ['rate429', 'rate500', 'rate503', 'latencyMs', 'hold'].some((k) => input[k] !== undefined);
     const faults = hasRule || input.expireSessions !== true ? ctx.state.faults.add(input) : ctx.state.faults.list();
     return json(200, { faults });
   },

@@ -7,6 +7,7 @@ import { loseAnswer } from '../lost-answer.ts';
 import { readBody } from '../read-body.ts';
 import { notFound, RequestError, sessionInvalid } from './errors.ts';
 import type { Ctx, Reply } from './http.ts';
+import { requestObject } from './faults.ts';
 import { callKind } from './organization.ts';
 import { matchRoute } from './router.ts';
 import type { SandboxState } from './state.ts';
@@ -65,7 +66,8 @@ async function handle(state: SandboxState, req: IncomingMessage, res: ServerResp
   if (route.auth === 'control') return send(res, await run(ctx, route.handler), {});
 
   state.calls.count(callKind(route.kind, url));
-  const fault = state.faults.decide(route.kind);
+  const fault = state.faults.decide(route.kind, () => requestObject(params, body));
+  if (fault.hold) await fault.hold;
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   // The request is carried out below; only its answer is lost.
   if (fault.truncate) loseAnswer(res);

@@ -123,7 +123,7 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(human).toMatch(/reason\s+.*(INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY|MALFORMED_ID)/);
     expect(human).toContain(`referral ${foreign[0]}`);
     expect(human).toContain(`${foreign.length} open. Retry them: crm-sync retry acme`);
-  });
+  }, 120_000); // a backfill and six more commands as processes: over a minute on a loaded machine
 
   it('retry answers in a sentence, or JSON; a connection that does not exist exits 3', async () => {
     const none = await cli(['retry', 'acme', '--id', 'no-such-referral']);
@@ -215,17 +215,20 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
   });
 
   it('backfill: Ctrl-C detaches and leaves it running, the same command attaches again, --cancel stops it', async () => {
-    // Salesforce answers slowly, so the backfill is still running when we look: the offers' one write
-    // takes 20 s, longer than detaching, attaching and cancelling take (at 4 s a call the whole backfill,
-    // three Salesforce calls, could end before the cancel arrived).
-    await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: '*', latencyMs: 20_000 }) });
+    // Salesforce holds the offers' write (the sandbox's hold, released when the test clears the faults),
+    // so the backfill is still running, its buyers written and counted, for as long as detaching,
+    // attaching and cancelling take, however slow the machine.
+    const held = await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint: 'composite-*', sobject: 'Opportunity', hold: true }) });
+    expect(held.status).toBe(200);
     try {
       const args = ['backfill', 'acme', '--entities', 'buyer,offer', '--forget-links'];
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const lines: string[] = [];
       readline.createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      await waitFor(`progress lines (so far: ${lines.join(' / ')})`, () => lines.some((line) => /^\[\w+ page \d+\] pages \d+, read [1-9]/.test(line)), 150_000, 100);
+      await waitFor('progress lines', () => lines.some((line) => /^\[\w+ page \d+\] pages \d+, read [1-9]/.test(line)), 150_000, 100).catch((error: Error) => {
+        throw new Error(`${error.message} (the command wrote: ${lines.join(' / ')})`);
+      });
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(lines.join('\n')).toContain('Detached: the backfill goes on');
@@ -238,7 +241,9 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
       expect(attached.stderr).toContain(`Attached to the running backfill ${workflowId}`);
       const cancelled = await cli([...args, '--cancel']);
       expect(cancelled).toMatchObject({ code: 0, stdout: `Cancelled ${workflowId}\n` });
-      // Salesforce answers at its normal pace again, so the cancelled activity's call returns and it stops.
+      // The offers' write was held all along: the backfill was running until the cancel, never done.
+      expect((await handle.describe()).status.name).not.toBe('COMPLETED');
+      // Salesforce lets the held write through, so the cancelled activity's call returns and it stops.
       await fetch(`${sandboxes.salesforce.instanceUrl}/_sandbox/faults`, { method: 'DELETE' });
       await waitFor('the backfill cancelled', async () => (await handle.describe()).status.name === 'CANCELLED', 150_000);
     } finally {
