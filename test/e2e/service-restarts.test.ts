@@ -1,9 +1,14 @@
-// The Temporal server and PostgreSQL each restarted in the middle of a backfill, for each CRM: the worker
+// The Temporal server and PostgreSQL each restarted in the middle of a backfill: the worker
 // process rides both out (its polls reconnect, activities that lost the database are retried), the
 // workflow completes, and the CRM holds exactly the expected records: no duplicate, none missing, none
 // stale. Temporal keeps its state in a file here (a real cluster keeps it in its database), so the
 // restart is a restart and not a new server. The Temporal history and the worker's log lines are then
-// scanned for every secret in play. `npm run chaos` runs it on a larger organization.
+// scanned for every secret in play.
+//
+// What is restarted is not the CRM's: the worker's polls, its database pool and the retried activities
+// are the same whatever CRM the run writes to. So `npm test` keeps the reduced form: Salesforce only,
+// 1,200 entitlements. `npm run chaos` (CRM_SYNC_CHAOS=full) runs the full form: every CRM (Salesforce,
+// HubSpot, Dynamics 365), 10,000 entitlements each.
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -33,8 +38,9 @@ const ENTITIES: Entity[] = ['buyer', 'contact', 'offer', 'entitlement', 'referra
 /** Each commerce call waits this long, so the backfill runs long enough to be cut twice (about half a minute). */
 const COMMERCE_LATENCY_MS = 40;
 const ENTITLEMENTS = CHAOS_FULL ? 10_000 : 1_200;
+const KINDS: typeof CRMS_UNDER_TEST = CHAOS_FULL ? CRMS_UNDER_TEST : ['salesforce'];
 
-describe.each(CRMS_UNDER_TEST)('a backfill into %s survives a restart of Temporal and one of PostgreSQL', (kind) => {
+describe.each(KINDS)('a backfill into %s survives a restart of Temporal and one of PostgreSQL', (kind) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `crm-sync-restarts-${kind}-`));
   chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as `postgres` and must reach its directory
   const temporalDb = path.join(dataDir, 'temporal', 'state.db');

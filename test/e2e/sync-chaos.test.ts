@@ -3,28 +3,46 @@
 // way (the call was carried out, its answer cut off), and every token (session) is revoked each second. The
 // sync must still converge to exactly the expected CRM, with no duplicate, and write the ids back.
 // Production look-back (600 s).
+//
+// The three CRMs run at the same time, through one worker (one task queue) and one database, as one
+// production worker serves several connections: each has its own sandboxes, connection and run. Their
+// time is honest waiting (every 429 waits the second it asks for, retries back off), so it overlaps.
+// `npm run chaos` (CRM_SYNC_CHAOS=full) runs a larger organization (600 entitlements instead of 120).
 import { Client } from '@temporalio/client';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { createDeadLetterStore } from '../../store/dead-letters.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import type { SyncProgress } from '../../workflows/sync.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { CHAOS_FULL } from '../support/chaos.ts';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { CRMS_UNDER_TEST, createCrmConnection, startSandboxesFor } from '../support/crm-sandbox.ts';
 import { startProductionWorker } from '../support/sync-harness.ts';
+
+const ENTITLEMENTS = CHAOS_FULL ? 600 : 120;
 
 const post = (url: string, body?: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
-it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s, 429s and expiring tokens injected in both sandboxes', async (kind) => {
-  const database = await createTestDatabase();
+const taskQueue = `chaos-both-${Date.now()}`;
+let database: TestDatabase;
+let worker: Awaited<ReturnType<typeof startProductionWorker>>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  worker = await startProductionWorker(database, { taskQueue });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await database?.drop();
+});
+
+it.concurrent.for(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s, 429s and expiring tokens injected in both sandboxes', { timeout: CHAOS_FULL ? 900_000 : 240_000 }, async (kind, { expect }) => {
+  // The time allowed: every 429 waits the second it asks for, and retries back off (honest waiting).
   // HubSpot signs in with OAuth here: its access tokens expire with the others.
-  const sandboxes = await startSandboxesFor(kind, { entitlements: 120, seed: 17 }, { auth: 'oauth' });
+  const sandboxes = await startSandboxesFor(kind, { entitlements: ENTITLEMENTS, seed: 17 }, { auth: 'oauth' });
   const { commerce, crm } = sandboxes;
   // A lost Dataverse answer waits for the call's deadline before it is tried again: 5 s here, not 120.
   const { id: connectionId } = await createCrmConnection(database, commerce, crm, { pageSize: 40, ...(kind === 'dynamics' && { crmSettings: { requestTimeoutMs: 5000 } }) });
-  const taskQueue = `chaos-both-${kind}-${Date.now()}`;
-  const worker = await startProductionWorker(database, { taskQueue });
-  const { connection } = worker;
   // Tokens and sessions live an hour or two in production; here every one of them dies each second.
   const expire = setInterval(() => {
     void post(`${commerce.apiUrl}/_sandbox/tokens/expire`).catch(() => {});
@@ -35,7 +53,7 @@ it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s
     // Seeded: with seed 13 the sequence already holds a 429 and a 500 among its first six answers (in
     // every CRM sandbox), so both are always met even where a CRM takes few calls (Bulk jobs, batches of 100).
     await crm.faults({ rate500: 0.1, rate429: 0.05, truncatedRate: 0.01, slowRate: 0.01, slowMs: 1500, seed: 13 });
-    const result: SyncProgress = await new Client({ connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, {
+    const result: SyncProgress = await new Client({ connection: worker.connection }).workflow.execute(WORKFLOW_TYPES.incrementalSync, {
       taskQueue,
       workflowId: `chaos-both-${kind}-${Date.now()}`,
       args: [{ connectionId }],
@@ -56,8 +74,6 @@ it.each(CRMS_UNDER_TEST)('converges to exactly the expected %s records with 500s
     expect(letters.map((letter) => `${letter.entity}:${letter.sourceId}`).sort()).toEqual(rejected);
   } finally {
     clearInterval(expire);
-    await worker.stop();
     await sandboxes.stop();
-    await database.drop();
   }
-}, 240_000); // every 429 waits the second it asks for, and retries back off: honest waiting
+});
