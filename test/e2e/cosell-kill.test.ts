@@ -32,7 +32,7 @@ if (CHAOS_FULL) console.info(`cosell-kill: later kills after ${LATER_KILLS_AFTER
 const OPPORTUNITIES = CHAOS_FULL ? 300 : 250;
 const CREATE = 'POST /org/{orgId}/cosell/referral/batchCreate';
 /** How late each create is answered: long enough for the kill to land first, well within the request timeout. */
-const CREATE_LATENCY_MS = 1000;
+const CREATE_LATENCY_MS = 1500;
 const REQUEST_TIMEOUT_MS = 3000;
 
 describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', { concurrent: true }, (kind) => {
@@ -69,7 +69,7 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', { concurrent: t
     const ours = async () => (await commerceDump(sandboxes.commerce, 'referrals')).filter((referral) => ids.has(referral[crm.opportunityIdField]));
     const createCalls = async () => ((await (await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/calls`)).json()) as { operations: Record<string, number> }).operations[CREATE] ?? 0;
 
-    // Each create is answered a second late (the commerce side makes the referrals after that second, whoever still listens).
+    // Each create is answered 1.5 s late (the commerce side makes the referrals after that, whoever still listens).
     await fetch(`${sandboxes.commerce.apiUrl}/_sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ operation: CREATE, latencyMs: CREATE_LATENCY_MS }) });
     const handle = await client.workflow.start(WORKFLOW_TYPES.cosell, { taskQueue, workflowId: `cosell-kill-${kind}-${Date.now()}`, args: [{ connectionId, activityTimeouts: { heartbeat: '5 seconds' } }] });
     // The kill lands once the commerce side has received a create: that create is in flight.
@@ -83,6 +83,7 @@ describe.each(CRMS_UNDER_TEST)('co-sell from %s across a crash', { concurrent: t
     // What the killed worker recorded as made before it died (its answered creates): never counted again.
     const { rows: recorded } = await database.pool.query(`SELECT count(*)::int AS n FROM outbound_intents WHERE connection_id = $1 AND state = 'created'`, [connectionId]);
     expect(recorded[0].n).toBeLessThan(OPPORTUNITIES);
+    // The new worker starts while the killed attempt's heartbeat times out and its claim is waited out.
     workers.push(await startWorkerProcess('w1', env));
     for (const [index, afterMs] of LATER_KILLS_AFTER_MS.entries()) {
       await sleep(afterMs);
