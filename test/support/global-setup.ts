@@ -9,6 +9,7 @@ import type { TestProject } from 'vitest/node';
 import { createLogger } from '../../config/logger.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
+import { PREBUILT_WORKFLOW_BUNDLE_ENV, writeWorkflowBundleFile } from '../../temporal/workflow-bundle.ts';
 import { freePort } from './free-port.ts';
 
 declare module 'vitest' {
@@ -22,6 +23,14 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL === 'debug' ? 'debug' : 'warn', format: 'json' });
   const cleanups: (() => Promise<void>)[] = [];
+
+  // The workflows bundled once for the run: every worker a test or a spawned command starts (they
+  // inherit the environment) uses it instead of running webpack again (about 1.5 s of CPU each).
+  const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-test-bundle-'));
+  cleanups.push(async () => rmSync(bundleDir, { recursive: true, force: true }));
+  const bundleFile = path.join(bundleDir, 'workflows.json');
+  await writeWorkflowBundleFile(path.join(import.meta.dirname, '..', '..', 'workflows', 'index.ts'), bundleFile, (level, message) => logger[level](message));
+  process.env[PREBUILT_WORKFLOW_BUNDLE_ENV] = bundleFile;
 
   const temporal = await startTemporalDevServer({ port: await freePort(), logger, cliPath: process.env.TEMPORAL_CLI_PATH });
   cleanups.push(() => temporal.stop());
