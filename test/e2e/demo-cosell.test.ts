@@ -6,10 +6,20 @@
 // A private offer is built from products (issue #28 acceptance): the sellers add catalogue products to an
 // Opportunity that asks for an offer, the demo connection's approval rule holds the draft until the deal desk
 // approves it, and then it is published to the buyer with the products' dimensions as its terms.
+//
+// Shortened waits that prove nothing about the sync (both through the sandboxes' controls, right after
+// they start): the partner reviews a submitted referral 10 s instead of the demo's 60 s (a review still
+// runs: the decision comes later, as its own change), and the sellers make a change a second instead of one
+// every five (the same kinds of moves, sooner; the partner moves while they work, every 15 s as in the demo);
+// and, once the worker runs, the demo connection's co-sell schedule runs every 5 s instead of 30 s (its
+// Temporal schedule's interval: each pass does what a 30 s one does, and every step of a referral's or an
+// offer's way waited for the next pass).
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, expect, it } from 'vitest';
+import { cosellScheduleId } from '../../temporal/sync-schedules.ts';
 import { commerceDump } from '../support/expected-crm.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
 import { embeddedJobEnv, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
@@ -19,7 +29,9 @@ type Description = { commerce: { apiUrl: string; controlUrl: string; clientId: s
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-cosell-'));
 chmodSync(dataDir, 0o755);
 let job: StartedJob | undefined;
-afterAll(() => {
+let temporal: Connection | undefined;
+afterAll(async () => {
+  await temporal?.close().catch(() => {});
   if (job && process.env.DEBUG_DEMO_TEST) console.log(job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400)).join('\n'));
   try {
     if (job) process.kill(-job.child.pid!, 'SIGKILL');
@@ -31,8 +43,22 @@ afterAll(() => {
 
 it('shows co-sell moving both ways on its own: shared deals become referrals, requests become drafts, the partner answers', async () => {
   const startedAt = new Date().toISOString();
-  job = startJob(await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' }));
+  const env = await embeddedJobEnv(dataDir, { CRM_SYNC_DEMO: 'on' });
+  job = startJob(env);
   const { commerce, salesforce } = JSON.parse(await waitFor('the sandboxes line', () => job!.stdout[0])) as Description;
+  const control = async (url: string, body: unknown) => expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(200);
+  await control(`${commerce.controlUrl}/cosell/review`, { seconds: 10 });
+  await control(`${salesforce.controlUrl}/changes/rate`, { changesPerSecond: 1 });
+  await waitFor('the worker to run', () => job!.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
+  temporal = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
+  const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+  let cosellSchedules = 0;
+  for await (const schedule of client.schedule.list()) {
+    if (!schedule.scheduleId.startsWith(cosellScheduleId(''))) continue;
+    await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec: { intervals: [{ every: '5s' }] } }));
+    cosellSchedules += 1;
+  }
+  expect(cosellSchedules).toBe(1);
   const within = 300_000;
 
   // Seller -> partner: an Opportunity the sellers shared (a new deal, or one the sync made from an offer;
@@ -84,7 +110,7 @@ it('shows co-sell moving both ways on its own: shared deals become referrals, re
   );
 
   // The lifecycle (issue #24): a seller's shared Opportunity is submitted in the run that makes its referral,
-  // and the partner's decision after its review (60 s in the demo) reaches the Opportunity.
+  // and the partner's decision after its review (60 s in the demo, 10 s here) reaches the Opportunity.
   const decided = await waitFor(
     "the partner's decision on a submitted referral to reach its Opportunity",
     async () => {
