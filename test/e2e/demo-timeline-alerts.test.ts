@@ -4,8 +4,14 @@
 // Slack/Teams-style receiver the demo starts, which prints each alert as one line on the demo's output.
 // A demo data directory from before the timeline (its connection saved without it) gets the timeline on
 // the next start, and the demo's routes follow the receiver to its new port instead of piling up.
+//
+// Once each start's worker runs, the demo connection's near-real-time schedule (which reads the feed and
+// sends the alerts) runs every 5 s instead of 15 s (its Temporal schedule's interval; each pass does what a
+// 15 s one does): the alerts waited for the next pass.
+import { Client, Connection } from '@temporalio/client';
 import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
+import { realtimeScheduleId } from '../../temporal/sync-schedules.ts';
 import { ALERT_LINE, demoJobs } from '../support/demo-job.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
 import { waitFor, type StartedJob } from '../support/start-process.ts';
@@ -19,10 +25,29 @@ afterAll(async () => {
   await pool?.end();
 });
 
+/** Once the job's worker runs: the demo connection's near-real-time schedule every 5 s. */
+async function realtimeEvery5s(env: NodeJS.ProcessEnv, started: StartedJob): Promise<void> {
+  await waitFor('the worker to run', () => started.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
+  const connection = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
+  try {
+    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+    let updated = 0;
+    for await (const schedule of client.schedule.list()) {
+      if (!schedule.scheduleId.startsWith(realtimeScheduleId(''))) continue;
+      await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec: { intervals: [{ every: '5s' }] } }));
+      updated += 1;
+    }
+    expect(updated).toBe(1);
+  } finally {
+    await connection.close();
+  }
+}
+
 it('puts marketplace events on the Salesforce records as Tasks and prints the alerts its local receiver gets', async () => {
   const env = await demo.env();
   job = demo.start(env);
   const { salesforce } = JSON.parse(await waitFor('the sandboxes line', () => job!.stdout[0])) as Description;
+  await realtimeEvery5s(env, job);
   const within = 300_000;
 
   // A Task made by the timeline (it carries the event's id) on an Opportunity made from a commerce offer,
@@ -69,6 +94,7 @@ it('puts marketplace events on the Salesforce records as Tasks and prints the al
 
   job = demo.start(env);
   await waitFor('the sandboxes line again', () => job!.stdout[0]);
+  await realtimeEvery5s(env, job);
   pool = demo.openPool(env);
   const entities = await waitFor(
     'the demo connection to sync the timeline again',
