@@ -58,6 +58,10 @@ const maxSeconds = number('BENCH_FAIRNESS_MAX_SECONDS', 7200);
 const backfillCrm = (process.env.BENCH_FAIRNESS_BACKFILL_CRM ?? 'salesforce') as CrmKind;
 const priorityMatching = process.env.BENCH_FAIRNESS_PRIORITY !== '0';
 const alone = process.env.BENCH_FAIRNESS_ALONE !== '0';
+// The worker's activity slots (CRM_SYNC_MAX_CONCURRENT_ACTIVITIES; its default is 8). Each connection
+// runs a notification pass and a co-sell pass every 30 s: 20 connections on 8 slots queue behind each
+// other (not behind the backfill, which holds one slot), so the fleet is sized for them (docs/deployment.md).
+const activitySlots = number('BENCH_FAIRNESS_ACTIVITY_SLOTS', 24);
 /** The other connections' CRMs, in turn. */
 const OTHER_KINDS: CrmKind[] = ['hubspot', 'dynamics', 'salesforce'];
 const TASK_QUEUE = 'fairness';
@@ -103,7 +107,7 @@ async function main() {
 
     // The production worker in a process of its own (the sandboxes' work is not its CPU).
     const worker = await startChild<{ pid: number }>(path.join(import.meta.dirname, 'processes', 'worker.ts'), {
-      env: { ...WORKER_ENV, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: url.toString(), BENCH_TASK_QUEUE: TASK_QUEUE, BENCH_SECRET_KEY: Buffer.alloc(32, 5).toString('base64') },
+      env: { ...WORKER_ENV, BENCH_TEMPORAL_ADDRESS: temporal.address, BENCH_DATABASE_URL: url.toString(), BENCH_TASK_QUEUE: TASK_QUEUE, BENCH_SECRET_KEY: Buffer.alloc(32, 5).toString('base64'), BENCH_WORKER_ACTIVITY_SLOTS: String(activitySlots) },
       execArgv: [...WORKER_NODE_FLAGS],
     });
     cleanups.push(() => worker.kill());
@@ -200,6 +204,7 @@ async function main() {
     const result = {
       bench: 'fairness',
       priorityMatching,
+      activitySlots,
       matchingConfig: priorityMatching ? MATCHING_PRIORITY_CONFIG : 'server default (arrival order)',
       connections: connectionCount,
       backfill: {

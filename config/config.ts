@@ -55,7 +55,8 @@ const environmentSchema = z.object({
   CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: wholeNumber(1, 1000).default(8),
   // At least 2: the worker polls its sticky queue and the shared queue at once.
   CRM_SYNC_MAX_CONCURRENT_WORKFLOW_TASKS: wholeNumber(2, 1000).default(16),
-  CRM_SYNC_DB_POOL_MAX: wholeNumber(1, 1000).default(10),
+  // Unset: enough for the activity slots (poolMaxFor).
+  CRM_SYNC_DB_POOL_MAX: wholeNumber(1, 1000).optional(),
   /** After SIGTERM, how long running activities may finish before they are cancelled (and retried elsewhere). */
   CRM_SYNC_SHUTDOWN_GRACE: z
     .string()
@@ -183,7 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, logsGoToTermina
   const adminTls = values.CRM_SYNC_ADMIN_TLS_CERT && values.CRM_SYNC_ADMIN_TLS_KEY ? { certFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_CERT), keyFile: path.resolve(values.CRM_SYNC_ADMIN_TLS_KEY) } : undefined;
   return {
     dataDir: path.resolve(values.CRM_SYNC_DATA_DIR),
-    database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT, poolMax: values.CRM_SYNC_DB_POOL_MAX },
+    database: { url: values.DATABASE_URL, embeddedPort: values.CRM_SYNC_EMBEDDED_PG_PORT, poolMax: values.CRM_SYNC_DB_POOL_MAX ?? poolMaxFor(values.CRM_SYNC_MAX_CONCURRENT_ACTIVITIES) },
     secretKey: values.CRM_SYNC_SECRET_KEY ? Buffer.from(values.CRM_SYNC_SECRET_KEY, 'base64') : undefined,
     temporal: {
       address: values.TEMPORAL_ADDRESS,
@@ -254,4 +255,13 @@ const secretVariables = new Set(['CRM_SYNC_SECRET_KEY', 'DATABASE_URL', 'TEMPORA
 /** Never echo a secret back, even a malformed one. */
 function mask(variable: string, value: string | undefined): string | undefined {
   return secretVariables.has(variable) ? '<redacted>' : value;
+}
+
+/**
+ * The pool a process gets when CRM_SYNC_DB_POOL_MAX is not set: a page activity holds a connection for
+ * its whole batch (the entity lock), so a worker with more slots than connections would leave activities
+ * waiting for one (and failing after 30 s). Two spare for the schedules' bookkeeping; never under 10.
+ */
+export function poolMaxFor(activitySlots: number): number {
+  return Math.max(10, activitySlots + 2);
 }

@@ -1,6 +1,6 @@
 // Benchmark child: the sync worker alone in its process (created exactly as the worker command does,
 // with createSyncWorker), so its peak memory is its own. Environment: BENCH_TEMPORAL_ADDRESS,
-// BENCH_DATABASE_URL, BENCH_TASK_QUEUE, BENCH_SECRET_KEY (base64). BENCH_TRACE_PAGES=1 writes the
+// BENCH_DATABASE_URL, BENCH_TASK_QUEUE, BENCH_SECRET_KEY (base64); BENCH_WORKER_ACTIVITY_SLOTS (optional). BENCH_TRACE_PAGES=1 writes the
 // worker's memory after every page activity to stderr, BENCH_ALLOCATION_PROFILE=<file> writes a V8
 // sampling heap profile of everything the main thread allocated during the sync, collected or not
 // (for finding what a peak is made of; open it in Chrome DevTools).
@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.ts';
+import { poolMaxFor } from '../../config/config.ts';
 import { createLogger } from '../../config/logger.ts';
 import { createPool } from '../../store/database.ts';
 import { SecretBox } from '../../store/secret-box.ts';
@@ -24,7 +25,9 @@ function env(name: string): string {
 try {
   const logger = createLogger({ level: 'warn', format: 'json' });
   installTemporalRuntime(logger);
-  const pool = createPool(env('BENCH_DATABASE_URL'));
+  const slots = process.env.BENCH_WORKER_ACTIVITY_SLOTS ? Number(process.env.BENCH_WORKER_ACTIVITY_SLOTS) : undefined;
+  // As the worker command sizes it (config/config.ts poolMaxFor): a page activity holds a connection for its batch.
+  const pool = createPool(env('BENCH_DATABASE_URL'), slots ? { max: poolMaxFor(slots) } : undefined);
   const secretBox = new SecretBox(Buffer.from(env('BENCH_SECRET_KEY'), 'base64'));
   const connection = await NativeConnection.connect({ address: env('BENCH_TEMPORAL_ADDRESS') });
   const worker = await createSyncWorker({
@@ -34,6 +37,8 @@ try {
     pool,
     secretBox,
     extraActivities: process.env.BENCH_TRACE_PAGES === '1' ? tracedPageActivity(pool, secretBox) : undefined,
+    // BENCH_WORKER_ACTIVITY_SLOTS: as CRM_SYNC_MAX_CONCURRENT_ACTIVITIES would set them (the default otherwise).
+    limits: slots ? { maxConcurrentActivities: slots } : undefined,
   });
   const running = worker.run();
   running.catch(failToDriver);

@@ -20,6 +20,12 @@ describe('worker and pool limits', () => {
     expect(workerConcurrencyOptions({ maxConcurrentActivities: 1 })).toEqual({ maxConcurrentActivityTaskExecutions: 1, maxConcurrentWorkflowTaskExecutions: 16 });
   });
 
+  it('size the PostgreSQL pool for the activity slots when CRM_SYNC_DB_POOL_MAX is not set (each slot may hold a connection for its page)', () => {
+    expect(loadConfig({ CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: '24' }, false).database.poolMax).toBe(26);
+    expect(loadConfig({ CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: '3' }, false).database.poolMax).toBe(10);
+    expect(loadConfig({ CRM_SYNC_MAX_CONCURRENT_ACTIVITIES: '24', CRM_SYNC_DB_POOL_MAX: '12' }, false).database.poolMax).toBe(12);
+  });
+
   it.each([
     ['CRM_SYNC_MAX_CONCURRENT_ACTIVITIES', '0', 'a whole number from 1 to 1000'],
     ['CRM_SYNC_MAX_CONCURRENT_ACTIVITIES', 'eight', 'a whole number from 1 to 1000'],
