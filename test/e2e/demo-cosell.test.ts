@@ -17,9 +17,9 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, expect, it } from 'vitest';
 import { cosellScheduleId } from '../../temporal/sync-schedules.ts';
+import { jobTemporal, scheduleEvery } from '../support/demo-job.ts';
 import { commerceDump } from '../support/expected-crm.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
 import { embeddedJobEnv, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
@@ -29,7 +29,7 @@ type Description = { commerce: { apiUrl: string; controlUrl: string; clientId: s
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crm-sync-demo-cosell-'));
 chmodSync(dataDir, 0o755);
 let job: StartedJob | undefined;
-let temporal: Connection | undefined;
+let temporal: Awaited<ReturnType<typeof jobTemporal>> | undefined;
 afterAll(async () => {
   await temporal?.close().catch(() => {});
   if (job && process.env.DEBUG_DEMO_TEST) console.log(job.logs.slice(-15).map((entry) => JSON.stringify(entry).slice(0, 400)).join('\n'));
@@ -49,16 +49,8 @@ it('shows co-sell moving both ways on its own: shared deals become referrals, re
   const control = async (url: string, body: unknown) => expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(200);
   await control(`${commerce.controlUrl}/cosell/review`, { seconds: 10 });
   await control(`${salesforce.controlUrl}/changes/rate`, { changesPerSecond: 1 });
-  await waitFor('the worker to run', () => job!.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
-  temporal = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
-  const client = new Client({ connection: temporal, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
-  let cosellSchedules = 0;
-  for await (const schedule of client.schedule.list()) {
-    if (!schedule.scheduleId.startsWith(cosellScheduleId(''))) continue;
-    await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec: { intervals: [{ every: '5s' }] } }));
-    cosellSchedules += 1;
-  }
-  expect(cosellSchedules).toBe(1);
+  temporal = await jobTemporal(env, job);
+  expect(await scheduleEvery(temporal.client, cosellScheduleId(''), '5s')).toBe(1);
   const within = 300_000;
 
   // Seller -> partner: an Opportunity the sellers shared (a new deal, or one the sync made from an offer;

@@ -18,10 +18,11 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { afterAll, expect, it } from 'vitest';
 import { syncScheduleId } from '../../temporal/sync-schedules.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
+import { jobTemporal } from '../support/demo-job.ts';
 import { commerceDump } from '../support/expected-crm.ts';
 import { expectedAgainstOrg, orgDifferences, salesforceDump } from '../support/salesforce-state.ts';
 import { embeddedJobEnv, processesUsing, startJob, waitFor, type StartedJob } from '../support/start-process.ts';
@@ -87,12 +88,6 @@ function whatTheJobsSaid(differences: string[]): string {
   return lines.length ? `\nwhat the job logged about ${ids.join(', ')}:\n${lines.slice(-30).join('\n')}` : `\nthe job logged nothing about ${ids.join(', ')}`;
 }
 
-/** The job's Temporal dev server (its port is in the job's environment). */
-async function temporalOf(env: NodeJS.ProcessEnv): Promise<{ client: Client; close(): Promise<void> }> {
-  const connection = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
-  return { client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' }), close: () => connection.close() };
-}
-
 const PENDING_ACTIVITY_STATE_STARTED = 2;
 
 /** Fails, by id, every activity attempt started before `killedAt` that the server still counts as started (the killed worker's). */
@@ -141,8 +136,7 @@ it('keeps the demo org in step, and after a SIGKILL of the whole process group r
   // What the org held when it was killed is still there, under the same Ids.
   const writtenBeforeKill = new Map((await salesforceDump(salesforce, 'Opportunity')).map((o) => [o.Commerce_Offer_Id__c, o.Id]));
   expect(writtenBeforeKill.size).toBeGreaterThanOrEqual(100);
-  await waitFor('the second worker to run', () => second.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
-  const temporal = await temporalOf(env);
+  const temporal = await jobTemporal(env, second);
   closers.push(() => temporal.close());
   // The sync page the kill interrupted among them (a kill between two activities leaves none).
   const failed = await failTheKilledWorkersAttempts(temporal.client, killedAt);

@@ -8,11 +8,10 @@
 // Once each start's worker runs, the demo connection's near-real-time schedule (which reads the feed and
 // sends the alerts) runs every 5 s instead of 15 s (its Temporal schedule's interval; each pass does what a
 // 15 s one does): the alerts waited for the next pass.
-import { Client, Connection } from '@temporalio/client';
 import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { realtimeScheduleId } from '../../temporal/sync-schedules.ts';
-import { ALERT_LINE, demoJobs } from '../support/demo-job.ts';
+import { ALERT_LINE, demoJobs, jobTemporal, scheduleEvery } from '../support/demo-job.ts';
 import { salesforceDump } from '../support/salesforce-state.ts';
 import { waitFor, type StartedJob } from '../support/start-process.ts';
 
@@ -27,19 +26,11 @@ afterAll(async () => {
 
 /** Once the job's worker runs: the demo connection's near-real-time schedule every 5 s. */
 async function realtimeEvery5s(env: NodeJS.ProcessEnv, started: StartedJob): Promise<void> {
-  await waitFor('the worker to run', () => started.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
-  const connection = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
+  const temporal = await jobTemporal(env, started);
   try {
-    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
-    let updated = 0;
-    for await (const schedule of client.schedule.list()) {
-      if (!schedule.scheduleId.startsWith(realtimeScheduleId(''))) continue;
-      await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec: { intervals: [{ every: '5s' }] } }));
-      updated += 1;
-    }
-    expect(updated).toBe(1);
+    expect(await scheduleEvery(temporal.client, realtimeScheduleId(''), '5s')).toBe(1);
   } finally {
-    await connection.close();
+    await temporal.close();
   }
 }
 

@@ -4,9 +4,10 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { embeddedJobEnv, startJob, type StartedJob } from './start-process.ts';
+import { embeddedJobEnv, startJob, waitFor, type StartedJob } from './start-process.ts';
 
 /** One alert as the demo's receiver prints it on stdout (cli/demo-alerts-receiver.ts). */
 export const ALERT_LINE = /^\[alert → (slack|teams)\] \S.*: \S/;
@@ -54,4 +55,28 @@ export function demoJobs(prefix: string): DemoJobs {
       return opened;
     },
   };
+}
+
+/**
+ * The job's own Temporal dev server (its port is in the job's environment), once its worker runs: for a
+ * test to look at the runs or to steer the demo's schedules. The caller closes it.
+ */
+export async function jobTemporal(env: NodeJS.ProcessEnv, job: StartedJob): Promise<{ client: Client; close(): Promise<void> }> {
+  await waitFor('the worker to run', () => job.logs.some((entry) => String(entry.msg).startsWith('Worker running')) || undefined, 120_000);
+  const connection = await Connection.connect({ address: `127.0.0.1:${env.CRM_SYNC_TEMPORAL_PORT}` });
+  return { client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' }), close: () => connection.close() };
+}
+
+/**
+ * Runs every schedule whose id starts with `idPrefix` every `every` (e.g. '5s'): the demo's intervals are
+ * a person's pace, and a test need not wait for them. Returns how many schedules it changed.
+ */
+export async function scheduleEvery(client: Client, idPrefix: string, every: string): Promise<number> {
+  let updated = 0;
+  for await (const schedule of client.schedule.list()) {
+    if (!schedule.scheduleId.startsWith(idPrefix)) continue;
+    await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec: { intervals: [{ every }] } }));
+    updated += 1;
+  }
+  return updated;
 }
