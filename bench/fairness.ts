@@ -1,5 +1,5 @@
 // Benchmark: fairness across connections on one fleet (issue #29 part 3). BENCH_FAIRNESS_CONNECTIONS
-// (default 20) connections on one production worker (a process of its own), one Temporal dev server and
+// (default 20) connections on one production worker (a process of its own, BENCH_FAIRNESS_ACTIVITY_SLOTS activity slots, default 24), one Temporal dev server and
 // one PostgreSQL, each between its own commerce organization (a commerce sandbox of its own, org-N) and
 // its own CRM org (Salesforce, HubSpot and Dynamics sandboxes in turn), each with its real schedules at
 // their default intervals:
