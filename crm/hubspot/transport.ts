@@ -59,6 +59,11 @@ const FIRST_TEN_SECONDLY_LIMIT = 100;
 /** The share of the ten-secondly limit this connection sends on its own: the rest is for other processes on the same app. */
 const TEN_SECONDLY_SHARE = 0.9;
 const MAX_SERVER_RETRIES = 4;
+/**
+ * Access tokens renewed for one call before it gives up for now. Once is not enough: a call can wait
+ * (HubSpot's windows, a 429's Retry-After) long enough for a token renewed at its start to expire.
+ */
+const MAX_TOKEN_RENEWALS = 3;
 /** The usage report is read at most this often (HubSpot caches it five minutes anyway). */
 const USAGE_READ_EVERY_MS = 5 * 60_000;
 /** Account details that could not be read are asked again after this long. */
@@ -294,7 +299,7 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
   async function call<T>(what: string, run: (client: Client) => Promise<T>, callOptions: { search?: boolean; signal?: AbortSignal } = {}): Promise<T> {
     let rateWaits = 0;
     let serverRetries = 0;
-    let renewed = false;
+    let renewals = 0;
     for (;;) {
       callOptions.signal?.throwIfAborted();
       await admit(callOptions.signal);
@@ -314,12 +319,23 @@ export function createHubSpotTransport(options: TransportOptions): HubSpotTransp
         }
         track(info.headers);
         if (info.status === 401) {
-          if (!renewed && options.credentials.auth === 'oauth') {
-            renewed = true;
+          if (options.credentials.auth !== 'oauth') {
+            throw new CrmCredentialsRefusedError(`HubSpot refused the connection's credentials: ${info.message}`, info.category ?? 'INVALID_AUTHENTICATION', error);
+          }
+          // OAuth: the refresh grant is what says whether the credentials still work (a revoked app's
+          // refresh token is refused there, as a CrmCredentialsRefusedError). A token it has just given
+          // that is refused again expired meanwhile: renewed again, then left to a later attempt, never
+          // taken for revoked credentials (that would stop the connection until someone re-authorises).
+          if (renewals++ < MAX_TOKEN_RENEWALS) {
             await tokens.renew();
             continue;
           }
-          throw new CrmCredentialsRefusedError(`HubSpot refused the connection's credentials: ${info.message}`, info.category ?? 'INVALID_AUTHENTICATION', error);
+          throw new CrmError(`HubSpot refused ${MAX_TOKEN_RENEWALS} freshly renewed access tokens for ${what} (${info.message}); the refresh token still works, so this is tried again later`, {
+            code: info.category ?? 'EXPIRED_AUTHENTICATION',
+            retryable: true,
+            retryAfterMs: 10_000,
+            cause: error,
+          });
         }
         if (info.status === 429) {
           if (info.policyName === 'DAILY') {

@@ -23,7 +23,12 @@ export const controls = {
     ctx.state.faults.clear();
     return ok();
   },
-  expireTokens: (ctx: Ctx) => ok({ expired: ctx.state.tokens.expireAll() }),
+  /** `{next?: n}`: besides every token issued so far, the next n issued are expired from the start. */
+  expireTokens(ctx: Ctx) {
+    const { next = 0 } = bodyObject(ctx);
+    if (!Number.isInteger(next) || (next as number) < 0) throw validation('next must be a whole number of tokens, 0 or more');
+    return ok({ expired: ctx.state.tokens.expireAll(next as number) });
+  },
   /** `{app?: 'oauth' | 'private-app'}` (absent: both): an admin uninstalls the OAuth app or expires the private app's token now. */
   revokeTokens(ctx: Ctx) {
     const { app } = bodyObject(ctx);

@@ -1,5 +1,6 @@
 // Access tokens: one private-app token (never expires) and OAuth access tokens from the refresh_token
-// grant (expire after expires_in, or at once by /_sandbox/tokens/expire). 401 bodies as HubSpot's.
+// grant (expire after expires_in, or at once by /_sandbox/tokens/expire, whose `next` also makes the next
+// tokens issued expired from the start: a token that died while its call waited). 401 bodies as HubSpot's.
 // Revocation (/_sandbox/tokens/revoke) is what an admin does in the account: the OAuth app uninstalled
 // (its refresh token refused and every access token issued from it gone) or the private app's token
 // rotated with "expire now" (refused from then on); /_sandbox/tokens/restore makes both work again.
@@ -32,12 +33,15 @@ export type RevocableApp = 'oauth' | 'private-app';
 export function createTokens(credentials: Credentials, now: () => Date) {
   const issued = new Map<string, number>(); // OAuth access token -> expiry (epoch ms)
   const revoked = new Set<RevocableApp>();
+  let deadOnIssue = 0;
   return {
     /** A new OAuth access token for the refresh token; undefined when the refresh token is not ours or was revoked. */
     refresh(refreshToken: string) {
       if (refreshToken !== credentials.refreshToken || revoked.has('oauth')) return undefined;
       const token = `CO${randomBytes(24).toString('base64url')}`;
-      issued.set(token, now().getTime() + OAUTH_TOKEN_SECONDS * 1000);
+      const dead = deadOnIssue > 0;
+      if (dead) deadOnIssue -= 1;
+      issued.set(token, dead ? now().getTime() - 1 : now().getTime() + OAUTH_TOKEN_SECONDS * 1000);
       return { access_token: token, refresh_token: credentials.refreshToken, expires_in: OAUTH_TOKEN_SECONDS, token_type: 'bearer' };
     },
     /** Throws HubSpot's 401 for a missing, unknown or expired bearer token. */
@@ -69,8 +73,9 @@ export function createTokens(credentials: Credentials, now: () => Date) {
       const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim();
       return token !== undefined && issued.has(token);
     },
-    /** Every OAuth access token issued so far is expired from now on (the private-app token is not). */
-    expireAll() {
+    /** Every OAuth access token issued so far is expired from now on (the private-app token is not), and so are the `next` ones issued. */
+    expireAll(next = 0) {
+      deadOnIssue = next;
       const at = now().getTime() - 1;
       for (const token of issued.keys()) issued.set(token, at);
       return issued.size;
@@ -84,6 +89,7 @@ export function createTokens(credentials: Credentials, now: () => Date) {
     /** Revoked credentials work again (access tokens forgotten at revocation stay forgotten). */
     restore: () => revoked.clear(),
     clear() {
+      deadOnIssue = 0;
       issued.clear();
       revoked.clear();
     },

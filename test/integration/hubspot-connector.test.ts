@@ -328,6 +328,26 @@ describe('rate limits and credentials', () => {
     await expect(refused.findByExternalIds('companies', 'commerce_buyer_id', ['b-1'])).rejects.toMatchObject({ name: 'CrmCredentialsRefusedError', code: 'BAD_REFRESH_TOKEN' });
   });
 
+  it('OAuth: a token that expires again before the call is sent is renewed again; refused renewed tokens are retried later, never taken for revoked credentials', async () => {
+    const crm = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'oauth', clientId: hubspot.oauth.clientId, entitlementObject: 'marketplace_entitlement' }, { crmClientSecret: hubspot.oauth.clientSecret, crmRefreshToken: hubspot.oauth.refreshToken });
+    await crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1']);
+    // The token in hand expires, and so do the next two renewed: the third renewal works.
+    await control(hubspot, 'DELETE', '/calls');
+    await control(hubspot, 'POST', '/tokens/expire', { next: 2 });
+    await expect(crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1'])).resolves.toBeInstanceOf(Map);
+    expect((await calls())['oauth.token']).toBe(3);
+
+    // Every renewed token refused: the call gives up for now with a retryable error, and the
+    // connection is not marked as needing re-authorisation (the refresh token works throughout).
+    await control(hubspot, 'POST', '/tokens/expire', { next: 100 });
+    const error = await crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1']).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'EXPIRED_AUTHENTICATION', retryable: true });
+    expect((error as Error).name).not.toBe('CrmCredentialsRefusedError');
+    expect((error as Error).message).toContain('expired');
+    await control(hubspot, 'POST', '/tokens/expire', { next: 0 });
+    await expect(crm.findByExternalIds('companies', 'commerce_buyer_id', ['b-1'])).resolves.toBeInstanceOf(Map);
+  });
+
   it("OAuth: a 429 from the token endpoint is HubSpot's rate limit, retried later, never taken for a refused refresh token", async () => {
     const crm = createHubSpotConnector({ baseUrl: hubspot.baseUrl, auth: 'oauth', clientId: hubspot.oauth.clientId, entitlementObject: 'marketplace_entitlement' }, { crmClientSecret: hubspot.oauth.clientSecret, crmRefreshToken: hubspot.oauth.refreshToken });
     await control(hubspot, 'POST', '/faults', { endpoint: 'oauth.token', rate429: 1 });
