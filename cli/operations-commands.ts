@@ -12,6 +12,7 @@ import type { MappingOverrides } from '../mappings/overrides.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
+import { UnreachableError } from './exit-codes.ts';
 import { commerceQuotaText, liveCommerceQuotas } from '../ops/commerce-quota.ts';
 import { checkMappingOverrides, MappingOverridesRefused, saveFlowOverrides, tidyOverrides } from '../ops/mapping-save.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
@@ -50,11 +51,16 @@ function scheduleState(context: CommandContext) {
   let client: Promise<Client> | undefined;
   return async (connectionId: string) => {
     client ??= context.temporalClient();
+    const describe = async () => ({ paused: (await (await client!).schedule.getHandle(syncScheduleId(connectionId)).describe()).state.paused });
     try {
-      return { paused: (await (await client).schedule.getHandle(syncScheduleId(connectionId)).describe()).state.paused };
+      return await describe();
     } catch (error) {
       if (error instanceof ScheduleNotFoundError) return undefined;
-      throw error;
+      // A busy server can drop one call (a deadline, a reset stream); asked once more before the pause
+      // is shown as unknown, as a pause that goes unshown is what revenue ops would act on wrongly.
+      if (error instanceof UnreachableError) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return await describe();
     }
   };
 }

@@ -188,13 +188,13 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
   it('after an incremental run the connection is current, with its dead letters counted; show has it all and no secret', async () => {
     await schedule().trigger();
     const deadline = Date.now() + 60_000;
-    let health: { status: string; lastRun: { kind: string; status: string } | null; lagSeconds: number | null; openDeadLetters: number } | undefined;
+    let health: { status: string; paused: boolean | null; lastRun: { kind: string; status: string } | null; lagSeconds: number | null; openDeadLetters: number } | undefined;
     while (Date.now() < deadline) {
       [{ health }] = await json(['connections']);
       if (health!.lastRun?.kind === 'incremental' && health!.lastRun.status === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(health).toMatchObject({ lastRun: { kind: 'incremental', status: 'completed' }, openDeadLetters: foreign.length });
+    expect(health, JSON.stringify(health)).toMatchObject({ lastRun: { kind: 'incremental', status: 'completed' }, openDeadLetters: foreign.length, paused: true });
     expect(health!.lagSeconds).toBeLessThan(120);
     // The API budget Salesforce reported to the run: the sandbox org's daily limit, and some of it used.
     const budget = (health as unknown as { apiBudget: { used: number; limit: number } | null }).apiBudget;
@@ -202,7 +202,7 @@ describe('operator commands (real PostgreSQL, real Temporal, both sandboxes)', (
     expect(budget!.used).toBeGreaterThan(0);
     expect((await cli(['connections'])).stdout).toMatch(/acme\s+Salesforce\s+.*\d+% of 100000/);
     // Paused again by the last test: the pause is the most urgent thing to say.
-    expect(health!.status).toBe('paused');
+    expect(health!.status, JSON.stringify(health)).toBe('paused');
 
     const shown = await cli(['show', 'acme']);
     expect(shown.code).toBe(0);
