@@ -5,9 +5,14 @@
 // answer when the ID token leaves it out): the groups listed for admin, operator and viewer, or, with no
 // lists configured, the claim's values read as role names. Someone in none of them gets no session.
 //
-// What a sign-in needs between leaving for the provider and coming back (the PKCE verifier, state, nonce,
-// where to go after) stays here in memory, found again by a random id in a short-lived cookie.
-import { randomBytes } from 'node:crypto';
+// What a sign-in needs between leaving for the provider and coming back (state, nonce, where to go after)
+// is kept in a PendingSignInStore, found again by a random id in a short-lived cookie: in PostgreSQL
+// (store/oidc-pending-sign-ins.ts) under the id's SHA-256, so the callback may land on any replica; in
+// memory only for an admin server without a database (tests). The PKCE verifier is kept nowhere: it is an
+// HMAC of that id, computed again at the callback from the cookie. So the one secret of the exchange
+// exists only where the browser's cookie is, a database reader cannot redeem a stolen code, and no
+// encryption key has to be the same on every replica for a sign-in to finish.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as client from 'openid-client';
@@ -36,7 +41,43 @@ export class SignInFailed extends Error {
   override name = 'SignInFailed';
 }
 
-type Pending = { codeVerifier: string; state: string; nonce: string; next: string; at: number };
+/** A sign-in between leaving for the provider and its callback: nothing in it is a secret. */
+export type PendingSignIn = { state: string; nonce: string; next: string; expiresAt: number };
+
+/** Where pending sign-ins wait, by the sign-in cookie's id; every replica sharing the store may finish any of them. */
+export type PendingSignInStore = {
+  put(pendingId: string, entry: PendingSignIn): Promise<void>;
+  /** The entry, removed so that a callback is used once; undefined when unknown. */
+  take(pendingId: string): Promise<PendingSignIn | undefined>;
+};
+
+/** The PKCE code verifier of a sign-in, derived from its cookie's id (32 random bytes): 43 characters, as RFC 7636 asks. */
+export function pkceVerifierFor(pendingId: string): string {
+  return createHmac('sha256', pendingId).update('crm-sync OIDC PKCE verifier').digest('base64url');
+}
+
+/** What a store keys a pending sign-in by: the cookie's id never reaches it. */
+export function pendingIdHash(pendingId: string): Buffer {
+  return createHash('sha256').update(pendingId, 'utf8').digest();
+}
+
+/** For an admin server with no database (tests): this process only, at most MAX_PENDING (the oldest go first). */
+export function createMemoryPendingSignIns(clock: () => number = Date.now): PendingSignInStore {
+  const pending = new Map<string, PendingSignIn>();
+  return {
+    async put(pendingId, entry) {
+      for (const [key, waiting] of pending) if (waiting.expiresAt <= clock()) pending.delete(key);
+      while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      pending.set(pendingIdHash(pendingId).toString('hex'), entry);
+    },
+    async take(pendingId) {
+      const key = pendingIdHash(pendingId).toString('hex');
+      const entry = pending.get(key);
+      pending.delete(key);
+      return entry;
+    },
+  };
+}
 
 export type OidcSignIn = {
   /** How the login page names the provider: its host. */
@@ -47,9 +88,8 @@ export type OidcSignIn = {
   finish(pendingId: string | undefined, query: URLSearchParams): Promise<SignInOutcome>;
 };
 
-export function createOidcSignIn(settings: OidcSettings, clock: () => number = Date.now): OidcSignIn {
+export function createOidcSignIn(settings: OidcSettings, pending: PendingSignInStore, clock: () => number = Date.now): OidcSignIn {
   const issuer = new URL(settings.issuer);
-  const pending = new Map<string, Pending>();
   let configuration: Promise<client.Configuration> | undefined;
   let failedAt: number | undefined;
 
@@ -72,24 +112,18 @@ export function createOidcSignIn(settings: OidcSettings, clock: () => number = D
       }));
   };
 
-  const sweep = () => {
-    for (const [id, entry] of pending) if (entry.at + PENDING_MS <= clock()) pending.delete(id);
-    while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-  };
-
   return {
     label: issuer.host,
     redirectUrl: settings.redirectUrl,
     async begin(next) {
       const config = await discover();
-      sweep();
-      const entry: Pending = { codeVerifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce(), next, at: clock() };
-      const pendingId = randomBytes(24).toString('base64url');
-      pending.set(pendingId, entry);
+      const entry: PendingSignIn = { state: client.randomState(), nonce: client.randomNonce(), next, expiresAt: clock() + PENDING_MS };
+      const pendingId = randomBytes(32).toString('base64url');
+      await pending.put(pendingId, entry);
       const location = client.buildAuthorizationUrl(config, {
         redirect_uri: settings.redirectUrl,
         scope: settings.scopes.join(' '),
-        code_challenge: await client.calculatePKCECodeChallenge(entry.codeVerifier),
+        code_challenge: await client.calculatePKCECodeChallenge(pkceVerifierFor(pendingId)),
         code_challenge_method: 'S256',
         state: entry.state,
         nonce: entry.nonce,
@@ -97,9 +131,8 @@ export function createOidcSignIn(settings: OidcSettings, clock: () => number = D
       return { location: location.href, pendingId };
     },
     async finish(pendingId, query) {
-      const entry = pendingId ? pending.get(pendingId) : undefined;
-      if (pendingId) pending.delete(pendingId);
-      if (!entry || entry.at + PENDING_MS <= clock()) {
+      const entry = pendingId ? await pending.take(pendingId) : undefined;
+      if (!pendingId || !entry || entry.expiresAt <= clock()) {
         throw new SignInFailed('This sign-in link is stale or was opened in another browser: start again from the sign-in page.');
       }
       const config = await discover();
@@ -109,7 +142,7 @@ export function createOidcSignIn(settings: OidcSettings, clock: () => number = D
       let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
       try {
         tokens = await client.authorizationCodeGrant(config, current, {
-          pkceCodeVerifier: entry.codeVerifier,
+          pkceCodeVerifier: pkceVerifierFor(pendingId),
           expectedState: entry.state,
           expectedNonce: entry.nonce,
           idTokenExpected: true,

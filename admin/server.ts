@@ -6,7 +6,9 @@
 // give) or, unless turned off, locally with the admin token typed once (admin rights). Every signed-in
 // request is checked against the permission table (admin/permissions.ts) before it is routed; a refusal
 // names the role needed. The session cookie is HttpOnly and SameSite=Strict, and every form carries the
-// session's CSRF token. Over TLS when given a certificate and key (then the cookies are Secure); forms are
+// session's CSRF token. Sessions and OIDC sign-ins in progress live where `sessionStorage` says: in
+// PostgreSQL for `crm-sync start` and `worker` (any replica serves any session, a restart keeps them), or,
+// named so, in this process's memory. Over TLS when given a certificate and key (then the cookies are Secure); forms are
 // read up to 64 KiB; failed token sign-ins (on the form or as a wrong bearer token) are throttled per client address. Serves /metrics in
 // Prometheus' text format (the sync's own and, when the Temporal SDK runtime exports its metrics on a
 // local port, those too) and the web console. Nothing it answers holds a connection's secrets.
@@ -17,13 +19,16 @@ import https from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import type pg from 'pg';
 import type { SyncMetrics } from '../metrics/sync-metrics.ts';
+import { createPostgresSessionStore } from '../store/console-sessions.ts';
+import { createPostgresPendingSignIns } from '../store/oidc-pending-sign-ins.ts';
 import { redactText } from '../store/redact.ts';
 import { rememberIdentity } from './actor.ts';
 import { messagePage } from './console/pages.ts';
 import { consoleRoute, type ConsoleDeps } from './console/routes.ts';
 import {
-  createSessionStore,
+  createMemorySessionStore,
   endSessionCookie,
   readCookie,
   SESSION_COOKIE,
@@ -36,7 +41,7 @@ import {
 import { noRolePage, signedInPage, signInFailedPage, signInPage, type LoginOptions } from './console/sign-in-pages.ts';
 import { HttpError, readLimitedBody } from './form-body.ts';
 import { answerHealth, type ReadinessProbe } from './health.ts';
-import { CALLBACK_PATH, createOidcSignIn, endSignInCookie, SIGN_IN_COOKIE, signInCookie, SignInFailed, START_PATH, type OidcSettings, type OidcSignIn } from './oidc.ts';
+import { CALLBACK_PATH, createMemoryPendingSignIns, createOidcSignIn, endSignInCookie, SIGN_IN_COOKIE, signInCookie, SignInFailed, START_PATH, type OidcSettings, type OidcSignIn } from './oidc.ts';
 import { permissionFor, roleIncludes } from './permissions.ts';
 import { safeNext } from './safe-next.ts';
 import { createSignInThrottle, type SignInThrottle } from './sign-in-throttle.ts';
@@ -51,6 +56,13 @@ export type AdminServerOptions = {
   temporalMetricsUrl?: string;
   /** The web console's reads and actions; without them only /metrics is served. */
   console?: ConsoleDeps;
+  /**
+   * Where the console's sessions and OIDC sign-ins in progress live; required with `console`. PostgreSQL
+   * (the project's database, migration 0012) for every real deployment: replicas behind a load balancer
+   * share them and a restart keeps them. 'memory' only where there is no database (tests): this process
+   * alone, and a restart signs everyone out.
+   */
+  sessionStorage?: { postgres: pg.Pool } | 'memory';
   /** PEM certificate (chain) and private key: serve HTTPS, and mark the session cookie Secure. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Failed sign-ins per client address (default: 5 a minute). */
@@ -83,11 +95,16 @@ const loginCss = () => (css ??= readFileSync(ASSETS['console.css']!.file, 'utf8'
 
 export type AdminServer = { url: string; /** Where the identity provider must send people back (register it there). */ oidcRedirectUrl?: string; stop(): Promise<void> };
 
-type State = { sessions: SessionStore; throttle: SignInThrottle; startThrottle: SignInThrottle; secure: boolean; oidc?: OidcSignIn; localSignIn: boolean };
+type State = { sessions?: SessionStore; throttle: SignInThrottle; startThrottle: SignInThrottle; secure: boolean; oidc?: OidcSignIn; localSignIn: boolean };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  if (options.console && !options.sessionStorage) {
+    throw new Error("The admin server's console needs somewhere to keep its sessions: sessionStorage { postgres: pool } (or 'memory', for a server without a database)");
+  }
+  const storage = options.console ? options.sessionStorage : undefined;
+  const sessionOptions = { clock: options.clock, lifetimeMs: options.sessionLifetimeMs };
   const state: State = {
-    sessions: createSessionStore({ clock: options.clock, lifetimeMs: options.sessionLifetimeMs }),
+    sessions: storage && (storage === 'memory' ? createMemorySessionStore(sessionOptions) : createPostgresSessionStore(storage.postgres, sessionOptions)),
     throttle: options.signInThrottle ?? createSignInThrottle(),
     // Every start is counted (none has failed yet): each holds a pending sign-in and may ask the provider.
     startThrottle: options.signInStartThrottle ?? createSignInThrottle({ limit: 20 }),
@@ -114,7 +131,11 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `${options.tls ? 'https' : 'http'}://${host}:${port}`;
-  if (options.oidc) state.oidc = createOidcSignIn({ ...options.oidc, redirectUrl: options.oidc.redirectUrl ?? `${url}${CALLBACK_PATH}` }, options.clock);
+  if (options.oidc) {
+    // Sign-ins happen on the console's pages only: without a console, nothing keeps their pending state.
+    const pending = storage === undefined || storage === 'memory' ? createMemoryPendingSignIns(options.clock) : createPostgresPendingSignIns(storage.postgres, options.clock);
+    state.oidc = createOidcSignIn({ ...options.oidc, redirectUrl: options.oidc.redirectUrl ?? `${url}${CALLBACK_PATH}` }, pending, options.clock);
+  }
   return {
     url,
     ...(state.oidc && { oidcRedirectUrl: state.oidc.redirectUrl }),
@@ -193,7 +214,7 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
   }
   const byBearer = bearer !== undefined;
   const cookieId = readCookie(request.headers.cookie, SESSION_COOKIE);
-  const cookieSession = options.console ? sessions.get(cookieId) : undefined;
+  const cookieSession = options.console ? await sessions!.get(cookieId) : undefined;
   if (!byBearer && !cookieSession) {
     const wantsPage = options.console && method === 'GET' && !url.pathname.startsWith('/api/') && url.pathname !== '/metrics' && !url.pathname.startsWith('/assets/');
     // A cookie that no longer opens a session: it ran out (or the worker restarted).
@@ -221,7 +242,7 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
   }
 
   if (method === 'POST' && url.pathname === '/logout') {
-    if (cookieSession) sessions.end(cookieSession.id);
+    if (cookieSession) await sessions!.end(cookieSession.id);
     return send(response, 303, '', { location: '/login?signed-out=1', 'set-cookie': endSessionCookie({ secure }) });
   }
   if (method === 'GET' && url.pathname === '/metrics') {
@@ -232,7 +253,10 @@ async function answer(options: AdminServerOptions, state: State, request: http.I
   const asset = url.pathname.startsWith('/assets/') ? ASSETS[url.pathname.slice('/assets/'.length)] : undefined;
   if (options.console && method === 'GET' && asset) return send(response, 200, readFileSync(asset.file, 'utf8'), { 'content-type': asset.type, 'cache-control': 'private, max-age=300' });
   if (options.console) {
+    const flashBefore = session.flash;
     const reply = await consoleRoute(options.console, session, method, url, form);
+    // The routes set the flash on a POST and clear it on the next GET, which may reach another replica.
+    if (cookieSession && session.flash !== flashBefore) await sessions!.saveFlash(cookieSession.id, session.flash);
     if (reply) return send(response, reply.status, reply.body, { ...(reply.type && { 'content-type': reply.type }), ...reply.headers });
   }
   send(response, 404, `Not found: the admin server answers GET /metrics, /healthz and /readyz${options.console ? ' and the console at /' : ''}\n`);
@@ -277,8 +301,8 @@ async function signIn(options: AdminServerOptions, state: State, request: http.I
       return true;
     }
     throttle.succeeded(client);
-    const session = sessions.create(TOKEN_IDENTITY);
-    send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session, { secure, now: sessions.clock() }) });
+    const session = await sessions!.create(TOKEN_IDENTITY);
+    send(response, 303, '', { location: safeNext(form.get('next')), 'set-cookie': sessionCookie(session, { secure, now: sessions!.clock() }) });
     return true;
   }
   if (!oidc || method !== 'GET') return false;
@@ -302,8 +326,8 @@ async function signIn(options: AdminServerOptions, state: State, request: http.I
       send(response, 403, noRolePage(outcome.person, oidc.label, outcome.groups, style), { ...styled, 'set-cookie': done });
       return true;
     }
-    const session = sessions.create({ via: 'oidc', role: outcome.role, person: outcome.person });
-    send(response, 200, signedInPage(outcome.person.name, outcome.next, style), { ...styled, 'set-cookie': [sessionCookie(session, { secure, now: sessions.clock() }), done] });
+    const session = await sessions!.create({ via: 'oidc', role: outcome.role, person: outcome.person });
+    send(response, 200, signedInPage(outcome.person.name, outcome.next, style), { ...styled, 'set-cookie': [sessionCookie(session, { secure, now: sessions!.clock() }), done] });
     return true;
   } catch (error) {
     if (!(error instanceof SignInFailed)) throw error;

@@ -66,6 +66,8 @@ export async function startAdmin(config: AppConfig, logger: Logger, pool: pg.Poo
     metrics,
     temporalMetricsUrl: temporalMetricsPort ? `http://127.0.0.1:${temporalMetricsPort}/metrics` : undefined,
     console: consoleDeps,
+    // In the project's database: every replica serves every session, and a deploy signs nobody out.
+    sessionStorage: { postgres: pool },
     tls,
     oidc,
     localSignIn: config.admin.localSignIn,

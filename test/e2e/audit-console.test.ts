@@ -69,6 +69,7 @@ describe.skipIf(Boolean(chromiumMissing))('console audit page in headless Chromi
       token: ADMIN_TOKEN,
       metrics: createSyncMetrics({ pool: database.pool }),
       console: { pool: database.pool, connections, temporal: async () => new Client({ connection: temporal }), taskQueue: `audit-console-${Date.now()}` },
+      sessionStorage: { postgres: database.pool },
       oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, scopes: ['openid', 'profile', 'email', 'groups'], rolesClaim: 'groups', groups: { admin: ['crm-admins'], operator: ['revops'], viewer: ['sales'] } },
     });
     await provider.register(admin.oidcRedirectUrl!);

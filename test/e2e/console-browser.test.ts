@@ -80,6 +80,7 @@ describe.skipIf(Boolean(chromiumMissing))('web console in headless Chromium (rea
       token: ADMIN_TOKEN,
       metrics: createSyncMetrics({ pool: database.pool }),
       console: { pool: database.pool, connections: createConnectionStore(database.pool, secretBox), temporal: async () => temporal(), taskQueue },
+      sessionStorage: { postgres: database.pool },
     });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();

@@ -51,6 +51,7 @@ describe.skipIf(Boolean(chromiumMissing))('console mapping page in headless Chro
       metrics: createSyncMetrics({ pool: database.pool }),
       // The mapping page needs no Temporal: the connection page's schedule state says "unknown" without one.
       console: { pool: database.pool, connections: createConnectionStore(database.pool, TEST_SECRET_BOX), temporal: async () => Promise.reject(new Error('no Temporal in this test')), taskQueue: 'none' },
+      sessionStorage: { postgres: database.pool },
     });
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();

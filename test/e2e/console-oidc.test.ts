@@ -66,6 +66,7 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
       metrics: createSyncMetrics({ pool: database.pool }),
       // Nothing here reaches Temporal: a retry with no open dead letter answers from PostgreSQL.
       console: { pool: database.pool, connections, temporal: () => Promise.reject(new Error('no Temporal in this test')), taskQueue: 'unused' },
+      sessionStorage: { postgres: database.pool },
       oidc: {
         issuer: provider.issuer,
         clientId: provider.clientId,

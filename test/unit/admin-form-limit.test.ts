@@ -16,7 +16,7 @@ const TOTAL = 32 * 1024 * 1024; // far more than loopback socket buffers can hol
 let admin: AdminServer;
 beforeAll(async () => {
   // The login and sign-out forms never reach the console's reads, so none are given.
-  admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps });
+  admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, sessionStorage: 'memory' });
 });
 afterAll(() => admin?.stop());
 

@@ -126,6 +126,7 @@ describe('local sign-in turned off', () => {
       token: TOKEN,
       metrics: createSyncMetrics(),
       console: {} as ConsoleDeps,
+      sessionStorage: 'memory',
       // Never reached: the provider is discovered on the first sign-in through it.
       oidc: { issuer: 'https://login.example.com', clientId: 'crm-sync', clientSecret: 'never-sent', scopes: ['openid'], rolesClaim: 'groups', groups: { admin: ['a'], operator: [], viewer: [] } },
       localSignIn: false,
@@ -161,6 +162,7 @@ describe('local sign-in turned off', () => {
       token: TOKEN,
       metrics: createSyncMetrics(),
       console: {} as ConsoleDeps,
+      sessionStorage: 'memory',
       oidc: { issuer, clientId: 'crm-sync', clientSecret: 'never-sent', scopes: ['openid'], rolesClaim: 'groups', groups: { admin: ['a'], operator: [], viewer: [] } },
       ...extra,
     });

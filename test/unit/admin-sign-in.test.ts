@@ -19,7 +19,7 @@ afterEach(async () => {
 
 // The sign-in routes never reach the console's reads, so none are given.
 const start = async (options: Partial<Parameters<typeof startAdminServer>[0]> = {}) =>
-  (admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, ...options }));
+  (admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, sessionStorage: 'memory', ...options }));
 
 const signIn = (server: AdminServer, token: string, next?: string) =>
   fetch(`${server.url}/login`, { method: 'POST', body: new URLSearchParams({ token, ...(next !== undefined && { next }) }), redirect: 'manual' });

@@ -51,7 +51,7 @@ const form = { 'content-type': 'application/x-www-form-urlencoded' };
 describe('the admin server over TLS', () => {
   let admin: AdminServer;
   beforeAll(async () => {
-    admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, tls: readAdminTls({ certFile, keyFile }) });
+    admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, sessionStorage: 'memory', tls: readAdminTls({ certFile, keyFile }) });
   });
   afterAll(() => admin?.stop());
 
@@ -77,7 +77,7 @@ describe('the admin server over TLS', () => {
 
 describe('the admin server without TLS', () => {
   it('does not mark the session cookie Secure (the browser would never send it back over http)', async () => {
-    const admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps });
+    const admin = await startAdminServer({ host: '127.0.0.1', port: 0, token: TOKEN, metrics: createSyncMetrics(), console: {} as ConsoleDeps, sessionStorage: 'memory' });
     try {
       const signedIn = await fetch(`${admin.url}/login`, { method: 'POST', body: new URLSearchParams({ token: TOKEN }), redirect: 'manual' });
       expect(signedIn.headers.get('set-cookie')).toMatch(/^crm_sync_session=[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
