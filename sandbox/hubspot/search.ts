@@ -10,6 +10,10 @@
 // was `searchLagMs` ago: a record made since is not found, one changed since is found as it was. Reads by
 // id (GET, batch read) are never late. The lag is 0 (search follows every write at once) until set, and
 // a reset sets it back to 0.
+// Case and size, as HubSpot's search guide says (docs/crm-wire-behaviour.md): text compares without case,
+// except an enumeration (with case, every operator) and IN/NOT_IN on a string property (the stored value
+// lowercased against the values as given, which "must be lowercase"); a body over 3,000 characters is
+// refused with a 400.
 import { validation } from './errors.ts';
 import { bodyObject, json, type Ctx, type Reply } from './http.ts';
 import { objectTypeOf } from './objects.ts';
@@ -25,6 +29,11 @@ export const SEARCH_CEILING = 10_000;
 export const MAX_FILTER_GROUPS = 5;
 export const MAX_FILTERS_PER_GROUP = 10;
 export const MAX_FILTERS = 25;
+// HubSpot's search guide (developers.hubspot.com/docs/api-reference/latest/crm/search-the-crm, Limits):
+// "A query can contain a maximum of 3,000 characters. If the body of your request exceeds 3,000
+// characters, a 400 error will be returned." Counted here over the whole body as received (JSON text,
+// properties list included), in UTF-16 code units as a Java server's String.length() would [inf].
+export const MAX_SEARCH_BODY_CHARACTERS = 3000;
 export const OPERATORS = ['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'BETWEEN', 'IN', 'NOT_IN', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'CONTAINS_TOKEN', 'NOT_CONTAINS_TOKEN'] as const;
 type Operator = (typeof OPERATORS)[number];
 type Filter = { propertyName: string; operator: Operator; value?: unknown; values?: unknown[]; highValue?: unknown };
@@ -56,22 +65,40 @@ function filtersOf(body: Record<string, unknown>, property: (name: string) => Pr
   return parsed;
 }
 
-const tokens = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}*]+/u).filter(Boolean);
-function containsToken(stored: string, wanted: unknown): boolean {
-  const pattern = String(wanted).toLowerCase();
+const tokens = (text: string) => text.split(/[^\p{L}\p{N}*]+/u).filter(Boolean);
+/** Whether `stored` holds the token(s) `wanted`; without case unless `withCase` (an enumeration). */
+function containsToken(stored: string, wanted: unknown, withCase = false): boolean {
+  const fold = (text: string) => (withCase ? text : text.toLowerCase());
+  const pattern = fold(String(wanted));
   if (pattern.includes('*')) {
     const regex = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    return tokens(stored).some((t) => regex.test(t)) || regex.test(stored.toLowerCase());
+    return tokens(fold(stored)).some((t) => regex.test(t)) || regex.test(fold(stored));
   }
   const wantedTokens = tokens(pattern);
-  const have = tokens(stored);
+  const have = tokens(fold(stored));
   return wantedTokens.length > 0 && wantedTokens.every((t) => have.includes(t));
+}
+
+const byCodePoint = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/**
+ * A filter's comparison, with the guide's two exceptions to "Values in filters are case-insensitive"
+ * (docs/crm-wire-behaviour.md): an enumeration compares with case under every operator, and IN/NOT_IN on
+ * a string property compare the stored value lowercased with the value as given ("the searched values
+ * must be lowercase": one with an upper-case letter matches nothing).
+ */
+function filterCompare(property: PropertyDef | undefined, operator: Operator, stored: string, given: unknown): number | undefined {
+  const type = property?.type ?? 'string';
+  if (type === 'enumeration') return byCodePoint(stored, String(given));
+  if (type === 'string' && (operator === 'IN' || operator === 'NOT_IN')) return byCodePoint(stored.toLowerCase(), String(given));
+  return compare(property, stored, given);
 }
 
 function matches(record: HubRecord, filter: Filter, property: PropertyDef | undefined): boolean {
   const stored = filter.propertyName === 'id' ? record.id : record.properties[filter.propertyName];
   const has = stored !== undefined && stored !== '';
-  const cmp = (given: unknown) => (has ? compare(property, stored, given) : undefined);
+  const cmp = (given: unknown) => (has ? filterCompare(property, filter.operator, stored, given) : undefined);
+  const withCase = property?.type === 'enumeration';
   switch (filter.operator) {
     case 'HAS_PROPERTY':
       return has;
@@ -96,9 +123,9 @@ function matches(record: HubRecord, filter: Filter, property: PropertyDef | unde
     case 'NOT_IN':
       return !filter.values!.some((v) => cmp(v) === 0);
     case 'CONTAINS_TOKEN':
-      return has && containsToken(stored, filter.value);
+      return has && containsToken(stored, filter.value, withCase);
     case 'NOT_CONTAINS_TOKEN':
-      return !has || !containsToken(stored, filter.value);
+      return !has || !containsToken(stored, filter.value, withCase);
   }
 }
 
@@ -193,6 +220,12 @@ export function searchIndexOf(store: Store) {
 export function search(ctx: Ctx): Reply {
   const type = objectTypeOf(ctx);
   const { store } = ctx.state;
+  if (ctx.body.length > MAX_SEARCH_BODY_CHARACTERS) {
+    // HubSpot publishes the limit and the 400, not the refusal's words: these are the sandbox's own [inf].
+    throw validation(`The search request is ${ctx.body.length} characters long: a search body may hold at most ${MAX_SEARCH_BODY_CHARACTERS} characters. Search for fewer values or ask for fewer properties.`, {
+      context: { length: [String(ctx.body.length)], limit: [String(MAX_SEARCH_BODY_CHARACTERS)] },
+    });
+  }
   const body = bodyObject(ctx);
   const property = (name: string) => (name === 'id' ? store.property(type, 'hs_object_id') : store.property(type, name));
   const groups = filtersOf(body, property);
