@@ -197,7 +197,7 @@ describe.skipIf(Boolean(chromiumMissing))('console sign-in through an OpenID Con
     await page.getByRole('link', { name: /^Sign in with / }).click();
     await page.waitForURL((url) => url.href.startsWith(provider.issuer));
     const pending = (await page.context().cookies(`${admin.url}/auth/callback`)).find((entry) => entry.name === 'crm_sync_sign_in');
-    expect(pending?.value).toMatch(/^[\w-]{32}$/);
+    expect(pending?.value).toMatch(/^[\w-]{43}$/); // 32 random bytes: the PKCE verifier is derived from them
     const answer = await fetch(`${admin.url}/auth/callback?code=some-code&state=not-the-state-sent`, { headers: { cookie: `crm_sync_sign_in=${pending!.value}` }, redirect: 'manual' });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('set-cookie')).not.toContain('crm_sync_session=');
