@@ -46,6 +46,7 @@ import { freePort } from '../test/support/free-port.ts';
 import type { CrmKind } from './crm-calls.ts';
 import { drain, freshnessProbe, percentile, positiveNumber as number, round, sleep, TARGET_SECONDS, waitForFeedPosition, type FreshnessProbe } from './freshness-measure.ts';
 import { startChild, type BenchChild } from './processes/ipc.ts';
+import { connectionPasses, passFigures, whereTheTimeWent } from './processes/pass-timings.ts';
 import { benchConnection, prepareCrm, type SandboxesDescription } from './processes/stack.ts';
 
 const backfillEntitlements = number('BENCH_FAIRNESS_ENTITLEMENTS', 100_000);
@@ -169,6 +170,7 @@ async function main() {
     );
     const big = await bigConnection('fairness-backfill', 1);
     // Every connection's real schedules, at the intervals it was saved with (the defaults).
+    const schedulesSince = new Date();
     const all = [big.connectionId, ...others.map((other) => other.connectionId)];
     for (const connectionId of all) {
       const schedule = connectionSettingsSchema.parse((await createConnectionStore(pool, TEST_SECRET_BOX).get(connectionId))!.settings).schedule;
@@ -197,8 +199,18 @@ async function main() {
     const perConnection: (Record<string, unknown> & { connection: string; crm: CrmKind })[] = [];
     for (const other of others) {
       const measured = await other.probe!.result();
-      perConnection.push({ connection: `fairness-${other.index}`, crm: other.kind, ...measured });
+      // Where the time went: the connection's passes as Temporal ran them, and for its slowest changes
+      // the pass that carried each and those that ran in between without it.
+      const { passes, schedules } = await connectionPasses({ client, pool, connectionId: other.connectionId, since: schedulesSince, withHistory: ['realtime', 'incremental'] });
+      const slowest = other.probe!
+        .changeTimes()
+        .flatMap((change) => (change.arrivedAt === null ? [] : [{ ...change, arrivedAt: change.arrivedAt }]))
+        .sort((a, b) => b.arrivedAt - b.at - (a.arrivedAt - a.at))
+        .slice(0, 3)
+        .map((change) => ({ record: change.key, type: change.type, seconds: round((change.arrivedAt - change.at) / 1000), ...whereTheTimeWent(passes, change) }));
+      perConnection.push({ connection: `fairness-${other.index}`, crm: other.kind, ...measured, passes: passFigures(passes), schedules, slowestCommerceToCrm: slowest });
     }
+    const backfillPasses = await connectionPasses({ client, pool, connectionId: big.connectionId, since: schedulesSince });
     const worst = (key: string) => Math.max(...perConnection.map((result) => (result[key] as number | null) ?? Infinity));
     const met = perConnection.filter((result) => result.freshnessCommerceToCrmP95Met && result.freshnessCrmToCommerceP95Met).length;
     const result = {
@@ -214,6 +226,9 @@ async function main() {
         ...(backfillFigures ?? { unfinishedAfterSeconds: maxSeconds }),
         alone: aloneFigures ?? 'not run (BENCH_FAIRNESS_ALONE=0): compare with docs/benchmarks.md\'s scenarios figures',
         throughputVsAlone: backfillFigures && aloneFigures ? Number((backfillFigures.recordsPerSecond / (aloneFigures.recordsPerSecond as number)).toFixed(2)) : null,
+        // The backfilling connection's own scheduled passes (they leave its entities to the backfill).
+        passes: passFigures(backfillPasses.passes),
+        schedules: backfillPasses.schedules,
       },
       others: {
         entitlementsEach: otherEntitlements,
@@ -224,6 +239,12 @@ async function main() {
         targetP95Seconds: TARGET_SECONDS,
         connectionsMeetingTargetBothWays: met,
         of: perConnection.length,
+        // Per connection, its notification passes' seconds (start to close) and the ticks its schedule skipped.
+        notificationPasses: perConnection.map((result) => {
+          const realtime = (result.passes as Record<string, { seconds: { p95?: number; max?: number }; activityQueueSeconds?: { p95?: number } }>).realtime;
+          const skipped = (result.schedules as Record<string, { skippedOverlap: number; missedCatchupWindow: number }>).realtime!;
+          return { connection: result.connection, p95Seconds: realtime?.seconds.p95 ?? null, maxSeconds: realtime?.seconds.max ?? null, activityQueueP95Seconds: realtime?.activityQueueSeconds?.p95 ?? null, skippedOverlap: skipped.skippedOverlap, missedCatchupWindow: skipped.missedCatchupWindow };
+        }),
       },
       load: load.stop(),
       perConnection: perConnection.map(({ commerceToCrmByChangeType: _byType, ...rest }) => rest),

@@ -162,6 +162,10 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
         driverErrors: driverErrors.slice(0, 5),
       };
     },
+    /** Every changed record's last change: its kind, when it was made and when its CRM write was recorded (ms; null: none). */
+    changeTimes() {
+      return [...lastChange].map(([key, change]) => ({ key, type: change.type, at: change.at, arrivedAt: arrivedAt.get(key) ?? null }));
+    },
     /** For BENCH_*_DEBUG: every change's delay, or 'never'. */
     changeDelays() {
       return [...lastChange].map(([key, change]) => [key, new Date(change.at).toISOString(), arrivedAt.has(key) ? (arrivedAt.get(key)! - change.at) / 1000 : 'never'] as const);
