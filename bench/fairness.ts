@@ -243,7 +243,7 @@ async function main() {
         notificationPasses: perConnection.map((result) => {
           const realtime = (result.passes as Record<string, { seconds: { p95?: number; max?: number }; activityQueueSeconds?: { p95?: number } }>).realtime;
           const skipped = (result.schedules as Record<string, { skippedOverlap: number; missedCatchupWindow: number }>).realtime!;
-          return { connection: result.connection, p95Seconds: realtime?.seconds.p95 ?? null, maxSeconds: realtime?.seconds.max ?? null, activityQueueP95Seconds: realtime?.activityQueueSeconds?.p95 ?? null, skippedOverlap: skipped.skippedOverlap, missedCatchupWindow: skipped.missedCatchupWindow };
+          return { connection: result.connection, rewrittenRecords: result.commerceToCrmRewritten, p95Seconds: realtime?.seconds.p95 ?? null, maxSeconds: realtime?.seconds.max ?? null, activityQueueP95Seconds: realtime?.activityQueueSeconds?.p95 ?? null, skippedOverlap: skipped.skippedOverlap, missedCatchupWindow: skipped.missedCatchupWindow };
         }),
       },
       load: load.stop(),

@@ -2,8 +2,10 @@
 // connections beside a backfill). A module, not a benchmark: bench/run.ts leaves it out.
 //   commerce -> CRM  changes from the commerce sandbox's change driver; a change's delay is the time the
 //                    sync recorded the CRM's answer for that record (the record link's updated_at, written
-//                    right after the CRM write; the first time the link holds the change) minus the
-//                    change's own lastUpdateTime;
+//                    right after the CRM write; the first time the link holds the change, so the links
+//                    are read every few seconds while changes are made: a later write of the same
+//                    record moves updated_at on, and is counted apart as a rewrite) minus the change's
+//                    own lastUpdateTime;
 //   CRM -> commerce  opportunities shared for co-sell through the CRM's API as a seller's tool would; a
 //                    delay is the referral's creationTime on the commerce side minus the moment the CRM
 //                    answered the create.
@@ -76,12 +78,42 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
   const timers: NodeJS.Timeout[] = [];
   const referralCreated = new Map<string, number>();
   const arrivedAt = new Map<string, number>();
+  /** Later CRM writes of a record whose change had already arrived (no newer change of it made). */
+  const rewrittenAt = new Map<string, Set<number>>();
   const lastChange = new Map<string, CommerceChange>();
+  /** How often the links are read while changes are made: well inside a pass interval (30 s), so the first write is seen before a later one. */
+  const LINK_READ_MS = 5000;
   let started = Date.now();
   let made = 0;
   const every = (intervalSeconds: number, work: () => Promise<void>) => {
     timers.push(setInterval(() => void work().catch((error: Error) => driverErrors.push(error.message)), intervalSeconds * 1000));
   };
+  let reading: Promise<void> | undefined;
+  /** Takes what the links say now: a change's first write is its arrival, any write of it after that a rewrite. */
+  const readLinks = () =>
+    (reading ??= (async () => {
+      for (const change of commerceChanges) {
+        const key = `${change.entity}:${change.id}`;
+        if (lastChange.get(key) === change) continue;
+        // A newer change of the same record: its arrival is measured afresh.
+        if ((lastChange.get(key)?.at ?? -Infinity) <= change.at) {
+          lastChange.set(key, change);
+          arrivedAt.delete(key);
+          rewrittenAt.delete(key);
+        }
+      }
+      const { rows } = await pool.query(`SELECT entity, source_id, source_version, updated_at FROM record_links WHERE connection_id = $1 AND updated_at >= $2`, [connectionId, new Date(started - 5000)]);
+      for (const row of rows) {
+        const key = `${row.entity}:${row.source_id}`;
+        const change = lastChange.get(key);
+        if (!change || !row.source_version || (row.source_version as Date).getTime() < change.at - 1) continue;
+        const written = (row.updated_at as Date).getTime();
+        if (!arrivedAt.has(key)) arrivedAt.set(key, written);
+        else if (written > arrivedAt.get(key)!) (rewrittenAt.get(key) ?? rewrittenAt.set(key, new Set()).get(key)!).add(written);
+      }
+    })().finally(() => {
+      reading = undefined;
+    }));
 
   return {
     commerceChanges,
@@ -97,6 +129,8 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
           if (entity) commerceChanges.push({ entity, id: change.entitlementID ?? change.id, at: Date.parse(change.lastUpdateTime), type: change.entityType });
         }
       });
+      // The links are read while changes are made, not only at the end (see the header).
+      every(LINK_READ_MS / 1000, readLinks);
       every(crmEvery, async () => {
         made += 1;
         const account = accounts[made % accounts.length]!;
@@ -109,15 +143,9 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
     },
     /** Reads what has arrived so far; true once every change made has arrived both ways. */
     async poll(): Promise<boolean> {
-      for (const change of commerceChanges) lastChange.set(`${change.entity}:${change.id}`, change);
-      const { rows } = await pool.query(`SELECT entity, source_id, source_version, updated_at FROM record_links WHERE connection_id = $1 AND updated_at >= $2`, [connectionId, new Date(started - 5000)]);
-      for (const row of rows) {
-        const key = `${row.entity}:${row.source_id}`;
-        const change = lastChange.get(key);
-        // The first time a link holds the change is when it arrived: a later pass touching the same
-        // link again (the 5-minute pass re-reading what write-back moved) would move updated_at on.
-        if (change && !arrivedAt.has(key) && row.source_version && (row.source_version as Date).getTime() >= change.at - 1) arrivedAt.set(key, (row.updated_at as Date).getTime());
-      }
+      // The first time a link holds the change is when it arrived: a later pass writing the same
+      // record again (the 5-minute pass re-reading what write-back moved) moves updated_at on.
+      await readLinks();
       const waiting = shared.filter((item) => !referralCreated.has(item.id)).map((item) => item.id);
       for (let start = 0; start < waiting.length; start += 50) {
         for await (const page of commerceClient.referrals.list(commerce.organizationId, { q: q.in(field, waiting.slice(start, start + 50)).expression, limit: 1000 })) {
@@ -153,6 +181,8 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
         // Changes with no CRM write within the drain: refused by the CRM (dead letters) or with nothing to write.
         commerceToCrmNotWritten: lastChange.size - toCrm.length,
         commerceToCrmRefused: [...lastChange.keys()].filter((key) => !arrivedAt.has(key) && refused.has(key)).length,
+        // Changed records the CRM was written again for after their change arrived (nothing newer made): work a pass repeated.
+        commerceToCrmRewritten: rewrittenAt.size,
         commerceToCrmByChangeType: byType,
         crmChanges: shared.length,
         ...figures(toCommerce, 'freshnessCrmToCommerce'),
@@ -164,7 +194,7 @@ export function freshnessProbe(options: { pool: pg.Pool; connectionId: string; c
     },
     /** Every changed record's last change: its kind, when it was made and when its CRM write was recorded (ms; null: none). */
     changeTimes() {
-      return [...lastChange].map(([key, change]) => ({ key, type: change.type, at: change.at, arrivedAt: arrivedAt.get(key) ?? null }));
+      return [...lastChange].map(([key, change]) => ({ key, type: change.type, at: change.at, arrivedAt: arrivedAt.get(key) ?? null, rewrittenAt: [...(rewrittenAt.get(key) ?? [])].sort((a, b) => a - b) }));
     },
     /** For BENCH_*_DEBUG: every change's delay, or 'never'. */
     changeDelays() {

@@ -153,9 +153,10 @@ export function passFigures(passes: Pass[]) {
  * For one late change (made at `at`, its CRM write recorded at `arrivedAt`): the pass that carried it and
  * the notification and full passes that ran wholly between the change and its arrival without carrying it.
  * Those say where the time went: no pass ran (the schedule), passes ran and did not take it (the feed,
- * a held record, a failure), or the carrying pass itself was slow (its task waits, its run).
+ * a held record, a failure), or the carrying pass itself was slow (its task waits, its run). Later
+ * writes of the same record (nothing newer made) are named with the pass that made them.
  */
-export function whereTheTimeWent(passes: Pass[], change: { at: number; arrivedAt: number }) {
+export function whereTheTimeWent(passes: Pass[], change: { at: number; arrivedAt: number; rewrittenAt?: number[] }) {
   const describe = (pass: Pass) => ({
     kind: pass.kind,
     startedAfterChangeSeconds: seconds(pass.startMs - change.at),
@@ -165,7 +166,14 @@ export function whereTheTimeWent(passes: Pass[], change: { at: number; arrivedAt
   });
   const flows = passes.filter((pass) => pass.kind === 'realtime' || pass.kind === 'incremental');
   // The link is written inside the activity, before the pass closes; a second of slack for the clocks.
-  const carrier = flows.find((pass) => pass.startMs - 1000 <= change.arrivedAt && (pass.closeMs ?? Infinity) + 1000 >= change.arrivedAt);
+  // The passes that carry commerce changes first, then any other (co-sell writes referrals' links too).
+  const during = (at: number) => (pass: Pass) => pass.startMs - 1000 <= at && (pass.closeMs ?? Infinity) + 1000 >= at;
+  const carrierAt = (at: number) => flows.find(during(at)) ?? passes.find(during(at));
+  const carrier = carrierAt(change.arrivedAt);
   const between = flows.filter((pass) => pass !== carrier && pass.startMs >= change.at && pass.closeMs !== null && pass.closeMs <= change.arrivedAt);
-  return { carriedBy: carrier ? describe(carrier) : null, passedOverBy: between.map(describe) };
+  return {
+    carriedBy: carrier ? describe(carrier) : null,
+    passedOverBy: between.map(describe),
+    ...(change.rewrittenAt?.length && { rewrittenBy: change.rewrittenAt.map((at) => ({ afterChangeSeconds: seconds(at - change.at), pass: carrierAt(at)?.kind ?? null })) }),
+  };
 }
