@@ -15,7 +15,7 @@ describe('migrations (real PostgreSQL)', () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, quietLogger)));
     await Promise.all(pools.map((pool) => pool.end()));
     // Exactly one runner applied the migrations; the others waited on the lock and found nothing to do.
-    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation', '0003_sync-coordination', '0004_outbound-intents', '0005_stage-sync', '0006_outbound-intent-claims', '0007_dead-letter-pages', '0008_audit-events', '0009_mapping-versions', '0010_alert-routes', '0011_record-link-write-back-stamps']);
+    expect(results.flat()).toEqual(['0001_initial-schema', '0002_connection-reauthorisation', '0003_sync-coordination', '0004_outbound-intents', '0005_stage-sync', '0006_outbound-intent-claims', '0007_dead-letter-pages', '0008_audit-events', '0009_mapping-versions', '0010_alert-routes', '0011_record-link-write-back-stamps', '0012_console-sessions']);
     const tables = await database.pool.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
     );
@@ -24,10 +24,12 @@ describe('migrations (real PostgreSQL)', () => {
       'alert_routes',
       'audit_events',
       'connections',
+      'console_sessions',
       'dead_letters',
       'entity_leases',
       'heartbeats',
       'mapping_versions',
+      'oidc_pending_sign_ins',
       'outbound_intents',
       'record_links',
       'schema_migrations',
