@@ -27,7 +27,9 @@ export function createPostgresSessionStore(pool: pg.Pool, options: SessionStoreO
       const now = clock();
       const expiresAt = now + lifetimeMs;
       // SKIP LOCKED: replicas making sessions at once sweep different rows instead of waiting on each other.
-      await pool.query(
+      await ask(
+        pool,
+        'keep a new session',
         `WITH swept AS (
            DELETE FROM console_sessions WHERE id_hash IN (
              SELECT id_hash FROM console_sessions WHERE expires_at <= $4 ORDER BY expires_at LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED))
@@ -38,7 +40,9 @@ export function createPostgresSessionStore(pool: pg.Pool, options: SessionStoreO
     },
     async get(id) {
       if (!id) return undefined;
-      const { rows } = await pool.query<{ identity: SessionIdentity; flash: string | null; expires_at: Date }>(
+      const { rows } = await ask<{ identity: SessionIdentity; flash: string | null; expires_at: Date }>(
+        pool,
+        'read the session',
         'SELECT identity, flash, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > $2',
         [sessionIdHash(id), new Date(clock())],
       );
@@ -47,10 +51,10 @@ export function createPostgresSessionStore(pool: pg.Pool, options: SessionStoreO
       return { id, csrf: csrfTokenFor(id), expiresAt: row.expires_at.getTime(), identity: row.identity, ...(row.flash !== null && { flash: row.flash }) };
     },
     async saveFlash(id, flash) {
-      await pool.query('UPDATE console_sessions SET flash = $2 WHERE id_hash = $1', [sessionIdHash(id), flash ?? null]);
+      await ask(pool, "keep the session's message", 'UPDATE console_sessions SET flash = $2 WHERE id_hash = $1', [sessionIdHash(id), flash ?? null]);
     },
     async end(id) {
-      await pool.query('DELETE FROM console_sessions WHERE id_hash = $1', [sessionIdHash(id)]);
+      await ask(pool, 'end the session', 'DELETE FROM console_sessions WHERE id_hash = $1', [sessionIdHash(id)]);
     },
   };
 }
@@ -60,4 +64,13 @@ function identityToKeep(identity: SessionIdentity): SessionIdentity {
   if (identity.via === 'token') return { via: 'token', role: 'admin' };
   const { subject, name, email } = identity.person;
   return { via: 'oidc', role: identity.role, person: { subject, name, ...(email !== undefined && { email }) } };
+}
+
+/** A query whose failure says what the console was doing, keeping PostgreSQL's own words. */
+export async function ask<Row extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, doing: string, sql: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+  try {
+    return await pool.query<Row>(sql, values);
+  } catch (error) {
+    throw new Error(`The console could not ${doing} in PostgreSQL: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -4,6 +4,7 @@
 // callback is used once, on whichever replica gets it first.
 import type pg from 'pg';
 import { pendingIdHash, type PendingSignIn, type PendingSignInStore } from '../admin/oidc.ts';
+import { ask } from './console-sessions.ts';
 
 /** Expired rows deleted per sign-in started (a bounded sweep; starts are throttled per address). */
 const SWEEP_LIMIT = 100;
@@ -11,7 +12,9 @@ const SWEEP_LIMIT = 100;
 export function createPostgresPendingSignIns(pool: pg.Pool, clock: () => number = Date.now): PendingSignInStore {
   return {
     async put(pendingId, entry) {
-      await pool.query(
+      await ask(
+        pool,
+        'keep the sign-in in progress',
         `WITH swept AS (
            DELETE FROM oidc_pending_sign_ins WHERE id_hash IN (
              SELECT id_hash FROM oidc_pending_sign_ins WHERE expires_at <= $6 ORDER BY expires_at LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED))
@@ -20,7 +23,9 @@ export function createPostgresPendingSignIns(pool: pg.Pool, clock: () => number 
       );
     },
     async take(pendingId) {
-      const { rows } = await pool.query<{ state: string; nonce: string; next_path: string; expires_at: Date }>(
+      const { rows } = await ask<{ state: string; nonce: string; next_path: string; expires_at: Date }>(
+        pool,
+        'find the sign-in in progress',
         'DELETE FROM oidc_pending_sign_ins WHERE id_hash = $1 RETURNING state, nonce, next_path, expires_at',
         [pendingIdHash(pendingId)],
       );
