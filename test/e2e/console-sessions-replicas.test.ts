@@ -3,9 +3,10 @@
 // a form carrying the CSRF token of one's page is accepted by the other, the flash set on one shows on the
 // other, and signing out on either ends the session on both. A replica started after another stopped (a
 // deploy) still knows the session; an expired one (the sessions' clock moved, nothing waits) is refused
-// everywhere and swept. The table holds neither the cookie's id nor the CSRF token, only the id's SHA-256
-// (computed here independently). An OpenID Connect sign-in that starts on one replica and whose callback
-// the provider sends to the other succeeds, in headless Chromium against a real provider.
+// everywhere and swept, and so is a sign-in in progress past its ten minutes. The table holds neither the
+// cookie's id nor the CSRF token, only the id's SHA-256 (computed here independently). An OpenID Connect
+// sign-in that starts on one replica and whose callback the provider sends to the other succeeds, in
+// headless Chromium against a real provider.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleDeps } from '../../admin/console/routes.ts';
@@ -205,6 +206,42 @@ describe('console sessions shared by the replicas through PostgreSQL', () => {
     );
   });
 
+  it('finds on B a sign-in started on A until its ten minutes are up, then refuses it as stale and sweeps what expired', async () => {
+    /** Starts a sign-in on A as a browser would: its cookie, and the state it sent the provider. */
+    const start = async () => {
+      const answer = await fetch(`${a.url}/auth/sign-in?next=/`, { redirect: 'manual' });
+      expect(answer.status).toBe(303);
+      const cookie = /^crm_sync_sign_in=([^;]+);/.exec(answer.headers.getSetCookie().join('\n'))![1]!;
+      return { cookie, state: new URL(answer.headers.get('location')!).searchParams.get('state')! };
+    };
+    const callbackOnB = (started: { cookie: string; state: string }) =>
+      fetch(`${b.url}/auth/callback?code=not-a-real-code&state=${started.state}`, { headers: { cookie: `crm_sync_sign_in=${started.cookie}` }, redirect: 'manual' });
+    const pendingHashes = async () => (await database.pool.query<{ hash: string }>("SELECT encode(id_hash, 'hex') AS hash FROM oidc_pending_sign_ins")).rows.map((row) => row.hash);
+
+    // Found on B: it goes on to the provider, which refuses the made-up code (not "stale").
+    const fresh = await start();
+    const found = await callbackOnB(fresh);
+    expect(found.status).toBe(400);
+    expect(await found.text()).toContain('The identity provider did not sign you in: ');
+    expect(await pendingHashes()).not.toContain(sha256Hex(fresh.cookie)); // used once
+
+    const late = await start();
+    try {
+      clockOffset = 10 * 60_000 + 1000;
+      const stale = await callbackOnB(late);
+      expect(stale.status).toBe(400);
+      expect(await stale.text()).toContain('This sign-in link is stale or was opened in another browser: start again from the sign-in page.');
+
+      const expired = await start();
+      clockOffset = 2 * (10 * 60_000 + 1000);
+      expect(await pendingHashes()).toContain(sha256Hex(expired.cookie));
+      await start();
+      expect(await pendingHashes()).not.toContain(sha256Hex(expired.cookie));
+    } finally {
+      clockOffset = 0;
+    }
+  });
+
   it.skipIf(Boolean(chromiumMissing))('signs a person in through the identity provider when the sign-in starts on A and the callback lands on B', async () => {
     const browser = await launchChromium();
     try {
@@ -216,12 +253,14 @@ describe('console sessions shared by the replicas through PostgreSQL', () => {
 
       // Waiting at the provider: the sign-in is in the database, by the hash of its cookie, without it.
       const pendingCookie = (await page.context().cookies(`${a.url}/auth/callback`)).find((entry) => entry.name === 'crm_sync_sign_in')!.value;
-      const pending = await database.pool.query<{ row: string; hash: string; next_path: string }>(
-        "SELECT row_to_json(p)::text AS row, encode(id_hash, 'hex') AS hash, next_path FROM oidc_pending_sign_ins p",
+      const pending = await database.pool.query<{ row: string; next_path: string }>(
+        "SELECT row_to_json(p)::text AS row, next_path FROM oidc_pending_sign_ins p WHERE id_hash = decode($1, 'hex')",
+        [sha256Hex(pendingCookie)],
       );
-      expect(pending.rows.map((row) => row.hash)).toEqual([sha256Hex(pendingCookie)]);
-      expect(pending.rows[0]!.next_path).toBe(`/connections/${connectionId}`);
+      expect(pending.rows.map((row) => row.next_path)).toEqual([`/connections/${connectionId}`]);
       expect(pending.rows[0]!.row).not.toContain(pendingCookie);
+      const everyPending = (await database.pool.query<{ row: string }>('SELECT row_to_json(p)::text AS row FROM oidc_pending_sign_ins p')).rows;
+      for (const { row } of everyPending) expect(row).not.toContain(pendingCookie);
 
       await page.locator('input[name=login]').fill('ada');
       await page.locator('input[name=password]').fill('any password');
@@ -229,8 +268,8 @@ describe('console sessions shared by the replicas through PostgreSQL', () => {
       // B finished what A started, and sent the browser on to the page it first asked for.
       await page.waitForURL(`${b.url}/connections/${connectionId}`);
       expect(await page.locator('#signed-in-as').textContent()).toBe('Ada Admin admin');
-      // The sign-in was used once: nothing is left pending.
-      expect((await database.pool.query('SELECT 1 FROM oidc_pending_sign_ins')).rowCount).toBe(0);
+      // The sign-in was used once: it is no longer pending.
+      expect((await database.pool.query("SELECT 1 FROM oidc_pending_sign_ins WHERE id_hash = decode($1, 'hex')", [sha256Hex(pendingCookie)])).rowCount).toBe(0);
 
       // The session B made opens A's pages too.
       const session = (await page.context().cookies(b.url)).find((entry) => entry.name === 'crm_sync_session')!.value;
