@@ -3,8 +3,9 @@
 // commerce_dimension_key and commerce_price_key ("productId|dimensionKey", the catalogue's key).
 // HubSpot keeps unique-value properties for contacts, companies, deals, tickets and custom objects, not
 // products (docs/crm-wire-behaviour.md, HubSpot "Products and line items"): the key is a plain property,
-// so products cannot be upserted by it; the sync finds products by searching commerce_price_key (IN, up
-// to a hundred keys a search: crm/hubspot/search.ts whereIn), then creates or updates each by its HubSpot id. Safe to run twice: what exists is left as it is, and a
+// so products cannot be upserted by it; the sync finds products by searching commerce_price_key (IN, the
+// keys lowercased, up to a hundred a search and 3,000 characters a body: crm/hubspot/search.ts whereIn),
+// then creates or updates each by its HubSpot id. Safe to run twice: what exists is left as it is, and a
 // property of another type is a problem, never changed.
 import type { PropertyDeclaration } from '../../mappings/hubspot/schema.ts';
 import { missingScopes } from './object-types.ts';

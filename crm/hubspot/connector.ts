@@ -2,7 +2,7 @@
 // as HubSpot properties (text on the wire), deal pipelines and stages by label (translated to HubSpot's
 // ids here), and references in the mapped fields become associations v4 after the write. Reads return
 // HubSpot's property text with hs_object_id and hs_lastmodifieddate, deal pipelines and stages as labels.
-import { searchAlternatives } from './record-filter.ts';
+import { hasOneOf, searchAlternatives } from './record-filter.ts';
 import { ENTITLEMENT_OBJECT } from '../../mappings/hubspot/schema.ts';
 import type { CrmSettings } from '../../sync/connection-settings.ts';
 import type { ConnectionSecrets } from '../../sync/connection-settings.ts';
@@ -224,7 +224,7 @@ export function createHubSpotConnector(
    * index has caught up with any create of those keys whose answer was lost or an earlier attempt made
    * (create-once.ts). Undefined where the key is a unique-value property and HubSpot upserts by it.
    */
-  async function heldByPlainKey(object: string, items: { crmId?: string; externalIdField: string; externalId: string }[], signal?: AbortSignal, onProgress?: (detail: Record<string, unknown>) => void): Promise<{ field: string; held: Map<string, string> } | undefined> {
+  async function heldByPlainKey(object: string, items: { crmId?: string; externalIdField: string; externalId: string }[], signal?: AbortSignal, onProgress?: (detail: Record<string, unknown>) => void): Promise<{ field: string; type: string; held: Map<string, string> } | undefined> {
     const keyed = items.filter((item) => !item.crmId);
     const field = keyed[0]?.externalIdField;
     if (!field) return undefined;
@@ -236,23 +236,38 @@ export function createHubSpotConnector(
     const { made, searchTrustedFrom } = once.recall(apiName, keys);
     const held = new Map(made);
     const unknown = keys.filter((key) => !held.has(key));
-    for (const [key, id] of await searchKeys(apiName, field, unknown, signal)) held.set(key, id);
+    for (const [key, id] of await searchKeys(apiName, field, unknown, definition.type, signal)) held.set(key, id);
     const missing = unknown.filter((key) => !held.has(key));
     // A create of these keys may have landed moments ago: looked for again once search shows it.
     if (missing.length && (await once.waitUntil(searchTrustedFrom, signal, onProgress))) {
-      for (const [key, id] of await searchKeys(apiName, field, missing, signal)) held.set(key, id);
+      for (const [key, id] of await searchKeys(apiName, field, missing, definition.type, signal)) held.set(key, id);
     }
-    return { field, held };
+    return { field, type: definition.type, held };
   }
 
-  /** The oldest record holding each key value, by a search of the property. */
-  async function searchKeys(apiName: string, field: string, keys: string[], signal?: AbortSignal): Promise<Map<string, string>> {
+  /**
+   * The oldest record holding each key, by a search of the property, keyed by the key as asked. HubSpot
+   * finds a string property's values without case (IN takes them lowercased), so a record whose stored
+   * value differs from a key only in case is found too: a key takes the record holding it exactly, else
+   * one holding it in another case that no other key holds exactly (keys differing only in case are
+   * never both written: docs/catalogue.md).
+   */
+  async function searchKeys(apiName: string, field: string, keys: string[], type: string, signal?: AbortSignal): Promise<Map<string, string>> {
     const held = new Map<string, string>();
     if (keys.length === 0) return held;
-    const records = await search.whereIn(apiName, field, keys, [field, STAMP], signal);
+    const records = await search.whereIn(apiName, field, keys, [field, STAMP], signal, type);
+    const asked = new Set(keys);
+    const exact = new Map<string, string>();
+    const folded = new Map<string, string>();
     for (const record of [...records].sort((a, b) => Number(a.id) - Number(b.id))) {
       const value = record.properties?.[field];
-      if (typeof value === 'string' && value && !held.has(value)) held.set(value, String(record.id));
+      if (typeof value !== 'string' || !value) continue;
+      if (!exact.has(value)) exact.set(value, String(record.id));
+      if (!asked.has(value) && !folded.has(value.toLowerCase())) folded.set(value.toLowerCase(), String(record.id));
+    }
+    for (const key of keys) {
+      const id = exact.get(key) ?? (type === 'string' ? folded.get(key.toLowerCase()) : undefined);
+      if (id) held.set(key, id);
     }
     return held;
   }
@@ -281,7 +296,7 @@ export function createHubSpotConnector(
         // A key HubSpot cannot upsert by (activities have no unique-value properties): the records
         // already holding it (a write whose link was lost, say to a killed worker) are updated, the
         // others made with it, each create sent once (create-once.ts).
-        const { field, held } = plain;
+        const { field, type, held } = plain;
         return writeAll(
           object,
           items.map((item) => {
@@ -294,7 +309,7 @@ export function createHubSpotConnector(
             const updates = writes.filter((write) => write.crmId);
             const creates = writes.filter((write) => !write.crmId);
             (await writer.write(apiName, updates, signal)).forEach((result, index) => results.set(updates[index]!, result));
-            (await once.create(apiName, field, creates, (keys) => searchKeys(apiName, field, keys, signal), signal, options.onProgress)).forEach((result, index) => results.set(creates[index]!, result));
+            (await once.create(apiName, field, creates, (keys) => searchKeys(apiName, field, keys, type, signal), signal, options.onProgress)).forEach((result, index) => results.set(creates[index]!, result));
             return writes.map((write) => results.get(write)!);
           },
         );
@@ -326,7 +341,9 @@ export function createHubSpotConnector(
 
     async *changedSince(object, options) {
       const start = options.afterId === undefined ? { time: new Date(options.since.getTime() - lookbackMs) } : { time: options.since, afterId: options.afterId };
-      const narrow = options.narrow && searchAlternatives(options.narrow);
+      // IN values are lowercased for a string property only: the properties' types are read when a narrowing has one.
+      const schema = options.narrow && hasOneOf(options.narrow) ? await describe(object) : undefined;
+      const narrow = options.narrow && searchAlternatives(options.narrow, (field) => schema?.fields.get(field)?.type);
       for await (const page of search.changed(await api(object), start, options.until, options.fields, options.pageSize ?? 200, undefined, narrow)) yield await fromWire(object, page);
     },
 
@@ -351,7 +368,8 @@ export function createHubSpotConnector(
       if (values.length === 0) return [];
       if (field === ID) return readByIds(object, values, fields);
       const wanted = new Set(values.map((value) => value.toLowerCase()));
-      const records = await search.whereIn(await api(object), field, values, [...fields, STAMP]);
+      const type = (await describe(object)).fields.get(field)?.type;
+      const records = await search.whereIn(await api(object), field, values, [...fields, STAMP], undefined, type);
       // HubSpot compares text without case: keep what holds one of the values.
       return (await fromWire(object, records)).filter((record) => wanted.has(String(record[field] ?? '').toLowerCase()));
     },
