@@ -3,6 +3,7 @@
 // HubSpot, Search): IN on a string property matches only lowercase values (so mixed-case keys are sent
 // lowercased and each record is paired back with its own key), and a search body over 3,000 characters
 // is refused with a 400 (so long keys are split by the body's length, not only a hundred a search).
+import { Client } from '@hubspot/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmError } from '../../crm/connector.ts';
 import { createHubSpotConnector } from '../../crm/hubspot/connector.ts';
@@ -41,6 +42,19 @@ describe('HubSpot: products found again by mixed-case and hostile keys', () => {
     const stored = await products();
     expect(stored).toHaveLength(keys.length);
     for (const key of keys) expect(stored.find((product) => product.id === idOf.get(key))?.properties).toMatchObject({ commerce_price_key: key, name: `second ${key}` });
+  });
+
+  it('a key takes the product holding it exactly, else one holding it in another case', async () => {
+    const client = new Client({ accessToken: hubspot.accessToken, basePath: hubspot.baseUrl });
+    const make = async (key: string) => (await client.crm.products.basicApi.create({ properties: { name: key, commerce_price_key: key }, associations: [] })).id;
+    const lower = await make('case|a');
+    const exact = await make('Case|A');
+    const legacy = await make('legacy-key|seats');
+    const results = await connect().upsert('products', [item('Case|A', 'exact'), item('Legacy-Key|Seats', 'folded')]);
+    expect(results.map((result) => result.ok && !result.created && result.crmId)).toEqual([exact, legacy]);
+    const stored = new Map((await products()).map((product) => [product.id, product.properties.name]));
+    expect([stored.get(exact), stored.get(lower), stored.get(legacy)]).toEqual(['exact', 'case|a', 'folded']);
+    for (const id of [lower, exact, legacy]) await client.crm.products.basicApi.archive(id);
   });
 
   it('findWhereIn finds exactly the products holding the keys asked for, in any case', async () => {
