@@ -24,11 +24,13 @@ import { present } from './writes.ts';
 
 export const MAX_SEARCH_LIMIT = 200;
 export const SEARCH_CEILING = 10_000;
-// HubSpot's developer changelog, "Expanded Filtering Capabilities ... in HubSpot's Search API" (live
-// 26 August 2024): at most 5 filter groups, 10 filters in one group, 25 filters in all.
+// HubSpot's search guide (last modified 30 March 2026, Limits): "a maximum of five filterGroups with up
+// to six filters in each group, with a maximum of 18 filters in total". The developer changelog of
+// 26 August 2024 said 5, 10 and 25; the guide is newer and stricter, so a request the sandbox takes is
+// one HubSpot takes under either (docs/crm-wire-behaviour.md).
 export const MAX_FILTER_GROUPS = 5;
-export const MAX_FILTERS_PER_GROUP = 10;
-export const MAX_FILTERS = 25;
+export const MAX_FILTERS_PER_GROUP = 6;
+export const MAX_FILTERS = 18;
 // HubSpot's search guide (developers.hubspot.com/docs/api-reference/latest/crm/search-the-crm, Limits):
 // "A query can contain a maximum of 3,000 characters. If the body of your request exceeds 3,000
 // characters, a 400 error will be returned." Counted here over the whole body as received (JSON text,

@@ -151,11 +151,12 @@ describe('HubSpot sandbox: after is an offset into a result set evaluated at eac
     }
   });
 
-  it('refuses more than 5 filter groups, 10 filters in a group or 25 in all', async () => {
+  it("refuses more than 5 filter groups, 6 filters in a group or 18 in all (the search guide's limits)", async () => {
     const filter = { propertyName: 'amount', operator: 'HAS_PROPERTY' };
     const groups = (count: number, each: number) => Array.from({ length: count }, () => Array.from({ length: each }, () => filter));
-    expect(await names(groups(5, 5))).toHaveLength(4);
-    for (const [count, each, words] of [[6, 1, 'filter groups'], [1, 11, 'in one group'], [3, 9, 'Too many filters']] as const) {
+    expect(await names(groups(5, 3))).toHaveLength(4);
+    expect(await names(groups(3, 6))).toHaveLength(4);
+    for (const [count, each, words] of [[6, 1, 'filter groups'], [1, 7, 'in one group'], [4, 5, 'Too many filters']] as const) {
       const error = await errorOf(names(groups(count, each)));
       expect(error.code).toBe(400);
       expect(error.body.message).toContain(words);
