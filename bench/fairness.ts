@@ -202,13 +202,12 @@ async function main() {
       // Where the time went: the connection's passes as Temporal ran them, and for its slowest changes
       // the pass that carried each and those that ran in between without it.
       const { passes, schedules } = await connectionPasses({ client, pool, connectionId: other.connectionId, since: schedulesSince, withHistory: ['realtime', 'incremental'] });
-      const slowest = other.probe!
-        .changeTimes()
-        .flatMap((change) => (change.arrivedAt === null ? [] : [{ ...change, arrivedAt: change.arrivedAt }]))
-        .sort((a, b) => b.arrivedAt - b.at - (a.arrivedAt - a.at))
-        .slice(0, 3)
-        .map((change) => ({ record: change.key, type: change.type, seconds: round((change.arrivedAt - change.at) / 1000), ...whereTheTimeWent(passes, change) }));
-      perConnection.push({ connection: `fairness-${other.index}`, crm: other.kind, ...measured, passes: passFigures(passes), schedules, slowestCommerceToCrm: slowest });
+      const arrived = other.probe!.changeTimes().flatMap((change) => (change.arrivedAt === null ? [] : [{ ...change, arrivedAt: change.arrivedAt }]));
+      const explained = (change: (typeof arrived)[number]) => ({ record: change.key, type: change.type, seconds: round((change.arrivedAt - change.at) / 1000), ...whereTheTimeWent(passes, change) });
+      const slowest = [...arrived].sort((a, b) => b.arrivedAt - b.at - (a.arrivedAt - a.at)).slice(0, 3).map(explained);
+      // Records written again after their change arrived: what wrote them (an end-only reading took the last write).
+      const rewritten = arrived.filter((change) => change.rewrittenAt.length > 0).map(explained);
+      perConnection.push({ connection: `fairness-${other.index}`, crm: other.kind, ...measured, passes: passFigures(passes), schedules, slowestCommerceToCrm: slowest, rewrittenCommerceToCrm: rewritten });
     }
     const backfillPasses = await connectionPasses({ client, pool, connectionId: big.connectionId, since: schedulesSince });
     const worst = (key: string) => Math.max(...perConnection.map((result) => (result[key] as number | null) ?? Infinity));
