@@ -49,7 +49,8 @@ test('a change arrives with its record\'s first CRM write; a later write of the 
   }
   await drain([probe], 5);
 
-  const result = await probe.result();
+  // figures() names its keys from a prefix, so their type is a record.
+  const result: Record<string, unknown> = await probe.result();
   expect(result.freshnessCommerceToCrmSamples).toBe(1);
   expect(result.freshnessCommerceToCrmMaxSeconds).toBe(12);
   expect(result.commerceToCrmRewritten).toBe(1);
@@ -78,7 +79,8 @@ test('a record changed twice is measured for its last change, from the write tha
   }
   await drain([probe], 5);
 
-  const result = await probe.result();
+  // figures() names its keys from a prefix, so their type is a record.
+  const result: Record<string, unknown> = await probe.result();
   expect(result.commerceChangedRecords).toBe(1);
   expect(result.freshnessCommerceToCrmMaxSeconds).toBe(20);
   expect(result.commerceToCrmRewritten).toBe(0);
