@@ -156,9 +156,9 @@ export function createSyncActivities(deps: SyncActivityDeps) {
     },
 
     /** The run's row in sync_runs: started, then finished with its totals. */
-    async recordRun(input: { runId: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<void> {
+    async recordRun(input: { runId: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string; startedAt?: string }): Promise<void> {
       const counts = input.status === 'running' ? input.counts : { ...(input.counts as object), ...(await apiBudget(input.connectionId)) };
-      const times = await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts, error: input.error });
+      const times = await runs.record({ id: input.runId, connectionId: input.connectionId, kind: input.kind, status: input.status, counts, error: input.error, ...(input.startedAt && { startedAt: new Date(input.startedAt) }) });
       if (input.status !== 'running' && times.finishedAt) {
         deps.metrics?.runFinished({ connectionId: input.connectionId, kind: input.kind, status: input.status, seconds: (times.finishedAt.getTime() - times.startedAt.getTime()) / 1000 });
       }

@@ -12,13 +12,26 @@ export function createSyncRunStore(pool: pg.Pool) {
      * The error is redacted as dead letters are: a failure's message may quote a token, a URL's password
      * or a request body, and the row is read by the console, the CLI and anyone with the database.
      */
-    async record(run: { id: string; connectionId: string; kind: SyncRunKind; status: 'running' | 'completed' | 'failed' | 'cancelled'; counts?: unknown; error?: string }): Promise<{ startedAt: Date; finishedAt: Date | null }> {
+    async record(run: {
+      id: string;
+      connectionId: string;
+      kind: SyncRunKind;
+      status: 'running' | 'completed' | 'failed' | 'cancelled';
+      counts?: unknown;
+      error?: string;
+      /**
+       * When the run began, for a run whose row is first written as it ends (notification and co-sell
+       * passes write none when they found nothing): without it the row would start when it finished.
+       * A row already there keeps its start.
+       */
+      startedAt?: Date;
+    }): Promise<{ startedAt: Date; finishedAt: Date | null }> {
       const { rows } = await pool.query(
-        `INSERT INTO sync_runs (id, connection_id, kind, status, counts, error, finished_at)
-         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'running' THEN NULL ELSE now() END)
+        `INSERT INTO sync_runs (id, connection_id, kind, status, counts, error, finished_at, started_at)
+         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4 = 'running' THEN NULL ELSE now() END, COALESCE($7::timestamptz, now()))
          ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, counts = EXCLUDED.counts, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at
          RETURNING started_at, finished_at`,
-        [run.id, run.connectionId, run.kind, run.status, JSON.stringify(run.counts ?? {}), run.error === undefined ? null : redactText(run.error)],
+        [run.id, run.connectionId, run.kind, run.status, JSON.stringify(run.counts ?? {}), run.error === undefined ? null : redactText(run.error), run.startedAt ?? null],
       );
       return { startedAt: rows[0].started_at, finishedAt: rows[0].finished_at };
     },

@@ -44,6 +44,8 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     ...inheritedPriority(),
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
+  // Its row is written only at the end: it starts when the pass did (startTime is the first run's, across continue-as-new).
+  const startedAt = workflowInfo().startTime.toISOString();
   const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 } };
   /** Continues as new from `at` when Temporal suggests it (never in a replay of a history made before this was possible). */
   const continueIfSuggested = async (at: Plan) => {
@@ -98,10 +100,10 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
       }
     }
   } catch (error) {
-    if (!(error instanceof ContinueAsNew)) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'failed', counts: totals, error: rootMessage(error) });
+    if (!(error instanceof ContinueAsNew)) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'failed', counts: totals, error: rootMessage(error), startedAt });
     throw error;
   }
-  if (totals.created + totals.adopted + totals.refused + (totals.advanced ?? 0) + totals.inbound.created + totals.stages.toCrm + totals.stages.toCommerce + totals.stages.queued > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals });
+  if (totals.created + totals.adopted + totals.refused + (totals.advanced ?? 0) + totals.inbound.created + totals.stages.toCrm + totals.stages.toCommerce + totals.stages.queued > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'cosell', status: 'completed', counts: totals, startedAt });
   return totals;
 
   /** Every co-sell pass on one read of the CRM window, page by page (activities/cosell-window.ts); then the flows' loop has nothing left. */

@@ -18,6 +18,8 @@ export async function realtimeSyncWorkflow(input: { connectionId: string; activi
     ...inheritedPriority(),
   });
   const runId = `${workflowInfo().workflowId}/${workflowInfo().runId}`;
+  // The row is written only at the end (and only when the pass found work): it starts when the pass did.
+  const startedAt = workflowInfo().startTime.toISOString();
   const totals = { events: 0, setAside: 0, records: 0, created: 0, updated: 0, unchanged: 0, failed: 0, writeBacks: 0, pages: 0 };
   try {
     for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -27,7 +29,7 @@ export async function realtimeSyncWorkflow(input: { connectionId: string; activi
       if (outcome.done) break;
     }
   } catch (error) {
-    await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'failed', counts: totals, error: rootMessage(error) });
+    await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'failed', counts: totals, error: rootMessage(error), startedAt });
     throw error;
   }
   // After the sync, so an alert can link the CRM record the same events just created (workflows/alerts.ts).
@@ -37,6 +39,6 @@ export async function realtimeSyncWorkflow(input: { connectionId: string; activi
   } catch (error) {
     alerts = { error: rootMessage(error) }; // alerts never fail the sync's run; the next run reads on
   }
-  if (totals.events > 0 || totals.records > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'completed', counts: totals });
+  if (totals.events > 0 || totals.records > 0) await recordRun({ runId, connectionId: input.connectionId, kind: 'realtime', status: 'completed', counts: totals, startedAt });
   return { ...totals, alerts };
 }

@@ -72,9 +72,14 @@ describe.each(CRMS_UNDER_TEST)('slow APIs with %s', { concurrent: true }, (kind)
       expect(totals.events).toBeGreaterThanOrEqual(changes.length);
       await expectOneAttemptEach(workflowId);
       // A run that found events is recorded in sync_runs like the other kinds of run.
-      const { rows } = await database.pool.query(`SELECT kind, status, counts FROM sync_runs WHERE id LIKE $1`, [`${workflowId}/%`]);
+      const { rows } = await database.pool.query(`SELECT kind, status, counts, started_at, finished_at FROM sync_runs WHERE id LIKE $1`, [`${workflowId}/%`]);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ kind: 'realtime', status: 'completed', counts: { events: totals.events } });
+      // Its row, written only as it ended, starts when the workflow started (as Temporal says), so it
+      // lasts as long as the pass did: several calls at 300 ms each, not the 0 s of a row started at its end.
+      const { startTime } = await client.workflow.getHandle(workflowId).describe();
+      expect((rows[0].started_at as Date).getTime()).toBe(startTime.getTime());
+      expect((rows[0].finished_at as Date).getTime() - (rows[0].started_at as Date).getTime()).toBeGreaterThan(600);
       // Every changed offer reads in the CRM as it now reads on the commerce side.
       const offers = new Map((await commerceDump(sandboxes.commerce, 'offers')).map((offer) => [offer.id, offer]));
       const opportunities = await sandboxes.crm.keyed('offer');
