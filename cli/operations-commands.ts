@@ -3,7 +3,7 @@
 // or JSON with --json. Never a secret.
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { ScheduleNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { createConnector } from '../crm/registry.ts';
 import { storedRefreshTokenVault } from '../sync/refresh-token-handover.ts';
@@ -12,7 +12,7 @@ import type { MappingOverrides } from '../mappings/overrides.ts';
 import { formatSeconds, readConnectionHealth, type ConnectionHealth } from '../ops/connection-health.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, openDeadLetters, type DeadLetterPage } from '../ops/dead-letter-view.ts';
 import { runDoctor } from '../ops/doctor.ts';
-import { UnreachableError } from './exit-codes.ts';
+import { schedulePause } from '../ops/schedule-pause.ts';
 import { commerceQuotaText, liveCommerceQuotas } from '../ops/commerce-quota.ts';
 import { checkMappingOverrides, MappingOverridesRefused, saveFlowOverrides, tidyOverrides } from '../ops/mapping-save.ts';
 import { mappingInEffect, type MappingInEffect } from '../ops/mapping-view.ts';
@@ -21,7 +21,6 @@ import { CRM_FLOWS } from '../flows/index.ts';
 import { runHistory, type RunView } from '../ops/run-history.ts';
 import type { Connection } from '../store/connections.ts';
 import { connectionSecretsSchema, connectionSettingsSchema, mappingOverridesSchema } from '../sync/connection-settings.ts';
-import { syncScheduleId } from '../temporal/sync-schedules.ts';
 import { parseEntities } from './connection-commands.ts';
 import { openCommandContext, type CommandContext } from './context.ts';
 import { cliActor, recordAudit } from './audit.ts';
@@ -46,23 +45,10 @@ const lagText = (health: ConnectionHealth) => (health.lagSeconds === null ? '-' 
 const budgetText = (health: ConnectionHealth) => (health.apiBudget ? `${Math.round(health.apiBudget.share * 100)}% of ${health.apiBudget.limit}` : '-');
 const lastRunText = (health: ConnectionHealth) => (health.lastRun ? `${health.lastRun.kind} ${health.lastRun.status} ${when(health.lastRun.finishedAt ?? health.lastRun.startedAt)}` : 'none');
 
-/** The schedule's pause state, asked of Temporal; undefined when it has no schedule. */
+/** The schedule's pause state, asked of Temporal (one client for all the connections shown). */
 function scheduleState(context: CommandContext) {
   let client: Promise<Client> | undefined;
-  return async (connectionId: string) => {
-    client ??= context.temporalClient();
-    const describe = async () => ({ paused: (await (await client!).schedule.getHandle(syncScheduleId(connectionId)).describe()).state.paused });
-    try {
-      return await describe();
-    } catch (error) {
-      if (error instanceof ScheduleNotFoundError) return undefined;
-      // A busy server can drop one call (a deadline, a reset stream); asked once more before the pause
-      // is shown as unknown, as a pause that goes unshown is what revenue ops would act on wrongly.
-      if (error instanceof UnreachableError) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return await describe();
-    }
-  };
+  return async (connectionId: string) => schedulePause(await (client ??= context.temporalClient()), connectionId);
 }
 
 /** Connections with their health, never their secrets: JSON keeps every saved setting beside it. */

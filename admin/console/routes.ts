@@ -15,7 +15,8 @@ import { runHistory } from '../../ops/run-history.ts';
 import { ENTITIES, type Entity } from '../../mappings/types.ts';
 import type { Connection, ConnectionStore } from '../../store/connections.ts';
 import { connectionSettingsSchema } from '../../sync/connection-settings.ts';
-import { readProgress, startBackfill, syncScheduleId } from '../../temporal/sync-schedules.ts';
+import { readProgress, startBackfill } from '../../temporal/sync-schedules.ts';
+import { schedulePause } from '../../ops/schedule-pause.ts';
 import { WORKFLOW_TYPES } from '../../workflows/names.ts';
 import { roleIncludes } from '../permissions.ts';
 import { mappingRoute } from './mapping-routes.ts';
@@ -43,9 +44,9 @@ const watchStarts = new Map<string, Reading>();
 function scheduleState(deps: ConsoleDeps) {
   return async (connectionId: string) => {
     try {
-      return { paused: (await (await deps.temporal()).schedule.getHandle(syncScheduleId(connectionId)).describe()).state.paused };
+      return await schedulePause(await deps.temporal(), connectionId);
     } catch {
-      return undefined;
+      return undefined; // Temporal not reachable: the pause shows as unknown
     }
   };
 }
