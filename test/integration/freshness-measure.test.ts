@@ -26,16 +26,21 @@ async function writeLink(sourceId: string, sourceVersion: Date, writtenAt: Date)
   );
 }
 
-test('a change arrives with its record\'s first CRM write; a later write of the record is a rewrite, not a later arrival', { timeout: 60_000 }, async () => {
+/** A probe of connection c1 that calls neither side: its drivers' intervals are an hour and nothing is shared. */
+function startedProbe() {
   const probe = freshnessProbe({
     pool: database.pool,
     connectionId: 'c1',
-    // Neither side is called: the drivers' intervals are an hour and nothing is shared.
     commerce: { apiUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', clientId: 'seller', clientSecret: 'secret', organizationId: 'org-1' },
     crm: { kind: 'dynamics' } as CrmUnderTest,
     accounts: [],
   });
   probe.start(3600, 3600);
+  return probe;
+}
+
+test('a change arrives with its record\'s first CRM write; a later write of the record is a rewrite, not a later arrival', { timeout: 60_000 }, async () => {
+  const probe = startedProbe();
   try {
     const changedAt = Date.now();
     probe.commerceChanges.push({ entity: 'referral', id: 'ref-000024', at: changedAt, type: 'REFERRAL' });
@@ -57,14 +62,7 @@ test('a change arrives with its record\'s first CRM write; a later write of the 
 });
 
 test('a record changed twice is measured for its last change, from the write that holds it', { timeout: 60_000 }, async () => {
-  const probe = freshnessProbe({
-    pool: database.pool,
-    connectionId: 'c1',
-    commerce: { apiUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9', clientId: 'seller', clientSecret: 'secret', organizationId: 'org-1' },
-    crm: { kind: 'dynamics' } as CrmUnderTest,
-    accounts: [],
-  });
-  probe.start(3600, 3600);
+  const probe = startedProbe();
   try {
     const first = Date.now();
     probe.commerceChanges.push({ entity: 'referral', id: 'ref-000031', at: first, type: 'REFERRAL' });
