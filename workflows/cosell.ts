@@ -20,7 +20,7 @@ type StagesPlan = { starts: Record<'crm' | 'commerce', WireCursor>; until: strin
 type SharedPlan = { cursor: WireCursor; first: boolean; stages?: { starts: Record<'crm' | 'commerce', WireCursor>; until: string } };
 type Plan = { until: string; pageSize: number; flows: string[]; starts: Record<string, WireCursor>; index: number; cursor: WireCursor; stages: boolean; inbound?: InboundPlan; stagesAt?: StagesPlan; shared?: SharedPlan };
 export type CosellTotals = CrmFlowCounts & { pages: number; flows: Record<string, CrmFlowCounts>; inbound: { created: number; failed: number; writeBacks: number }; stages: StageCounts };
-export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string } };
+export type CosellInput = { connectionId: string; activityTimeouts?: ActivityTimeouts; resume?: { plan: Plan; totals: CosellTotals; runId: string; startedAt?: string } };
 
 const zero = (): CrmFlowCounts => ({ records: 0, asking: 0, created: 0, adopted: 0, refused: 0, unchanged: 0, writeBacks: 0, advanced: 0 });
 /** Continuing as new inside the inbound and stage loops came later than inside the flow loop: older histories never did. */
@@ -44,12 +44,13 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
     ...inheritedPriority(),
   });
   const runId = input.resume?.runId ?? `${workflowInfo().workflowId}/${workflowInfo().runId}`;
-  // Its row is written only at the end: it starts when the pass did (startTime is the first run's, across continue-as-new).
-  const startedAt = workflowInfo().startTime.toISOString();
+  // Its row is written only at the end: it starts when the pass did, the chain's first run, carried across
+  // continue-as-new (a continued run's own startTime is its own start).
+  const startedAt = input.resume?.startedAt ?? workflowInfo().startTime.toISOString();
   const totals: CosellTotals = input.resume?.totals ?? { ...zero(), pages: 0, flows: {}, inbound: { created: 0, failed: 0, writeBacks: 0 }, stages: { changes: 0, pairs: 0, toCrm: 0, toCommerce: 0, queued: 0, waiting: 0, inStep: 0, crmRefused: 0 } };
   /** Continues as new from `at` when Temporal suggests it (never in a replay of a history made before this was possible). */
   const continueIfSuggested = async (at: Plan) => {
-    if (workflowInfo().continueAsNewSuggested && patched(CONTINUE_IN_EVERY_LOOP)) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: at, totals, runId } });
+    if (workflowInfo().continueAsNewSuggested && patched(CONTINUE_IN_EVERY_LOOP)) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: at, totals, runId, startedAt } });
   };
   try {
     let plan = input.resume?.plan;
@@ -76,7 +77,7 @@ export async function cosellWorkflow(input: CosellInput): Promise<CosellTotals> 
         totals.pages += 1;
         cursor = nextCursor;
         if (done) break;
-        if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: { ...plan, index, cursor }, totals, runId } });
+        if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof cosellWorkflow>({ ...input, resume: { plan: { ...plan, index, cursor }, totals, runId, startedAt } });
       }
     }
     // Write-backs the CRM refused in earlier runs, due again (issue #24 item 7); not again in a run continued in its stage pass.

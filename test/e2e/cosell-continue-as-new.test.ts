@@ -88,5 +88,11 @@ describe('co-sell continues as new inside its stage loop (Salesforce, a Temporal
     expect((totals as any).stages.toCrm).toBe(SHARED);
     const opportunities = (await sandboxes.crm.opportunities()).filter((row) => ids.includes(row.id));
     expect(opportunities.map((row) => row.stage)).toEqual(Array(SHARED).fill('Qualification'));
+    // One row for the whole chain, written at its end: it starts when the first run did, as Temporal says.
+    const { rows } = await database.pool.query(`SELECT started_at, finished_at FROM sync_runs WHERE id LIKE $1`, [`${workflowId}/%`]);
+    expect(rows).toHaveLength(1);
+    const first = await client.workflow.getHandle(workflowId, handle.firstExecutionRunId).describe();
+    expect((rows[0].started_at as Date).getTime()).toBe(first.startTime.getTime());
+    expect((rows[0].finished_at as Date).getTime()).toBeGreaterThan(first.startTime.getTime());
   }, 300_000);
 });
